@@ -1,0 +1,50 @@
+package io.multifactor.api;
+
+/**
+ * Why a candidate did not take part in scoring. The SLO ceilings are checked in the order of these codes and the first
+ * one broken is the reason.
+ * <p>
+ * This class is stateless and threadsafe.
+ */
+public final class DropReason
+{
+    /** The candidate survived and was scored. */
+    public static final int NONE = 0;
+
+    /** The request excluded this candidate (for example it just failed on a retry). */
+    public static final int EXCLUDED = 1;
+
+    /** Its TPOT percentile is above {@code max_tpot_ms}. */
+    public static final int TPOT = 2;
+
+    /** Its TTFT percentile is above {@code max_ttft_ms}. */
+    public static final int TTFT = 3;
+
+    /** Its prompt price is above {@code max_cost_per_1m}. */
+    public static final int COST = 4;
+
+    /** Its in-flight count is above {@code max_inflight}. */
+    public static final int INFLIGHT = 5;
+
+    private static final String[] LABELS = { "none", "excluded", "tpot", "ttft", "cost", "inflight" };
+
+    private DropReason()
+    {
+    }
+
+    /**
+     * Short label of a reason code.
+     *
+     * @param reason one of the codes of this class.
+     * @return its label, such as {@code "tpot"}.
+     * @throws IllegalArgumentException for a code that is not one of this class.
+     */
+    public static String label(final int reason)
+    {
+        if (reason < 0 || reason >= LABELS.length)
+        {
+            throw new IllegalArgumentException("unknown drop reason code: " + reason);
+        }
+        return LABELS[reason];
+    }
+}

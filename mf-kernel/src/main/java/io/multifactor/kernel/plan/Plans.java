@@ -1,0 +1,214 @@
+package io.multifactor.kernel.plan;
+
+import io.multifactor.api.Handles;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * One immutable snapshot of the compiled configuration: model names to stable int handles with their configured
+ * signals, decisions to {@link DecisionPlan}s, and the distinct latency percentiles the decisions read (their slots).
+ * <p>
+ * Handles are dense and stable across snapshots built with {@link PlansBuilder#PlansBuilder(Plans)}: a model or decision
+ * that keeps its name keeps its handle; a removed name leaves a hole ({@code null} name) and its handle is never reused.
+ * <p>
+ * Instances are immutable and threadsafe; the engine publishes a new one with a single volatile write.
+ */
+public final class Plans
+{
+    private final String[] modelNames;
+    private final double[] modelQuality;
+    private final double[] modelPromptPer1M;
+    private final double[] modelCompletionPer1M;
+    private final DecisionPlan[] decisions;
+    private final int[] percentiles;
+    private final Map<String, Integer> modelIdsByName;
+    private final Map<String, Integer> decisionIdsByName;
+    private final int modelCount;
+    private final int decisionCount;
+
+    Plans(
+        final String[] modelNames,
+        final double[] modelQuality,
+        final double[] modelPromptPer1M,
+        final double[] modelCompletionPer1M,
+        final DecisionPlan[] decisions,
+        final int[] percentiles)
+    {
+        this.modelNames = modelNames;
+        this.modelQuality = modelQuality;
+        this.modelPromptPer1M = modelPromptPer1M;
+        this.modelCompletionPer1M = modelCompletionPer1M;
+        this.decisions = decisions;
+        this.percentiles = percentiles;
+        this.modelIdsByName = new HashMap<>();
+        this.decisionIdsByName = new HashMap<>();
+        int models = 0;
+        for (int i = 0; i < modelNames.length; i++)
+        {
+            if (modelNames[i] != null)
+            {
+                modelIdsByName.put(modelNames[i], i);
+                models++;
+            }
+        }
+        int decisionsPresent = 0;
+        for (int i = 0; i < decisions.length; i++)
+        {
+            if (decisions[i] != null)
+            {
+                decisionIdsByName.put(decisions[i].name(), i);
+                decisionsPresent++;
+            }
+        }
+        this.modelCount = models;
+        this.decisionCount = decisionsPresent;
+    }
+
+    /** @return one more than the highest model handle ever issued in this lineage; size arrays indexed by handle with it. */
+    public int modelCapacity()
+    {
+        return modelNames.length;
+    }
+
+    /** @return number of models in this snapshot. */
+    public int modelCount()
+    {
+        return modelCount;
+    }
+
+    /**
+     * @param name model name.
+     * @return its handle, or {@link Handles#NONE} when unknown.
+     */
+    public int modelId(final String name)
+    {
+        final Integer id = modelIdsByName.get(name);
+        return id == null ? Handles.NONE : id;
+    }
+
+    /**
+     * @param modelId model handle.
+     * @return whether the handle names a model of this snapshot.
+     */
+    public boolean hasModel(final int modelId)
+    {
+        return modelId >= 0 && modelId < modelNames.length && modelNames[modelId] != null;
+    }
+
+    /**
+     * @param modelId model handle.
+     * @return its name, or {@code null} when the handle is not a model of this snapshot.
+     */
+    public String modelName(final int modelId)
+    {
+        return hasModel(modelId) ? modelNames[modelId] : null;
+    }
+
+    /**
+     * @param modelId model handle of this snapshot.
+     * @return its configured quality score, NaN when absent.
+     */
+    public double modelQuality(final int modelId)
+    {
+        return modelQuality[modelId];
+    }
+
+    /**
+     * @param modelId model handle of this snapshot.
+     * @return its prompt price in USD per 1M tokens, NaN when absent.
+     */
+    public double modelPromptPer1M(final int modelId)
+    {
+        return modelPromptPer1M[modelId];
+    }
+
+    /**
+     * @param modelId model handle of this snapshot.
+     * @return its completion price in USD per 1M tokens, NaN when absent.
+     */
+    public double modelCompletionPer1M(final int modelId)
+    {
+        return modelCompletionPer1M[modelId];
+    }
+
+    /** @return one more than the highest decision handle ever issued in this lineage. */
+    public int decisionCapacity()
+    {
+        return decisions.length;
+    }
+
+    /** @return number of decisions in this snapshot. */
+    public int decisionCount()
+    {
+        return decisionCount;
+    }
+
+    /**
+     * @param name decision name.
+     * @return its handle, or {@link Handles#NONE} when unknown.
+     */
+    public int decisionId(final String name)
+    {
+        final Integer id = decisionIdsByName.get(name);
+        return id == null ? Handles.NONE : id;
+    }
+
+    /**
+     * Never allocates; safe on the request path.
+     *
+     * @param decisionId decision handle.
+     * @return its plan, or {@code null} when the handle is not a decision of this snapshot.
+     */
+    public DecisionPlan decision(final int decisionId)
+    {
+        return decisionId >= 0 && decisionId < decisions.length ? decisions[decisionId] : null;
+    }
+
+    /** @return number of distinct latency percentiles the decisions read. */
+    public int percentileSlotCount()
+    {
+        return percentiles.length;
+    }
+
+    /**
+     * @param slot index in 0..{@link #percentileSlotCount()}-1.
+     * @return the percentile (1..100) of that slot.
+     */
+    public int percentile(final int slot)
+    {
+        return percentiles[slot];
+    }
+
+    /** @return the largest number of candidates of any decision; size a {@link io.multifactor.api.Selection} with it. */
+    public int maxCandidateCount()
+    {
+        int max = 0;
+        for (final DecisionPlan plan : decisions)
+        {
+            if (plan != null)
+            {
+                max = Math.max(max, plan.candidateCount());
+            }
+        }
+        return max;
+    }
+
+    String[] modelNamesByIdForLineage()
+    {
+        return modelNames;
+    }
+
+    DecisionPlan[] decisionsByIdForLineage()
+    {
+        return decisions;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Plans{models=" + modelCount + ", decisions=" + decisionCount + ", percentiles=" +
+            Arrays.toString(percentiles) + '}';
+    }
+}

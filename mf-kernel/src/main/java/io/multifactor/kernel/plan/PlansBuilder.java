@@ -1,0 +1,335 @@
+package io.multifactor.kernel.plan;
+
+import io.multifactor.api.Factor;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Builds a {@link Plans} snapshot programmatically (the YAML compiler uses it too). Given the previous snapshot, names
+ * that stay keep their handles and new names get handles never issued before.
+ * <p>
+ * Programming errors (an unknown or duplicate name, an empty candidate list, a value out of range) are refused with
+ * {@link IllegalArgumentException}; user-facing validation with located messages belongs to the configuration layer.
+ * <p>
+ * This class is not threadsafe: build on one thread, then share the immutable result.
+ */
+public final class PlansBuilder
+{
+    private final Map<String, Integer> previousModelIds = new HashMap<>();
+    private final Map<String, Integer> previousDecisionIds = new HashMap<>();
+    private int nextModelId;
+    private int nextDecisionId;
+
+    private final Map<String, Integer> modelIds = new HashMap<>();
+    private final List<String> modelNames = new ArrayList<>();
+    private final List<double[]> modelPrices = new ArrayList<>();
+    private final List<Integer> modelIdOrder = new ArrayList<>();
+    private final List<DecisionSpec> decisions = new ArrayList<>();
+
+    /** A builder for a first snapshot: handles start at 0. */
+    public PlansBuilder()
+    {
+    }
+
+    /**
+     * A builder for the snapshot that replaces {@code previous}: names that stay keep their handles.
+     *
+     * @param previous the snapshot being replaced.
+     */
+    public PlansBuilder(final Plans previous)
+    {
+        final String[] names = previous.modelNamesByIdForLineage();
+        for (int i = 0; i < names.length; i++)
+        {
+            if (names[i] != null)
+            {
+                previousModelIds.put(names[i], i);
+            }
+        }
+        final DecisionPlan[] plans = previous.decisionsByIdForLineage();
+        for (int i = 0; i < plans.length; i++)
+        {
+            if (plans[i] != null)
+            {
+                previousDecisionIds.put(plans[i].name(), i);
+            }
+        }
+        nextModelId = names.length;
+        nextDecisionId = plans.length;
+    }
+
+    /**
+     * Adds a model.
+     *
+     * @param name unique, non-empty name.
+     * @param quality quality score, finite and >= 0, or NaN when absent.
+     * @param promptPer1M prompt price in USD per 1M tokens, finite and >= 0, or NaN when absent.
+     * @param completionPer1M completion price in USD per 1M tokens, finite and >= 0, or NaN when absent.
+     * @return this builder.
+     */
+    public PlansBuilder model(final String name, final double quality, final double promptPer1M, final double completionPer1M)
+    {
+        if (name == null || name.isEmpty())
+        {
+            throw new IllegalArgumentException("model name must be non-empty");
+        }
+        if (modelIds.containsKey(name))
+        {
+            throw new IllegalArgumentException("duplicate model: " + name);
+        }
+        requireOptionalNonNegative("model " + name + " quality_score", quality);
+        requireOptionalNonNegative("model " + name + " prompt_per_1m", promptPer1M);
+        requireOptionalNonNegative("model " + name + " completion_per_1m", completionPer1M);
+        final Integer previous = previousModelIds.get(name);
+        final int id = previous != null ? previous : nextModelId++;
+        modelIds.put(name, id);
+        modelNames.add(name);
+        modelIdOrder.add(id);
+        modelPrices.add(new double[] { quality, promptPer1M, completionPer1M });
+        return this;
+    }
+
+    /**
+     * Adds a model with a quality score and a prompt price only.
+     *
+     * @param name unique, non-empty name.
+     * @param quality quality score, or NaN when absent.
+     * @param promptPer1M prompt price in USD per 1M tokens, or NaN when absent.
+     * @return this builder.
+     */
+    public PlansBuilder model(final String name, final double quality, final double promptPer1M)
+    {
+        return model(name, quality, promptPer1M, Double.NaN);
+    }
+
+    /**
+     * Starts a decision; finish it with {@link DecisionSpec#add()}.
+     *
+     * @param name unique decision name.
+     * @return the decision's specification, with every default of section 3 of the design.
+     */
+    public DecisionSpec decision(final String name)
+    {
+        return new DecisionSpec(this, name);
+    }
+
+    /**
+     * @return the snapshot.
+     * @throws IllegalArgumentException when a decision names an unknown model.
+     */
+    public Plans build()
+    {
+        final int modelCapacity = nextModelId;
+        final String[] names = new String[modelCapacity];
+        final double[] quality = nanArray(modelCapacity);
+        final double[] prompt = nanArray(modelCapacity);
+        final double[] completion = nanArray(modelCapacity);
+        for (int i = 0; i < modelNames.size(); i++)
+        {
+            final int id = modelIdOrder.get(i);
+            names[id] = modelNames.get(i);
+            quality[id] = modelPrices.get(i)[0];
+            prompt[id] = modelPrices.get(i)[1];
+            completion[id] = modelPrices.get(i)[2];
+        }
+
+        final TreeSet<Integer> distinctPercentiles = new TreeSet<>();
+        for (final DecisionSpec spec : decisions)
+        {
+            distinctPercentiles.add(spec.percentile);
+        }
+        final int[] percentiles = new int[distinctPercentiles.size()];
+        int slot = 0;
+        for (final int p : distinctPercentiles)
+        {
+            percentiles[slot++] = p;
+        }
+
+        final Map<String, Integer> decisionIds = new HashMap<>();
+        int decisionCapacity = nextDecisionId;
+        final int[] ids = new int[decisions.size()];
+        for (int i = 0; i < decisions.size(); i++)
+        {
+            final DecisionSpec spec = decisions.get(i);
+            if (decisionIds.containsKey(spec.name))
+            {
+                throw new IllegalArgumentException("duplicate decision: " + spec.name);
+            }
+            final Integer previous = previousDecisionIds.get(spec.name);
+            ids[i] = previous != null ? previous : decisionCapacity++;
+            decisionIds.put(spec.name, ids[i]);
+        }
+        final DecisionPlan[] plans = new DecisionPlan[decisionCapacity];
+        for (int i = 0; i < decisions.size(); i++)
+        {
+            final DecisionSpec spec = decisions.get(i);
+            plans[ids[i]] = spec.compile(ids[i], Arrays.binarySearch(percentiles, spec.percentile), quality, prompt);
+        }
+        return new Plans(names, quality, prompt, completion, plans, percentiles);
+    }
+
+
+    private static double[] nanArray(final int length)
+    {
+        final double[] array = new double[length];
+        Arrays.fill(array, Double.NaN);
+        return array;
+    }
+
+    private static void requireOptionalNonNegative(final String what, final double value)
+    {
+        if (!Double.isNaN(value) && !(value >= 0.0 && value < Double.POSITIVE_INFINITY))
+        {
+            throw new IllegalArgumentException(what + " must be finite and >= 0: " + value);
+        }
+    }
+
+    /**
+     * One decision being specified. Defaults: equal weights, no ceilings, percentile 95, policy {@code cheapest}.
+     * <p>
+     * This class is not threadsafe.
+     */
+    public static final class DecisionSpec
+    {
+        private final PlansBuilder builder;
+        private final String name;
+        private final List<String> candidates = new ArrayList<>();
+        private double[] weights = { Weights.EQUAL, Weights.EQUAL, Weights.EQUAL, Weights.EQUAL };
+        private double maxTpotMs;
+        private double maxTtftMs;
+        private double maxCostPer1M;
+        private long maxInflight;
+        private int percentile = 95;
+        private int policy = NoCandidatesPolicy.CHEAPEST;
+
+        DecisionSpec(final PlansBuilder builder, final String name)
+        {
+            if (name == null || name.isEmpty())
+            {
+                throw new IllegalArgumentException("decision name must be non-empty");
+            }
+            this.builder = builder;
+            this.name = name;
+        }
+
+        /**
+         * @param modelNames candidate model names, in order, appended to those given before.
+         * @return this specification.
+         */
+        public DecisionSpec candidates(final String... modelNames)
+        {
+            candidates.addAll(Arrays.asList(modelNames));
+            return this;
+        }
+
+        /**
+         * Configured weights; they are clamped and normalized by {@link Weights#normalize}.
+         *
+         * @param quality weight of quality.
+         * @param latency weight of latency.
+         * @param cost weight of cost.
+         * @param load weight of load.
+         * @return this specification.
+         */
+        public DecisionSpec weights(final double quality, final double latency, final double cost, final double load)
+        {
+            this.weights = Weights.normalize(quality, latency, cost, load);
+            return this;
+        }
+
+        /**
+         * SLO ceilings; 0 means off.
+         *
+         * @param maxTpotMs TPOT ceiling in milliseconds.
+         * @param maxTtftMs TTFT ceiling in milliseconds.
+         * @param maxCostPer1M prompt price ceiling in USD per 1M tokens.
+         * @param maxInflight in-flight ceiling.
+         * @return this specification.
+         */
+        public DecisionSpec slo(final double maxTpotMs, final double maxTtftMs, final double maxCostPer1M, final long maxInflight)
+        {
+            this.maxTpotMs = maxTpotMs;
+            this.maxTtftMs = maxTtftMs;
+            this.maxCostPer1M = maxCostPer1M;
+            this.maxInflight = maxInflight;
+            return this;
+        }
+
+        /**
+         * @param percentile latency percentile to read, 1..100.
+         * @return this specification.
+         */
+        public DecisionSpec percentile(final int percentile)
+        {
+            if (percentile < 1 || percentile > 100)
+            {
+                throw new IllegalArgumentException("percentile must be in 1..100: " + percentile);
+            }
+            this.percentile = percentile;
+            return this;
+        }
+
+        /**
+         * @param policy a {@link NoCandidatesPolicy} code.
+         * @return this specification.
+         */
+        public DecisionSpec policy(final int policy)
+        {
+            NoCandidatesPolicy.label(policy);
+            this.policy = policy;
+            return this;
+        }
+
+        /**
+         * Adds this decision to its builder.
+         *
+         * @return the builder.
+         */
+        public PlansBuilder add()
+        {
+            if (candidates.isEmpty())
+            {
+                throw new IllegalArgumentException("decision " + name + ": modelRefs must be non-empty");
+            }
+            builder.decisions.add(this);
+            return builder;
+        }
+
+        DecisionPlan compile(final int id, final int slot, final double[] qualityById, final double[] promptById)
+        {
+            final int n = candidates.size();
+            final int[] modelIds = new int[n];
+            final double[] quality = new double[n];
+            final double[] prompt = new double[n];
+            for (int i = 0; i < n; i++)
+            {
+                final String model = candidates.get(i);
+                final Integer modelId = builder.modelIds.get(model);
+                if (modelId == null)
+                {
+                    throw new IllegalArgumentException("decision " + name + ": unknown model " + model);
+                }
+                for (int j = 0; j < i; j++)
+                {
+                    if (modelIds[j] == modelId)
+                    {
+                        throw new IllegalArgumentException("decision " + name + ": duplicate model " + model);
+                    }
+                }
+                modelIds[i] = modelId;
+                quality[i] = qualityById[modelId];
+                prompt[i] = promptById[modelId];
+            }
+            final double[] w = new double[Factor.COUNT];
+            System.arraycopy(weights, 0, w, 0, Factor.COUNT);
+            return new DecisionPlan(
+                id, name, modelIds, quality, prompt, w, maxTpotMs, maxTtftMs, maxCostPer1M, maxInflight, percentile, slot,
+                policy);
+        }
+    }
+}

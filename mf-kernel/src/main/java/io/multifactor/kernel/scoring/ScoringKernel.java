@@ -1,0 +1,258 @@
+package io.multifactor.kernel.scoring;
+
+import io.multifactor.api.DropReason;
+import io.multifactor.api.Factor;
+import io.multifactor.api.Outcome;
+import io.multifactor.api.Selection;
+import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.plan.NoCandidatesPolicy;
+
+/**
+ * Scores one decision exactly as section 4 of the design says, given the observed signals already in the
+ * {@link Selection} (written by {@link Selection#observe}).
+ * <ol>
+ *   <li>SLO filter, strict ceilings, in the order TPOT, TTFT, cost, in-flight; a missing (NaN) value never drops.</li>
+ *   <li>No survivor: the plan's policy ({@code cheapest}, {@code first}, {@code fail}); every candidate excluded fails.</li>
+ *   <li>Min-max normalization over the survivors that have each signal: 0.5 when they share one value, 0 for a missing
+ *       signal, 0 for a factor no survivor has. Latency, cost and load are inverted.</li>
+ *   <li>Weighted sum; the highest score wins and ties go to the earlier candidate.</li>
+ * </ol>
+ * Normalization is computed as {@code (x - min) * (1 / (max - min))}; the reference implementation uses the same
+ * expression so that both agree bit for bit, ties included.
+ * <p>
+ * This class is stateless and threadsafe. {@link #score} allocates nothing, takes no lock and never throws for an
+ * expected outcome.
+ */
+public final class ScoringKernel
+{
+    private ScoringKernel()
+    {
+    }
+
+    /**
+     * Filters, normalizes and scores the candidates of {@code plan}, writing drops, normalized factors, scores, weights
+     * and the outcome into {@code selection}.
+     *
+     * @param plan the decision's plan.
+     * @param selection reset for {@code plan} and observed for each of its candidates.
+     */
+    public static void score(final DecisionPlan plan, final Selection selection)
+    {
+        final int n = plan.candidateCount();
+        final double maxTpotMs = plan.effectiveMaxTpotMs();
+        final double maxTtftMs = plan.effectiveMaxTtftMs();
+        final double maxCost = plan.effectiveMaxCostPer1M();
+        final long maxInflight = plan.effectiveMaxInflight();
+
+        double qMin = Double.POSITIVE_INFINITY;
+        double qMax = Double.NEGATIVE_INFINITY;
+        double lMin = Double.POSITIVE_INFINITY;
+        double lMax = Double.NEGATIVE_INFINITY;
+        double cMin = Double.POSITIVE_INFINITY;
+        double cMax = Double.NEGATIVE_INFINITY;
+        double nMin = Double.POSITIVE_INFINITY;
+        double nMax = Double.NEGATIVE_INFINITY;
+        int survivors = 0;
+
+        for (int i = 0; i < n; i++)
+        {
+            final double quality = plan.quality(i);
+            final double cost = plan.promptPer1M(i);
+            selection.configured(i, quality, cost);
+            if (selection.dropReason(i) == DropReason.EXCLUDED)
+            {
+                continue;
+            }
+            final double tpot = selection.tpotMs(i);
+            final double ttft = selection.ttftMs(i);
+            final long inflight = selection.inflight(i);
+            // NaN compares false: a missing observation never breaks a ceiling; an off ceiling is +Infinity.
+            final int reason =
+                tpot > maxTpotMs ? DropReason.TPOT :
+                ttft > maxTtftMs ? DropReason.TTFT :
+                cost > maxCost ? DropReason.COST :
+                inflight > maxInflight ? DropReason.INFLIGHT : DropReason.NONE;
+            if (reason != DropReason.NONE)
+            {
+                selection.dropReason(i, reason);
+                continue;
+            }
+            survivors++;
+            final double latency = tpot == tpot ? tpot : ttft;
+            final double load = inflight;
+            // A NaN fails both comparisons, so a missing signal never moves a bound.
+            if (quality < qMin)
+            {
+                qMin = quality;
+            }
+            if (quality > qMax)
+            {
+                qMax = quality;
+            }
+            if (latency < lMin)
+            {
+                lMin = latency;
+            }
+            if (latency > lMax)
+            {
+                lMax = latency;
+            }
+            if (cost < cMin)
+            {
+                cMin = cost;
+            }
+            if (cost > cMax)
+            {
+                cMax = cost;
+            }
+            if (load < nMin)
+            {
+                nMin = load;
+            }
+            if (load > nMax)
+            {
+                nMax = load;
+            }
+        }
+
+        final double wQ = plan.weight(Factor.QUALITY);
+        final double wL = plan.weight(Factor.LATENCY);
+        final double wC = plan.weight(Factor.COST);
+        final double wN = plan.weight(Factor.LOAD);
+        selection.weights(wQ, wL, wC, wN);
+
+        if (survivors == 0)
+        {
+            noSurvivorSlowPath(plan, selection);
+            return;
+        }
+
+        // 1 / range, or 0 when every survivor that has the signal shares one value (then the value is 0.5).
+        final double qInv = qMax > qMin ? 1.0 / (qMax - qMin) : 0.0;
+        final double lInv = lMax > lMin ? 1.0 / (lMax - lMin) : 0.0;
+        final double cInv = cMax > cMin ? 1.0 / (cMax - cMin) : 0.0;
+        final double nInv = nMax > nMin ? 1.0 / (nMax - nMin) : 0.0;
+
+        int best = -1;
+        double bestScore = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < n; i++)
+        {
+            if (selection.dropReason(i) != DropReason.NONE)
+            {
+                selection.score(i, Double.NaN);
+                selection.normalized(i, Factor.QUALITY, Double.NaN);
+                selection.normalized(i, Factor.LATENCY, Double.NaN);
+                selection.normalized(i, Factor.COST, Double.NaN);
+                selection.normalized(i, Factor.LOAD, Double.NaN);
+                continue;
+            }
+            final double nq = higherIsBetter(selection.quality(i), qMin, qInv);
+            final double nl = lowerIsBetter(selection.latencyMs(i), lMin, lInv);
+            final double nc = lowerIsBetter(selection.costPer1M(i), cMin, cInv);
+            final double nn = lowerIsBetter(selection.inflight(i), nMin, nInv);
+            final double score = wQ * nq + wL * nl + wC * nc + wN * nn;
+            selection.normalized(i, Factor.QUALITY, nq);
+            selection.normalized(i, Factor.LATENCY, nl);
+            selection.normalized(i, Factor.COST, nc);
+            selection.normalized(i, Factor.LOAD, nn);
+            selection.score(i, score);
+            if (score > bestScore)
+            {
+                bestScore = score;
+                best = i;
+            }
+        }
+        selection.outcome(Outcome.SCORED, best);
+    }
+
+    /**
+     * Normalized value of a higher-is-better signal.
+     *
+     * @param value the candidate's value, NaN when missing.
+     * @param min smallest value among survivors that have the signal.
+     * @param inverseRange {@code 1 / (max - min)}, or 0 when max == min.
+     * @return in [0, 1]: 0 when missing, 0.5 when every survivor shares one value.
+     */
+    public static double higherIsBetter(final double value, final double min, final double inverseRange)
+    {
+        if (value != value)
+        {
+            return 0.0;
+        }
+        if (inverseRange == 0.0)
+        {
+            return 0.5;
+        }
+        return Math.min(1.0, (value - min) * inverseRange);
+    }
+
+    /**
+     * Normalized, inverted value of a lower-is-better signal.
+     *
+     * @param value the candidate's value, NaN when missing.
+     * @param min smallest value among survivors that have the signal.
+     * @param inverseRange {@code 1 / (max - min)}, or 0 when max == min.
+     * @return in [0, 1]: 0 when missing, 0.5 when every survivor shares one value, 1 for the lowest value.
+     */
+    public static double lowerIsBetter(final double value, final double min, final double inverseRange)
+    {
+        if (value != value)
+        {
+            return 0.0;
+        }
+        if (inverseRange == 0.0)
+        {
+            return 0.5;
+        }
+        return Math.max(0.0, 1.0 - (value - min) * inverseRange);
+    }
+
+    private static void noSurvivorSlowPath(final DecisionPlan plan, final Selection selection)
+    {
+        final int n = plan.candidateCount();
+        int first = -1;
+        int cheapest = -1;
+        double cheapestPrice = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < n; i++)
+        {
+            selection.score(i, Double.NaN);
+            selection.normalized(i, Factor.QUALITY, Double.NaN);
+            selection.normalized(i, Factor.LATENCY, Double.NaN);
+            selection.normalized(i, Factor.COST, Double.NaN);
+            selection.normalized(i, Factor.LOAD, Double.NaN);
+            if (selection.dropReason(i) == DropReason.EXCLUDED)
+            {
+                continue;
+            }
+            if (first < 0)
+            {
+                first = i;
+            }
+            final double price = plan.promptPer1M(i);
+            // Unpriced (NaN) never wins over priced; strict < keeps the earlier of equal prices.
+            if (price < cheapestPrice)
+            {
+                cheapestPrice = price;
+                cheapest = i;
+            }
+        }
+
+        if (first < 0)
+        {
+            selection.outcome(Outcome.FAILED, -1);
+            return;
+        }
+        switch (plan.policy())
+        {
+            case NoCandidatesPolicy.FIRST:
+                selection.outcome(Outcome.FALLBACK_FIRST, first);
+                break;
+            case NoCandidatesPolicy.FAIL:
+                selection.outcome(Outcome.FAILED, -1);
+                break;
+            default:
+                selection.outcome(Outcome.FALLBACK_CHEAPEST, cheapest >= 0 ? cheapest : first);
+                break;
+        }
+    }
+}
