@@ -1,0 +1,118 @@
+package io.multifactor.bench;
+
+import io.multifactor.api.Factor;
+import io.multifactor.kernel.plan.DecisionPlan;
+
+/**
+ * One pre-built selection input, flattened for the baselines: the decision's plan and, per candidate, its configured
+ * quality and price and the signals observed for it (TPOT and TTFT percentiles in milliseconds, in-flight count).
+ * <p>
+ * Instances are effectively immutable after construction and may be read by any thread once published.
+ */
+public final class SelectCase
+{
+    final DecisionPlan plan;
+    final int decisionId;
+    final int candidateCount;
+    final int[] modelIds;
+    final double[] quality;
+    final double[] costPer1M;
+    final double[] tpotMs;
+    final double[] ttftMs;
+    final long[] inflight;
+    final double maxTpotMs;
+    final double maxTtftMs;
+    final double maxCostPer1M;
+    final long maxInflight;
+    final double weightQuality;
+    final double weightLatency;
+    final double weightCost;
+    final double weightLoad;
+
+    /**
+     * @param plan the decision's plan.
+     * @param tpotMs observed TPOT percentile per candidate (copied).
+     * @param ttftMs observed TTFT percentile per candidate (copied).
+     * @param inflight in-flight count per candidate (copied).
+     */
+    public SelectCase(final DecisionPlan plan, final double[] tpotMs, final double[] ttftMs, final long[] inflight)
+    {
+        final int n = plan.candidateCount();
+        if (tpotMs.length != n || ttftMs.length != n || inflight.length != n)
+        {
+            throw new IllegalArgumentException("observations must have one value per candidate: " + n);
+        }
+        this.plan = plan;
+        this.decisionId = plan.id();
+        this.candidateCount = n;
+        this.modelIds = new int[n];
+        this.quality = new double[n];
+        this.costPer1M = new double[n];
+        for (int i = 0; i < n; i++)
+        {
+            modelIds[i] = plan.candidateModelId(i);
+            quality[i] = plan.quality(i);
+            costPer1M[i] = plan.promptPer1M(i);
+        }
+        this.tpotMs = tpotMs.clone();
+        this.ttftMs = ttftMs.clone();
+        this.inflight = inflight.clone();
+        this.maxTpotMs = plan.effectiveMaxTpotMs();
+        this.maxTtftMs = plan.effectiveMaxTtftMs();
+        this.maxCostPer1M = plan.effectiveMaxCostPer1M();
+        this.maxInflight = plan.effectiveMaxInflight();
+        this.weightQuality = plan.weight(Factor.QUALITY);
+        this.weightLatency = plan.weight(Factor.LATENCY);
+        this.weightCost = plan.weight(Factor.COST);
+        this.weightLoad = plan.weight(Factor.LOAD);
+    }
+
+    /** @return the decision's plan. */
+    public DecisionPlan plan()
+    {
+        return plan;
+    }
+
+    /** @return number of candidates. */
+    public int candidateCount()
+    {
+        return candidateCount;
+    }
+
+    /**
+     * @param index candidate position.
+     * @return observed TPOT percentile in milliseconds.
+     */
+    public double tpotMs(final int index)
+    {
+        return tpotMs[index];
+    }
+
+    /**
+     * @param index candidate position.
+     * @return observed TTFT percentile in milliseconds.
+     */
+    public double ttftMs(final int index)
+    {
+        return ttftMs[index];
+    }
+
+    /**
+     * @param index candidate position.
+     * @return in-flight count.
+     */
+    public long inflight(final int index)
+    {
+        return inflight[index];
+    }
+
+    /**
+     * @param index candidate position.
+     * @return whether the candidate breaks one of the decision's ceilings.
+     */
+    public boolean breaksCeiling(final int index)
+    {
+        return tpotMs[index] > maxTpotMs || ttftMs[index] > maxTtftMs || costPer1M[index] > maxCostPer1M ||
+            inflight[index] > maxInflight;
+    }
+}

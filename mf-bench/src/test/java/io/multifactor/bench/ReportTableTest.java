@@ -1,0 +1,101 @@
+package io.multifactor.bench;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+class ReportTableTest
+{
+    private static final Map<String, String> FOUR_ALL = Map.of("candidates", "4", "ceilings", "all");
+    private static final Map<String, String> SIXTEEN_ALL = Map.of("candidates", "16", "ceilings", "all");
+
+    @Test
+    void shouldPassSelectWithinTimeAndWithoutAllocation()
+    {
+        assertThat(Budgets.of("SelectBenchmark.engine", FOUR_ALL).verdict(24.9, 0.001)).isEqualTo("PASS");
+    }
+
+    @Test
+    void shouldFailSelectOverItsTimeBudget()
+    {
+        assertThat(Budgets.of("SelectBenchmark.engine", FOUR_ALL).verdict(25.1, 0.0)).isEqualTo("FAIL (time)");
+        assertThat(Budgets.of("SelectBenchmark.engine", SIXTEEN_ALL).verdict(80.5, 0.0)).isEqualTo("FAIL (time)");
+        assertThat(Budgets.of("SelectBenchmark.engine", Map.of("candidates", "64", "ceilings", "all")).verdict(299.0, 0.0))
+            .isEqualTo("PASS");
+    }
+
+    @Test
+    void shouldFailAnyAllocationAboveTolerance()
+    {
+        assertThat(Budgets.of("RecordBenchmark.recordTtftMicros", Map.of()).verdict(10.0, 16.0)).isEqualTo("FAIL (alloc)");
+        assertThat(Budgets.of("InflightBenchmark.beginEnd", Map.of()).verdict(61.0, 24.0)).isEqualTo("FAIL (time, alloc)");
+        assertThat(Budgets.of("InflightBenchmark.beginEnd", Map.of()).verdict(59.0, Double.NaN)).isEqualTo("FAIL (alloc)");
+    }
+
+    @Test
+    void shouldCheckOnlyAllocationWhenCeilingsAreOff()
+    {
+        final Budget budget = Budgets.of("SelectBenchmark.engine", Map.of("candidates", "4", "ceilings", "none"));
+        assertThat(budget.verdict(1_000.0, 0.0)).isEqualTo("PASS");
+        assertThat(budget.verdict(1.0, 8.0)).isEqualTo("FAIL (alloc)");
+    }
+
+    @Test
+    void shouldGiveBaselinesNoBudget()
+    {
+        assertThat(Budgets.of("SelectBenchmark.handLoop", FOUR_ALL).verdict(1e9, 1e3)).isEqualTo(Budget.NO_VERDICT);
+        assertThat(Budgets.of("SelectBenchmark.reference", FOUR_ALL).isSet()).isFalse();
+    }
+
+    @Test
+    void shouldUseMicrosecondBudgetForRefresh()
+    {
+        final Budget budget = Budgets.of("RefreshBenchmark.refreshOneModel", Map.of());
+        assertThat(budget.verdict(49_000.0, 0.0)).isEqualTo("PASS");
+        assertThat(budget.verdict(51_000.0, 0.0)).isEqualTo("FAIL (time)");
+        assertThat(budget.label()).isEqualTo("<=50.0 us, 0 B");
+    }
+
+    @Test
+    void shouldDivideByTheBaselineWithTheSameParameters()
+    {
+        final ReportRow engine = new ReportRow("SelectBenchmark.engine", FOUR_ALL, 20.0, 1.0, 0.0);
+        final List<ReportRow> rows = List.of(
+            engine,
+            new ReportRow("SelectBenchmark.reference", SIXTEEN_ALL, 1_000.0, 1.0, 512.0),
+            new ReportRow("SelectBenchmark.reference", FOUR_ALL, 200.0, 1.0, 256.0),
+            new ReportRow("SelectBenchmark.handLoop", FOUR_ALL, 10.0, 1.0, 0.0),
+            new ReportRow("RecordBenchmark.reference", FOUR_ALL, 1.0, 1.0, 0.0));
+
+        assertThat(ReportTable.ratio(engine, rows, ReportTable.REFERENCE)).isCloseTo(0.1, within(1e-12));
+        assertThat(ReportTable.ratio(engine, rows, ReportTable.HAND_LOOP)).isCloseTo(2.0, within(1e-12));
+        assertThat(ReportTable.ratio(rows.get(3), rows, ReportTable.HAND_LOOP)).isNaN();
+        assertThat(ReportTable.ratio(rows.get(3), rows, ReportTable.REFERENCE)).isCloseTo(0.05, within(1e-12));
+    }
+
+    @Test
+    void shouldRenderOneAlignedLinePerRowWithVerdictsAndRatios()
+    {
+        final List<ReportRow> rows = List.of(
+            new ReportRow("SelectBenchmark.engine", FOUR_ALL, 30.0, 2.0, 0.0),
+            new ReportRow("SelectBenchmark.handLoop", FOUR_ALL, 10.0, 0.5, 0.0));
+
+        final String table = ReportTable.render(rows);
+        final String[] lines = table.split("\n");
+
+        assertThat(lines).hasSize(4);
+        assertThat(lines[0]).contains("benchmark", "params", "ns/op", "B/op", "budget", "verdict", "x hand loop");
+        assertThat(lines[2]).contains("SelectBenchmark.engine", "candidates=4", "30.0 ns", "± 2.0 ns", "<=25.0 ns, 0 B",
+            "FAIL (time)", "3.00");
+        assertThat(lines[3]).contains("SelectBenchmark.handLoop", "10.0 ns");
+        for (final String line : lines)
+        {
+            assertThat(line).hasSameSizeAs(lines[0]);
+        }
+        assertThat(ReportTable.failures(rows)).isEqualTo(1);
+    }
+}
