@@ -89,7 +89,8 @@ public final class BenchRunner
         final String report = "# multi-factor benchmarks (" + mode + " profile)\n\n" +
             MachineInfo.describe() + "- JMH run time: " + seconds + " s\n- JSON: `" + json + "`\n\n" +
             ReportTable.render(rows) + "\n" +
-            "Ratios are time / baseline time in the same run (below 1 = faster than the baseline). " +
+            "Ratios come from the same run: speedup vs reference = reference time / this time; " +
+            "x hand loop = this time / hand-loop time. " +
             "Budgets: DESIGN section 7; allocation below " + Budget.ZERO_BYTES_TOLERANCE + " B/op counts as 0.\n" +
             "Rows failing their budget: " + ReportTable.failures(rows) + "\n";
         final Path markdown = json.resolveSibling(stripExtension(json.getFileName().toString()) + ".md");

@@ -9,7 +9,8 @@ import java.util.Locale;
  * section 7 budget and its verdict, and the time ratios against the baselines measured in the same run.
  * <p>
  * A baseline is the method named {@value #REFERENCE} or {@value #HAND_LOOP} of the same benchmark class, with the same
- * parameters. A ratio is this row's time divided by the baseline's: below 1 is faster than the baseline.
+ * parameters. "speedup vs reference" is the reference's time divided by this row's (above 1: faster than the
+ * reference); "x hand loop" is this row's time divided by the hand loop's (how far from the practical limit).
  * <p>
  * This class is stateless and threadsafe.
  */
@@ -32,7 +33,7 @@ public final class ReportTable
     {
         final List<String[]> cells = new ArrayList<>();
         cells.add(new String[] {
-            "benchmark", "params", "ns/op", "error", "B/op", "budget", "verdict", "x reference", "x hand loop" });
+            "benchmark", "params", "ns/op", "error", "B/op", "budget", "verdict", "speedup vs reference", "x hand loop" });
         for (final ReportRow row : rows)
         {
             final Budget budget = Budgets.of(row.benchmark(), row.params());
@@ -44,7 +45,7 @@ public final class ReportTable
                 Double.isNaN(row.bytesPerOp()) ? "-" : String.format(Locale.ROOT, "%.3f", row.bytesPerOp()),
                 budget.label(),
                 budget.verdict(row.nsPerOp(), row.bytesPerOp()),
-                formatRatio(ratio(row, rows, REFERENCE)),
+                formatRatio(1.0 / ratio(row, rows, REFERENCE)),
                 formatRatio(ratio(row, rows, HAND_LOOP)) });
         }
         final int columns = cells.get(0).length;
@@ -135,9 +136,18 @@ public final class ReportTable
         return String.format(Locale.ROOT, "%.0f B", bytes);
     }
 
-    private static String formatRatio(final double ratio)
+    /**
+     * @param ratio a ratio, NaN when there is none.
+     * @return two decimals below 10, one below 100, none above; {@code -} for NaN.
+     */
+    public static String formatRatio(final double ratio)
     {
-        return Double.isNaN(ratio) ? "-" : String.format(Locale.ROOT, "%.2f", ratio);
+        if (Double.isNaN(ratio))
+        {
+            return "-";
+        }
+        final String format = ratio < 10.0 ? "%.2f" : ratio < 100.0 ? "%.1f" : "%.0f";
+        return String.format(Locale.ROOT, format, ratio);
     }
 
     private static void appendLine(final StringBuilder out, final String[] line, final int[] widths)

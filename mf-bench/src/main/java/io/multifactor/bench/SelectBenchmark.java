@@ -2,8 +2,8 @@ package io.multifactor.bench;
 
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.plan.DecisionPlan;
-import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.scoring.ScoringKernel;
+import io.multifactor.testkit.reference.ReferenceScorer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -25,7 +25,10 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>{@code kernel}: {@link Selection#reset}, {@link Selection#observe} per candidate, then
  *       {@link ScoringKernel#score}, as the engine does after reading its published signals;</li>
- *   <li>{@code handLoop}: {@link HandLoopSelector}, the practical limit.</li>
+ *   <li>{@code handLoop}: {@link HandLoopSelector}, the practical limit;</li>
+ *   <li>{@code reference}: the mf-testkit reference router (sort-based percentiles over raw samples, object-based
+ *       scoring), the baseline of the "faster" claims;</li>
+ *   <li>{@code referenceScorer}: the reference scorer alone over the same observations as the kernel.</li>
  * </ul>
  * Every benchmark returns the chosen position, and {@link #setup} checks that they all choose the same one.
  * <p>
@@ -50,6 +53,7 @@ public class SelectBenchmark
     @Param({ "all", "none" })
     public String ceilings;
 
+    SelectWorld world;
     SelectCase[] cases;
     Selection selection;
     int cursor;
@@ -58,62 +62,23 @@ public class SelectBenchmark
     @Setup(Level.Trial)
     public void setup()
     {
-        final SelectFixture fixture = new SelectFixture(SEED, candidates);
-        final Plans first = fixture.plans(null, null);
-        final int n = candidates;
-        final double[][] tpot = new double[SelectFixture.SETS][n];
-        final double[][] ttft = new double[SelectFixture.SETS][n];
-        final long[][] inflight = new long[SelectFixture.SETS][n];
-        for (int s = 0; s < SelectFixture.SETS; s++)
-        {
-            for (int i = 0; i < n; i++)
-            {
-                final int model = fixture.candidate(s, i);
-                tpot[s][i] = fixture.nominalTpotMs(model);
-                ttft[s][i] = fixture.nominalTtftMs(model);
-                inflight[s][i] = fixture.inflight(model);
-            }
-        }
-        final Plans plans;
+        final boolean ceilingsOn;
         if ("all".equals(ceilings))
         {
-            final double[][] chosen = new double[SelectFixture.SETS][];
-            for (int s = 0; s < SelectFixture.SETS; s++)
-            {
-                final double[] cost = new double[n];
-                for (int i = 0; i < n; i++)
-                {
-                    cost[i] = fixture.promptPer1M(fixture.candidate(s, i));
-                }
-                chosen[s] = fixture.chooseCeilings(tpot[s], ttft[s], cost, inflight[s]);
-            }
-            plans = fixture.plans(first, chosen);
+            ceilingsOn = true;
         }
         else if ("none".equals(ceilings))
         {
-            plans = first;
+            ceilingsOn = false;
         }
         else
         {
             throw new IllegalArgumentException("ceilings must be all or none: " + ceilings);
         }
-        cases = new SelectCase[SelectFixture.SETS];
-        for (int s = 0; s < SelectFixture.SETS; s++)
-        {
-            final DecisionPlan plan = plans.decision(plans.decisionId(SelectFixture.decisionName(s)));
-            cases[s] = new SelectCase(plan, tpot[s], ttft[s], inflight[s]);
-        }
-        selection = new Selection(n);
-        for (int s = 0; s < SelectFixture.SETS; s++)
-        {
-            final int byKernel = kernelSelect(cases[s], selection);
-            final int byHandLoop = HandLoopSelector.select(cases[s]);
-            if (byKernel != byHandLoop)
-            {
-                throw new IllegalStateException(
-                    "set " + s + ": kernel chose " + byKernel + ", hand loop chose " + byHandLoop);
-            }
-        }
+        world = new SelectWorld(SEED, candidates, ceilingsOn);
+        cases = world.cases();
+        selection = new Selection(candidates);
+        world.checkAgreement(selection);
         cursor = 0;
     }
 
@@ -135,11 +100,40 @@ public class SelectBenchmark
         return HandLoopSelector.select(next());
     }
 
+    /**
+     * The reference router: percentiles sorted from the raw samples of the window, then the object-based scorer, under
+     * the router's lock, as the Go original does.
+     *
+     * @return position it chose for the next data set.
+     */
+    @Benchmark
+    public int reference()
+    {
+        return world.router.select(world.decisionNames[nextSet()], world.noExclusions).selectedIndex();
+    }
+
+    /**
+     * The reference scorer alone, over the same observations as the kernel (no percentile computation).
+     *
+     * @return position it chose for the next data set.
+     */
+    @Benchmark
+    public int referenceScorer()
+    {
+        final int k = nextSet();
+        return ReferenceScorer.select(world.referenceDecisions[k], world.referenceRequests[k]).selectedIndex();
+    }
+
     private SelectCase next()
+    {
+        return cases[nextSet()];
+    }
+
+    private int nextSet()
     {
         final int k = cursor;
         cursor = (k + 1) & SelectFixture.SET_MASK;
-        return cases[k];
+        return k;
     }
 
     static int kernelSelect(final SelectCase c, final Selection selection)

@@ -118,6 +118,33 @@ public final class SelectFixture
     }
 
     /**
+     * @param set decision index.
+     * @return its configured weights {quality, latency, cost, load}, before normalization (a copy).
+     */
+    public double[] weights(final int set)
+    {
+        return weights[set].clone();
+    }
+
+    /**
+     * @param set decision index.
+     * @return its latency percentile.
+     */
+    public int percentile(final int set)
+    {
+        return percentiles[set];
+    }
+
+    /**
+     * @param model pool index.
+     * @return its quality score.
+     */
+    public double quality(final int model)
+    {
+        return quality[model];
+    }
+
+    /**
      * @param model pool index.
      * @return its nominal TPOT in milliseconds; samples are drawn around it.
      */

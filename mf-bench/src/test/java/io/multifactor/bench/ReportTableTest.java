@@ -78,20 +78,32 @@ class ReportTableTest
     }
 
     @Test
+    void shouldFormatRatiosWithFewerDecimalsAsTheyGrow()
+    {
+        assertThat(ReportTable.formatRatio(1.234)).isEqualTo("1.23");
+        assertThat(ReportTable.formatRatio(12.34)).isEqualTo("12.3");
+        assertThat(ReportTable.formatRatio(1234.5)).isEqualTo("1235");
+        assertThat(ReportTable.formatRatio(Double.NaN)).isEqualTo("-");
+    }
+
+    @Test
     void shouldRenderOneAlignedLinePerRowWithVerdictsAndRatios()
     {
         final List<ReportRow> rows = List.of(
             new ReportRow("SelectBenchmark.engine", FOUR_ALL, 30.0, 2.0, 0.0),
-            new ReportRow("SelectBenchmark.handLoop", FOUR_ALL, 10.0, 0.5, 0.0));
+            new ReportRow("SelectBenchmark.handLoop", FOUR_ALL, 10.0, 0.5, 0.0),
+            new ReportRow("SelectBenchmark.reference", FOUR_ALL, 3_000.0, 5.0, 900.0));
 
         final String table = ReportTable.render(rows);
         final String[] lines = table.split("\n");
 
-        assertThat(lines).hasSize(4);
-        assertThat(lines[0]).contains("benchmark", "params", "ns/op", "B/op", "budget", "verdict", "x hand loop");
+        assertThat(lines).hasSize(5);
+        assertThat(lines[0]).contains(
+            "benchmark", "params", "ns/op", "B/op", "budget", "verdict", "speedup vs reference", "x hand loop");
         assertThat(lines[2]).contains("SelectBenchmark.engine", "candidates=4", "30.0 ns", "± 2.0 ns", "<=25.0 ns, 0 B",
-            "FAIL (time)", "3.00");
-        assertThat(lines[3]).contains("SelectBenchmark.handLoop", "10.0 ns");
+            "FAIL (time)", "| 100 ", "| 3.00 ");
+        assertThat(lines[3]).contains("SelectBenchmark.handLoop", "10.0 ns", "| 300 ");
+        assertThat(lines[4]).contains("SelectBenchmark.reference", "3000.0 ns", "900.000", "| 300 ");
         for (final String line : lines)
         {
             assertThat(line).hasSameSizeAs(lines[0]);

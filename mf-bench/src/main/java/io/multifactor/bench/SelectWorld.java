@@ -1,0 +1,176 @@
+package io.multifactor.bench;
+
+import io.multifactor.api.Selection;
+import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.plan.Plans;
+import io.multifactor.testkit.reference.ReferenceDecision;
+import io.multifactor.testkit.reference.ReferenceModel;
+import io.multifactor.testkit.reference.ReferenceObservation;
+import io.multifactor.testkit.reference.ReferenceRequest;
+import io.multifactor.testkit.reference.ReferenceRouter;
+import io.multifactor.testkit.reference.ReferenceScorer;
+import org.agrona.concurrent.CachedNanoClock;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Everything the select benchmarks need, built from one {@link SelectFixture}: real latency samples and in-flight
+ * leases fed to the reference router, the observations they give for every decision, ceilings chosen from those
+ * observations (when on), the final plans, and per decision a {@link SelectCase} for the kernel and the hand loop, a
+ * {@link ReferenceRequest} for the reference scorer and a decision name for the reference router.
+ * <p>
+ * {@link #checkAgreement} verifies that every implementation makes the same choice on every data set.
+ * <p>
+ * This class is not threadsafe: build and check it on one thread, then only read it.
+ */
+public final class SelectWorld
+{
+    /** Latency samples recorded per model and metric. */
+    public static final int SAMPLES_PER_METRIC = 100;
+
+    private static final long WINDOW_NS = TimeUnit.SECONDS.toNanos(60);
+
+    final SelectFixture fixture;
+    final Plans plans;
+    final SelectCase[] cases = new SelectCase[SelectFixture.SETS];
+    final ReferenceDecision[] referenceDecisions = new ReferenceDecision[SelectFixture.SETS];
+    final ReferenceRequest[] referenceRequests = new ReferenceRequest[SelectFixture.SETS];
+    final String[] decisionNames = new String[SelectFixture.SETS];
+    final ReferenceRouter router;
+    final Set<String> noExclusions = Set.of();
+
+    /**
+     * @param seed seed of the fixture.
+     * @param candidates candidates per decision.
+     * @param ceilingsOn whether the four ceilings are active.
+     */
+    public SelectWorld(final long seed, final int candidates, final boolean ceilingsOn)
+    {
+        fixture = new SelectFixture(seed, candidates);
+        final Plans first = fixture.plans(null, null);
+        final CachedNanoClock clock = new CachedNanoClock();
+        clock.update(TimeUnit.HOURS.toNanos(1));
+
+        final List<ReferenceModel> models = new ArrayList<>();
+        for (int m = 0; m < SelectFixture.POOL_SIZE; m++)
+        {
+            models.add(new ReferenceModel(fixture.modelName(m), fixture.quality(m), fixture.promptPer1M(m)));
+        }
+        final List<ReferenceDecision> firstDecisions = new ArrayList<>();
+        for (int s = 0; s < SelectFixture.SETS; s++)
+        {
+            firstDecisions.add(referenceDecision(models, s, null));
+        }
+        final ReferenceRouter probe = new ReferenceRouter(models, firstDecisions, clock, WINDOW_NS);
+        feed(probe);
+
+        final int n = candidates;
+        final double[][] tpot = new double[SelectFixture.SETS][n];
+        final double[][] ttft = new double[SelectFixture.SETS][n];
+        final long[][] inflight = new long[SelectFixture.SETS][n];
+        final double[][] ceilings = new double[SelectFixture.SETS][];
+        for (int s = 0; s < SelectFixture.SETS; s++)
+        {
+            final double[] cost = new double[n];
+            for (int i = 0; i < n; i++)
+            {
+                final String name = fixture.modelName(fixture.candidate(s, i));
+                tpot[s][i] = probe.tpotMs(name, fixture.percentile(s));
+                ttft[s][i] = probe.ttftMs(name, fixture.percentile(s));
+                inflight[s][i] = probe.inflight(name);
+                cost[i] = fixture.promptPer1M(fixture.candidate(s, i));
+            }
+            ceilings[s] = fixture.chooseCeilings(tpot[s], ttft[s], cost, inflight[s]);
+        }
+        plans = ceilingsOn ? fixture.plans(first, ceilings) : first;
+
+        final List<ReferenceDecision> decisions = new ArrayList<>();
+        for (int s = 0; s < SelectFixture.SETS; s++)
+        {
+            decisionNames[s] = SelectFixture.decisionName(s);
+            final DecisionPlan plan = plans.decision(plans.decisionId(decisionNames[s]));
+            cases[s] = new SelectCase(plan, tpot[s], ttft[s], inflight[s]);
+            referenceDecisions[s] = referenceDecision(models, s, ceilingsOn ? ceilings[s] : null);
+            decisions.add(referenceDecisions[s]);
+            final Map<String, ReferenceObservation> observations = new HashMap<>();
+            for (int i = 0; i < n; i++)
+            {
+                observations.put(
+                    fixture.modelName(fixture.candidate(s, i)),
+                    new ReferenceObservation(tpot[s][i], ttft[s][i], inflight[s][i]));
+            }
+            referenceRequests[s] = new ReferenceRequest(observations, noExclusions);
+        }
+        router = new ReferenceRouter(models, decisions, clock, WINDOW_NS);
+        feed(router);
+    }
+
+    /**
+     * Checks that the kernel, the hand loop, the reference scorer and the reference router choose the same candidate
+     * for every data set.
+     *
+     * @param selection a selection to use for the kernel.
+     * @throws IllegalStateException naming the first data set where two implementations disagree.
+     */
+    public void checkAgreement(final Selection selection)
+    {
+        for (int s = 0; s < SelectFixture.SETS; s++)
+        {
+            final int byKernel = SelectBenchmark.kernelSelect(cases[s], selection);
+            final int byHandLoop = HandLoopSelector.select(cases[s]);
+            final int byScorer = ReferenceScorer.select(referenceDecisions[s], referenceRequests[s]).selectedIndex();
+            final int byRouter = router.select(decisionNames[s], noExclusions).selectedIndex();
+            if (byKernel != byHandLoop || byKernel != byScorer || byKernel != byRouter)
+            {
+                throw new IllegalStateException("set " + s + " disagrees: kernel " + byKernel + ", hand loop " +
+                    byHandLoop + ", reference scorer " + byScorer + ", reference router " + byRouter);
+            }
+        }
+    }
+
+    /** @return the data sets, one per decision. */
+    public SelectCase[] cases()
+    {
+        return cases.clone();
+    }
+
+    private ReferenceDecision referenceDecision(final List<ReferenceModel> models, final int set, final double[] ceilings)
+    {
+        final List<ReferenceModel> candidates = new ArrayList<>();
+        for (int i = 0; i < fixture.candidatesPerDecision(); i++)
+        {
+            candidates.add(models.get(fixture.candidate(set, i)));
+        }
+        final double[] w = fixture.weights(set);
+        final double maxTpot = ceilings == null ? 0.0 : ceilings[0];
+        final double maxTtft = ceilings == null ? 0.0 : ceilings[1];
+        final double maxCost = ceilings == null ? 0.0 : ceilings[2];
+        final long maxInflight = ceilings == null ? 0L : (long)ceilings[3];
+        return new ReferenceDecision(
+            SelectFixture.decisionName(set), candidates, w[0], w[1], w[2], w[3], maxTpot, maxTtft, maxCost, maxInflight,
+            fixture.percentile(set), ReferenceDecision.CHEAPEST);
+    }
+
+    /** Records the same samples and opens the same leases on every router fed (the fixture's sampling is seeded). */
+    private void feed(final ReferenceRouter target)
+    {
+        final SelectFixture samples = new SelectFixture(SelectBenchmark.SEED ^ 0x5A5A5A5AL, 1);
+        for (int m = 0; m < SelectFixture.POOL_SIZE; m++)
+        {
+            for (int k = 0; k < SAMPLES_PER_METRIC; k++)
+            {
+                target.recordTpotMicros(m, samples.sampleMicros(fixture.nominalTpotMs(m)));
+                target.recordTtftMicros(m, samples.sampleMicros(fixture.nominalTtftMs(m)));
+            }
+            for (long k = 0; k < fixture.inflight(m); k++)
+            {
+                target.begin(m);
+            }
+        }
+    }
+}
