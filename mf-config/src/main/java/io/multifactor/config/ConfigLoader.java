@@ -1,0 +1,80 @@
+package io.multifactor.config;
+
+import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.model.RouterConfig;
+import io.multifactor.config.read.Problems;
+import io.multifactor.config.yaml.YamlNode;
+import io.multifactor.config.yaml.YamlTreeReader;
+import io.multifactor.kernel.plan.Plans;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+/**
+ * Loads a configuration file: YAML to a located tree, validation that reports every problem at once as
+ * {@code FILE:LINE:COLUMN: PATH: message}, then compilation into {@link Plans}.
+ * <p>
+ * This class is stateless and threadsafe.
+ */
+public final class ConfigLoader
+{
+    private ConfigLoader()
+    {
+    }
+
+    /**
+     * @param path the YAML file.
+     * @return the validated, compiled configuration with fresh handles.
+     * @throws InvalidConfigurationException with every problem of the file when it is refused.
+     */
+    public static LoadedConfig load(final Path path) throws InvalidConfigurationException
+    {
+        return load(path, null);
+    }
+
+    /**
+     * @param path the YAML file.
+     * @param previous the snapshot this one will replace (names that stay keep their handles), or {@code null}.
+     * @return the validated, compiled configuration.
+     * @throws InvalidConfigurationException with every problem of the file when it is refused.
+     */
+    public static LoadedConfig load(final Path path, final Plans previous) throws InvalidConfigurationException
+    {
+        return compile(path.toString(), YamlTreeReader.read(path), previous);
+    }
+
+    /**
+     * @param file name of the file, for messages.
+     * @param yaml the YAML text.
+     * @param previous the snapshot this one will replace, or {@code null}.
+     * @return the validated, compiled configuration.
+     * @throws InvalidConfigurationException with every problem of the text when it is refused.
+     */
+    public static LoadedConfig load(final String file, final String yaml, final Plans previous)
+        throws InvalidConfigurationException
+    {
+        return compile(file, YamlTreeReader.read(file, yaml.getBytes(StandardCharsets.UTF_8)), previous);
+    }
+
+    /**
+     * @param file name of the file, for messages.
+     * @param utf8 the YAML bytes.
+     * @param previous the snapshot this one will replace, or {@code null}.
+     * @return the validated, compiled configuration.
+     * @throws InvalidConfigurationException with every problem of the content when it is refused.
+     */
+    public static LoadedConfig load(final String file, final byte[] utf8, final Plans previous)
+        throws InvalidConfigurationException
+    {
+        return compile(file, YamlTreeReader.read(file, utf8), previous);
+    }
+
+    private static LoadedConfig compile(final String file, final YamlNode root, final Plans previous)
+        throws InvalidConfigurationException
+    {
+        final Problems problems = new Problems(file);
+        final RouterConfig config = RouterConfigReader.read(root, problems);
+        problems.throwIfErrors();
+        return new LoadedConfig(file, config, PlansCompiler.compile(config, previous), problems.warnings());
+    }
+}

@@ -1,0 +1,31 @@
+package io.multifactor.config;
+
+import io.multifactor.api.ConfigProblem;
+import io.multifactor.config.model.RouterConfig;
+import io.multifactor.kernel.plan.Plans;
+
+import java.util.List;
+
+/**
+ * A configuration file that passed validation: its immutable model, its compiled plans and the warnings it raised.
+ * <p>
+ * Instances are immutable and threadsafe.
+ *
+ * @param file name of the file as given.
+ * @param config the validated model.
+ * @param plans the compiled snapshot.
+ * @param warnings located warnings (such as a negative weight clamped to 0), in file order.
+ */
+public record LoadedConfig(String file, RouterConfig config, Plans plans, List<ConfigProblem> warnings)
+{
+    /**
+     * @param file name of the file as given.
+     * @param config the validated model.
+     * @param plans the compiled snapshot.
+     * @param warnings located warnings; copied.
+     */
+    public LoadedConfig
+    {
+        warnings = List.copyOf(warnings);
+    }
+}

@@ -1,0 +1,51 @@
+package io.multifactor.config;
+
+import io.multifactor.config.model.DecisionConfig;
+import io.multifactor.config.model.ModelConfig;
+import io.multifactor.config.model.MultiFactorConfig;
+import io.multifactor.config.model.RouterConfig;
+import io.multifactor.config.model.SloConfig;
+import io.multifactor.config.model.WeightsConfig;
+import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.plan.PlansBuilder;
+
+/**
+ * Compiles a validated {@link RouterConfig} into the flat {@link Plans} the kernel reads, keeping the handles of the
+ * names that stay when given the snapshot being replaced.
+ * <p>
+ * This class is stateless and threadsafe.
+ */
+public final class PlansCompiler
+{
+    private PlansCompiler()
+    {
+    }
+
+    /**
+     * @param config a validated configuration.
+     * @param previous the snapshot being replaced, or {@code null} for a first one.
+     * @return the compiled snapshot.
+     */
+    public static Plans compile(final RouterConfig config, final Plans previous)
+    {
+        final PlansBuilder builder = previous == null ? new PlansBuilder() : new PlansBuilder(previous);
+        for (final ModelConfig model : config.models())
+        {
+            builder.model(model.name(), model.qualityScore(), model.promptPer1M(), model.completionPer1M());
+        }
+        for (final DecisionConfig decision : config.decisions())
+        {
+            final MultiFactorConfig mf = decision.multiFactor();
+            final WeightsConfig w = mf.weights();
+            final SloConfig slo = mf.slo();
+            builder.decision(decision.name())
+                .candidates(decision.modelRefs().toArray(new String[0]))
+                .weights(w.quality(), w.latency(), w.cost(), w.load())
+                .slo(slo.maxTpotMs(), slo.maxTtftMs(), slo.maxCostPer1M(), slo.maxInflight())
+                .percentile(mf.latencyPercentile())
+                .policy(mf.onNoCandidates())
+                .add();
+        }
+        return builder.build();
+    }
+}

@@ -1,0 +1,294 @@
+package io.multifactor.config;
+
+import io.multifactor.config.model.DecisionConfig;
+import io.multifactor.config.model.ModelConfig;
+import io.multifactor.config.model.MultiFactorConfig;
+import io.multifactor.config.model.RouterConfig;
+import io.multifactor.config.model.SignalsConfig;
+import io.multifactor.config.model.SloConfig;
+import io.multifactor.config.model.WeightsConfig;
+import io.multifactor.config.read.Durations;
+import io.multifactor.config.read.MappingReader;
+import io.multifactor.config.read.NearestName;
+import io.multifactor.config.read.Problems;
+import io.multifactor.config.yaml.YamlNode;
+import io.multifactor.config.yaml.YamlScalar;
+import io.multifactor.config.yaml.YamlSequence;
+import io.multifactor.kernel.plan.NoCandidatesPolicy;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Validates a located YAML tree against section 3 of the design and builds the immutable {@link RouterConfig}, reporting
+ * every problem of the file (not just the first) into {@link Problems}, and warnings for what it corrects.
+ * <p>
+ * This class is stateless and threadsafe.
+ */
+final class RouterConfigReader
+{
+    static final List<String> ROOT_KEYS = List.of("models", "decisions", "signals");
+    static final List<String> MODEL_KEYS = List.of("name", "quality_score", "pricing");
+    static final List<String> PRICING_KEYS = List.of("prompt_per_1m", "completion_per_1m");
+    static final List<String> DECISION_KEYS = List.of("name", "modelRefs", "algorithm");
+    static final List<String> MODEL_REF_KEYS = List.of("model");
+    static final List<String> ALGORITHM_KEYS = List.of("type", "multi_factor");
+    static final List<String> MULTI_FACTOR_KEYS = List.of("weights", "slo", "latency_percentile", "on_no_candidates");
+    static final List<String> WEIGHT_KEYS = List.of("quality", "latency", "cost", "load");
+    static final List<String> SLO_KEYS = List.of("max_tpot_ms", "max_ttft_ms", "max_cost_per_1m", "max_inflight");
+    static final List<String> SIGNALS_KEYS = List.of("latency_window", "latency_refresh", "inflight_max_age");
+    static final List<String> POLICIES = List.of("cheapest", "first", "fail");
+    static final String ALGORITHM = "multi_factor";
+
+    private RouterConfigReader()
+    {
+    }
+
+    /**
+     * @param root root of the document.
+     * @param problems where to report.
+     * @return the configuration; meaningful only when no error was reported.
+     */
+    static RouterConfig read(final YamlNode root, final Problems problems)
+    {
+        final MappingReader top = MappingReader.open(root, "", problems, ROOT_KEYS);
+        final Map<String, YamlNode> modelNodes = new HashMap<>();
+        final List<ModelConfig> models = models(top, problems, modelNodes);
+        final List<DecisionConfig> decisions = decisions(top, problems, modelNodes);
+        final SignalsConfig signals = signals(top);
+        return new RouterConfig(models, decisions, signals);
+    }
+
+    private static YamlSequence nonEmptyList(final MappingReader reader, final String key)
+    {
+        if (!reader.require(key))
+        {
+            return null;
+        }
+        final YamlSequence list = reader.optionalSequence(key);
+        if (list != null && list.items().isEmpty())
+        {
+            reader.problems().error(list, reader.path(key), "must not be empty, got []");
+            return null;
+        }
+        return list;
+    }
+
+    private static List<ModelConfig> models(
+        final MappingReader top, final Problems problems, final Map<String, YamlNode> modelNodes)
+    {
+        final List<ModelConfig> models = new ArrayList<>();
+        final YamlSequence list = nonEmptyList(top, "models");
+        if (list == null)
+        {
+            return models;
+        }
+        for (int i = 0; i < list.items().size(); i++)
+        {
+            final MappingReader model = MappingReader.open(list.items().get(i), "models[" + i + ']', problems, MODEL_KEYS);
+            final String name = model.requiredString("name");
+            final double quality = model.optionalNumber("quality_score", Double.NaN, true);
+            double prompt = Double.NaN;
+            double completion = Double.NaN;
+            final MappingReader pricing = model.optionalMapping("pricing", PRICING_KEYS);
+            if (pricing != null)
+            {
+                prompt = pricing.optionalNumber("prompt_per_1m", Double.NaN, true);
+                completion = pricing.optionalNumber("completion_per_1m", Double.NaN, true);
+            }
+            if (name != null)
+            {
+                final YamlNode nameNode = model.value("name");
+                final YamlNode first = modelNodes.putIfAbsent(name, nameNode);
+                if (first != null)
+                {
+                    problems.error(nameNode, model.path("name"),
+                        "duplicate model \"" + name + "\" (first defined at line " + first.line() + ')');
+                    continue;
+                }
+                models.add(new ModelConfig(name, quality, prompt, completion));
+            }
+        }
+        return models;
+    }
+
+    private static List<DecisionConfig> decisions(
+        final MappingReader top, final Problems problems, final Map<String, YamlNode> modelNodes)
+    {
+        final List<DecisionConfig> decisions = new ArrayList<>();
+        final YamlSequence list = nonEmptyList(top, "decisions");
+        if (list == null)
+        {
+            return decisions;
+        }
+        final Map<String, YamlNode> decisionNodes = new HashMap<>();
+        for (int i = 0; i < list.items().size(); i++)
+        {
+            final MappingReader decision =
+                MappingReader.open(list.items().get(i), "decisions[" + i + ']', problems, DECISION_KEYS);
+            final String name = decision.requiredString("name");
+            final List<String> refs = modelRefs(decision, problems, modelNodes);
+            final MultiFactorConfig algorithm = algorithm(decision, problems);
+            if (name != null)
+            {
+                final YamlNode nameNode = decision.value("name");
+                final YamlNode first = decisionNodes.putIfAbsent(name, nameNode);
+                if (first != null)
+                {
+                    problems.error(nameNode, decision.path("name"),
+                        "duplicate decision \"" + name + "\" (first defined at line " + first.line() + ')');
+                    continue;
+                }
+                decisions.add(new DecisionConfig(name, refs, algorithm));
+            }
+        }
+        return decisions;
+    }
+
+    private static List<String> modelRefs(
+        final MappingReader decision, final Problems problems, final Map<String, YamlNode> modelNodes)
+    {
+        final List<String> refs = new ArrayList<>();
+        final YamlSequence list = nonEmptyList(decision, "modelRefs");
+        if (list == null)
+        {
+            return refs;
+        }
+        final Map<String, YamlNode> seen = new HashMap<>();
+        for (int i = 0; i < list.items().size(); i++)
+        {
+            final MappingReader ref = MappingReader.open(
+                list.items().get(i), decision.path("modelRefs") + '[' + i + ']', problems, MODEL_REF_KEYS);
+            final String model = ref.requiredString("model");
+            if (model == null)
+            {
+                continue;
+            }
+            final YamlNode node = ref.value("model");
+            if (!modelNodes.containsKey(model))
+            {
+                final String nearest = NearestName.of(model, modelNodes.keySet());
+                problems.error(node, ref.path("model"), "unknown model \"" + model + '"' +
+                    (nearest == null ? "" : " (did you mean " + nearest + "?)"));
+                continue;
+            }
+            final YamlNode first = seen.putIfAbsent(model, node);
+            if (first != null)
+            {
+                problems.error(node, ref.path("model"),
+                    "duplicate model \"" + model + "\" in modelRefs (first at line " + first.line() + ')');
+                continue;
+            }
+            refs.add(model);
+        }
+        return refs;
+    }
+
+    private static MultiFactorConfig algorithm(final MappingReader decision, final Problems problems)
+    {
+        final MappingReader algorithm = decision.optionalMapping("algorithm", ALGORITHM_KEYS);
+        if (algorithm == null)
+        {
+            return MultiFactorConfig.DEFAULTS;
+        }
+        final String type = algorithm.optionalString("type", ALGORITHM);
+        if (type != null && !ALGORITHM.equals(type))
+        {
+            problems.error(algorithm.value("type"), algorithm.path("type"),
+                "unsupported algorithm type \"" + type + "\": this library implements multi_factor only");
+        }
+        final MappingReader mf = algorithm.optionalMapping("multi_factor", MULTI_FACTOR_KEYS);
+        if (mf == null)
+        {
+            return MultiFactorConfig.DEFAULTS;
+        }
+        final WeightsConfig weights = weights(mf, problems);
+        final SloConfig slo = slo(mf);
+        final int percentile = (int)mf.optionalInteger("latency_percentile", MultiFactorConfig.DEFAULT_PERCENTILE, 1, 100);
+        int policy = NoCandidatesPolicy.CHEAPEST;
+        final String policyText = mf.optionalString("on_no_candidates", "cheapest");
+        if (policyText != null)
+        {
+            policy = NoCandidatesPolicy.parse(policyText);
+            if (policy < 0)
+            {
+                problems.error(mf.value("on_no_candidates"), mf.path("on_no_candidates"),
+                    "unknown on_no_candidates \"" + policyText + "\" (expected cheapest, first or fail; did you mean " +
+                    NearestName.of(policyText, POLICIES) + "?)");
+                policy = NoCandidatesPolicy.CHEAPEST;
+            }
+        }
+        return new MultiFactorConfig(weights, slo, percentile, policy);
+    }
+
+    private static WeightsConfig weights(final MappingReader mf, final Problems problems)
+    {
+        final MappingReader weights = mf.optionalMapping("weights", WEIGHT_KEYS);
+        if (weights == null)
+        {
+            return WeightsConfig.EQUAL;
+        }
+        final double[] w = new double[WEIGHT_KEYS.size()];
+        double sum = 0.0;
+        for (int i = 0; i < w.length; i++)
+        {
+            final String key = WEIGHT_KEYS.get(i);
+            w[i] = weights.optionalNumber(key, 0.0, false);
+            if (w[i] < 0.0)
+            {
+                problems.warning(weights.value(key), weights.path(key),
+                    "negative weight " + ((YamlScalar)weights.value(key)).text() + " is clamped to 0");
+            }
+            else if (w[i] > 0.0)
+            {
+                sum += w[i];
+            }
+        }
+        if (sum == Double.POSITIVE_INFINITY)
+        {
+            problems.error(weights.node(), weights.path(), "weights are too large to add up; scale them down");
+        }
+        else if (sum == 0.0 && !problems.hasErrors())
+        {
+            problems.warning(weights.node(), weights.path(),
+                "every weight is 0 after clamping; equal weights (0.25 each) are used");
+        }
+        return new WeightsConfig(w[0], w[1], w[2], w[3]);
+    }
+
+    private static SloConfig slo(final MappingReader mf)
+    {
+        final MappingReader slo = mf.optionalMapping("slo", SLO_KEYS);
+        if (slo == null)
+        {
+            return SloConfig.NONE;
+        }
+        return new SloConfig(
+            slo.optionalNumber("max_tpot_ms", 0.0, true),
+            slo.optionalNumber("max_ttft_ms", 0.0, true),
+            slo.optionalNumber("max_cost_per_1m", 0.0, true),
+            slo.optionalInteger("max_inflight", 0L, 0L, Long.MAX_VALUE));
+    }
+
+    private static SignalsConfig signals(final MappingReader top)
+    {
+        final MappingReader signals = top.optionalMapping("signals", SIGNALS_KEYS);
+        if (signals == null)
+        {
+            return SignalsConfig.DEFAULTS;
+        }
+        final SignalsConfig defaults = SignalsConfig.DEFAULTS;
+        final long windowNs = signals.optionalDurationNs("latency_window", defaults.latencyWindowNs());
+        final long refreshNs = signals.optionalDurationNs("latency_refresh", defaults.latencyRefreshNs());
+        final long maxAgeNs = signals.optionalDurationNs("inflight_max_age", defaults.inflightMaxAgeNs());
+        if (windowNs != Durations.INVALID && refreshNs != Durations.INVALID && refreshNs > windowNs)
+        {
+            final YamlNode at = signals.has("latency_refresh") ? signals.value("latency_refresh") : signals.node();
+            signals.problems().error(at, signals.path("latency_refresh"),
+                "must not exceed latency_window, got " + refreshNs / 1_000_000L + "ms > " + windowNs / 1_000_000L + "ms");
+        }
+        return new SignalsConfig(windowNs, refreshNs, maxAgeNs);
+    }
+}

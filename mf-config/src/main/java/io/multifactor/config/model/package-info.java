@@ -1,0 +1,7 @@
+/**
+ * The validated configuration as immutable records, one per YAML block of section 3 of the design; the kernel never
+ * reads them, it reads the plans compiled from them.
+ * <p>
+ * Threading: every record is immutable and safe to share.
+ */
+package io.multifactor.config.model;

@@ -1,0 +1,133 @@
+package io.multifactor.config.read;
+
+import io.multifactor.config.yaml.YamlNode;
+import io.multifactor.config.yaml.YamlScalar;
+
+/**
+ * Checks single YAML values (numbers, integers, strings, durations) and reports what is wrong with them, naming the
+ * offending value, into {@link Problems}. Each method returns the value, or a harmless placeholder after reporting an
+ * error (the file is refused anyway).
+ * <p>
+ * This class is stateless and threadsafe.
+ */
+public final class Values
+{
+    private Values()
+    {
+    }
+
+    /**
+     * A finite number.
+     *
+     * @param node the value.
+     * @param path its path.
+     * @param problems where to report.
+     * @param nonNegative whether a negative value is an error.
+     * @return the value, or NaN after reporting an error.
+     */
+    public static double number(final YamlNode node, final String path, final Problems problems, final boolean nonNegative)
+    {
+        if (!(node instanceof YamlScalar) || !((YamlScalar)node).isNumber())
+        {
+            problems.error(node, path, "expected a number, got " + node.describe());
+            return Double.NaN;
+        }
+        final YamlScalar scalar = (YamlScalar)node;
+        final double value = scalar.doubleValue();
+        if (Double.isNaN(value) || Double.isInfinite(value))
+        {
+            problems.error(node, path, "must be a finite number, got " + scalar.text());
+            return Double.NaN;
+        }
+        if (nonNegative && value < 0.0)
+        {
+            problems.error(node, path, "must be >= 0, got " + scalar.text());
+            return Double.NaN;
+        }
+        return value;
+    }
+
+    /**
+     * An integer in a range.
+     *
+     * @param node the value.
+     * @param path its path.
+     * @param problems where to report.
+     * @param min smallest accepted value.
+     * @param max largest accepted value.
+     * @return the value, or {@code min} after reporting an error.
+     */
+    public static long integer(
+        final YamlNode node, final String path, final Problems problems, final long min, final long max)
+    {
+        if (!(node instanceof YamlScalar) || ((YamlScalar)node).kind() != YamlScalar.Kind.INTEGER)
+        {
+            problems.error(node, path, "expected an integer, got " + node.describe());
+            return min;
+        }
+        final YamlScalar scalar = (YamlScalar)node;
+        if (!scalar.fitsLong() || scalar.longValue() < min || scalar.longValue() > max)
+        {
+            problems.error(node, path, (max == Long.MAX_VALUE ? "must be >= " + min : "must be in " + min + ".." + max) +
+                ", got " + scalar.text());
+            return min;
+        }
+        return scalar.longValue();
+    }
+
+    /**
+     * A non-empty string.
+     *
+     * @param node the value.
+     * @param path its path.
+     * @param problems where to report.
+     * @return the string, or {@code null} after reporting an error.
+     */
+    public static String string(final YamlNode node, final String path, final Problems problems)
+    {
+        if (!(node instanceof YamlScalar) || ((YamlScalar)node).kind() != YamlScalar.Kind.STRING)
+        {
+            problems.error(node, path, "expected a string, got " + node.describe());
+            return null;
+        }
+        final String text = ((YamlScalar)node).text();
+        if (text.isBlank())
+        {
+            problems.error(node, path, "must not be empty, got \"" + text + '"');
+            return null;
+        }
+        return text;
+    }
+
+    /**
+     * A positive duration such as {@code 60s}.
+     *
+     * @param node the value.
+     * @param path its path.
+     * @param problems where to report.
+     * @return the duration in nanoseconds, or {@link Durations#INVALID} after reporting an error.
+     */
+    public static long durationNs(final YamlNode node, final String path, final Problems problems)
+    {
+        if (!(node instanceof YamlScalar) || ((YamlScalar)node).kind() == YamlScalar.Kind.NULL ||
+            ((YamlScalar)node).kind() == YamlScalar.Kind.BOOLEAN)
+        {
+            problems.error(node, path, "expected a duration such as 60s, 250ms or 10m, got " + node.describe());
+            return Durations.INVALID;
+        }
+        final String text = ((YamlScalar)node).text();
+        final long ns = Durations.parseNs(text);
+        if (ns == Durations.INVALID)
+        {
+            problems.error(node, path, "expected a duration such as 60s, 250ms or 10m (units ns, us, ms, s, m, h), got \"" +
+                text + '"');
+            return Durations.INVALID;
+        }
+        if (ns == 0)
+        {
+            problems.error(node, path, "must be a positive duration, got " + text);
+            return Durations.INVALID;
+        }
+        return ns;
+    }
+}

@@ -1,0 +1,150 @@
+package io.multifactor.testkit.reference;
+
+import io.multifactor.api.DropReason;
+import io.multifactor.api.Factor;
+import io.multifactor.api.Selection;
+import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.plan.NoCandidatesPolicy;
+import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.scoring.ScoringKernel;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs the real kernel on the reference's input: compiles the decision with {@link PlansBuilder}, fills a
+ * {@link Selection} with {@code reset} and {@code observe}, calls {@link ScoringKernel#score} and converts the selection
+ * back into a {@link ReferenceResult}, so tests can compare the two implementations field by field.
+ * <p>
+ * This class is stateless and threadsafe; it allocates freely (it is for tests, not for the request path).
+ */
+public final class KernelAdapter
+{
+    private KernelAdapter()
+    {
+    }
+
+    /**
+     * @param decision the decision as configured.
+     * @return a snapshot holding that decision and its candidate models (in candidate order, handles from 0).
+     */
+    public static Plans plans(final ReferenceDecision decision)
+    {
+        final PlansBuilder builder = new PlansBuilder();
+        final String[] names = new String[decision.candidates().size()];
+        for (int i = 0; i < names.length; i++)
+        {
+            final ReferenceModel model = decision.candidates().get(i);
+            builder.model(model.name(), orNaN(model.quality()), orNaN(model.promptPer1M()));
+            names[i] = model.name();
+        }
+        builder.decision(decision.name())
+            .candidates(names)
+            .weights(decision.qualityWeight(), decision.latencyWeight(), decision.costWeight(), decision.loadWeight())
+            .slo(decision.maxTpotMs(), decision.maxTtftMs(), decision.maxCostPer1M(), decision.maxInflight())
+            .percentile(decision.percentile())
+            .policy(NoCandidatesPolicy.parse(decision.policy()))
+            .add();
+        return builder.build();
+    }
+
+    /**
+     * Resets {@code selection} for the plan and observes every candidate from the request.
+     *
+     * @param plans snapshot from {@link #plans(ReferenceDecision)}.
+     * @param plan the decision's plan.
+     * @param request observations and exclusions.
+     * @param selection the selection to fill.
+     */
+    public static void observe(final Plans plans, final DecisionPlan plan, final ReferenceRequest request, final Selection selection)
+    {
+        final int n = plan.candidateCount();
+        selection.reset(plan.id(), n);
+        for (int i = 0; i < n; i++)
+        {
+            final int modelId = plan.candidateModelId(i);
+            final String name = plans.modelName(modelId);
+            final ReferenceObservation observation = request.observation(name);
+            selection.observe(
+                i, modelId, request.excluded().contains(name), orNaN(observation.tpotMs()), orNaN(observation.ttftMs()),
+                observation.inflight());
+        }
+    }
+
+    /**
+     * Runs the kernel.
+     *
+     * @param decision the decision as configured.
+     * @param request observations and exclusions.
+     * @return the kernel's selection as a {@link ReferenceResult}.
+     */
+    public static ReferenceResult select(final ReferenceDecision decision, final ReferenceRequest request)
+    {
+        final Plans plans = plans(decision);
+        final DecisionPlan plan = plans.decision(plans.decisionId(decision.name()));
+        final Selection selection = new Selection(plan.candidateCount());
+        observe(plans, plan, request, selection);
+        ScoringKernel.score(plan, selection);
+        return toResult(plans, plan, selection);
+    }
+
+    /**
+     * Converts a filled selection; NaN becomes {@code null}.
+     *
+     * @param plans the snapshot.
+     * @param plan the decision's plan.
+     * @param selection a selection the kernel filled.
+     * @return the same content as a {@link ReferenceResult}.
+     */
+    public static ReferenceResult toResult(final Plans plans, final DecisionPlan plan, final Selection selection)
+    {
+        final List<ReferenceCandidate> candidates = new ArrayList<>();
+        for (int i = 0; i < selection.candidateCount(); i++)
+        {
+            final Map<String, Double> normalized = new HashMap<>();
+            final boolean scored = selection.dropReason(i) == DropReason.NONE && !Double.isNaN(selection.score(i));
+            if (scored)
+            {
+                for (int f = 0; f < Factor.COUNT; f++)
+                {
+                    normalized.put(Factor.label(f), selection.normalized(i, f));
+                }
+            }
+            candidates.add(new ReferenceCandidate(
+                plans.modelName(selection.modelId(i)),
+                selection.dropReason(i),
+                orNull(selection.quality(i)),
+                orNull(selection.tpotMs(i)),
+                orNull(selection.ttftMs(i)),
+                orNull(selection.costPer1M(i)),
+                selection.inflight(i),
+                normalized,
+                scored ? selection.score(i) : null));
+        }
+        final double[] weights = new double[Factor.COUNT];
+        for (int f = 0; f < Factor.COUNT; f++)
+        {
+            weights[f] = selection.weight(f);
+        }
+        return new ReferenceResult(
+            plan.name(),
+            selection.outcome(),
+            selection.selectedIndex(),
+            selection.hasSelection() ? plans.modelName(selection.selectedModel()) : null,
+            ReferenceScorer.factorMap(weights),
+            candidates);
+    }
+
+    private static double orNaN(final Double value)
+    {
+        return value == null ? Double.NaN : value;
+    }
+
+    private static Double orNull(final double value)
+    {
+        return Double.isNaN(value) ? null : value;
+    }
+}
