@@ -1,5 +1,7 @@
 package io.multifactor.testkit.sim;
 
+import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.plan.Plans;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.NumberAxis;
@@ -21,7 +23,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import java.util.SortedSet;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * Draws a simulation as a PNG with JFreeChart: three panels over simulated time sharing one axis, the traffic share per
@@ -48,18 +52,27 @@ public final class ChartReport
      *
      * @param report the finished run.
      * @param profile the traffic it ran (for the degraded windows).
-     * @param ttftCeilingsMs the distinct TTFT ceilings of the configuration, in milliseconds.
-     * @param tpotCeilingsMs the distinct TPOT ceilings of the configuration, in milliseconds.
+     * @param plans the configuration it ran (for the ceilings).
      * @param png the file to write.
      * @throws IOException when writing fails.
      */
     public static void write(
         final SimulationReport report,
         final SimulationProfile profile,
-        final SortedSet<Double> ttftCeilingsMs,
-        final SortedSet<Double> tpotCeilingsMs,
+        final Plans plans,
         final Path png) throws IOException
     {
+        final SortedMap<Double, String> ttftCeilingsMs = new TreeMap<>();
+        final SortedMap<Double, String> tpotCeilingsMs = new TreeMap<>();
+        for (int id = 0; id < plans.decisionCapacity(); id++)
+        {
+            final DecisionPlan plan = plans.decision(id);
+            if (plan != null)
+            {
+                addCeiling(ttftCeilingsMs, plan.maxTtftMs(), plan.name());
+                addCeiling(tpotCeilingsMs, plan.maxTpotMs(), plan.name());
+            }
+        }
         System.setProperty("java.awt.headless", "true");
         final List<String> models = report.modelNames();
         final XYSeriesCollection share = new XYSeriesCollection();
@@ -108,7 +121,7 @@ public final class ChartReport
         final int models,
         final SimulationProfile profile,
         final List<String> modelNames,
-        final SortedSet<Double> ceilingsMs,
+        final SortedMap<Double, String> ceilingsMs,
         final String ceilingLabel)
     {
         final XYPlot plot = panel(data, axis, models, profile, modelNames, false);
@@ -118,15 +131,16 @@ public final class ChartReport
             final double max = data.getSeries(s).getMaxY();
             top = Double.isNaN(max) ? top : Math.max(top, max);
         }
-        for (final double ceiling : ceilingsMs)
+        for (final double ceiling : ceilingsMs.keySet())
         {
             top = Math.max(top, ceiling);
         }
         axis.setRange(0.0, top > 0.0 ? top * 1.12 : 1.0);
-        for (final double ceiling : ceilingsMs)
+        for (final Map.Entry<Double, String> ceiling : ceilingsMs.entrySet())
         {
-            final ValueMarker marker = new ValueMarker(ceiling, Color.DARK_GRAY, DASHED);
-            marker.setLabel(String.format(Locale.ROOT, "%s %.0f", ceilingLabel, ceiling));
+            final ValueMarker marker = new ValueMarker(ceiling.getKey(), Color.DARK_GRAY, DASHED);
+            marker.setLabel(String.format(Locale.ROOT, "%s %s (%s)", ceilingLabel, trim(ceiling.getKey()),
+                ceiling.getValue()));
             marker.setLabelAnchor(RectangleAnchor.TOP_LEFT);
             marker.setLabelTextAnchor(TextAnchor.BOTTOM_LEFT);
             marker.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
@@ -177,6 +191,14 @@ public final class ChartReport
             }
         }
         return plot;
+    }
+
+    private static void addCeiling(final SortedMap<Double, String> ceilings, final double ceilingMs, final String decision)
+    {
+        if (ceilingMs > 0.0)
+        {
+            ceilings.merge(ceilingMs, decision, (a, b) -> a + ", " + b);
+        }
     }
 
     private static Double nullIfMissing(final double value)

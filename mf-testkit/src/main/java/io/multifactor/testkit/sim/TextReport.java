@@ -43,6 +43,16 @@ public final class TextReport
      */
     public static String line(final IntervalRow row)
     {
+        return line(row, null);
+    }
+
+    /**
+     * @param row one interval.
+     * @param profile the traffic of the run, to note when a model degrades and recovers; {@code null} for no notes.
+     * @return its line, ending with a newline.
+     */
+    public static String line(final IntervalRow row, final SimulationProfile profile)
+    {
         final StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%5.0f - %5.0f %5d",
             row.startS(), row.endS(), row.requests()));
         for (int m = 0; m < row.modelNames().size(); m++)
@@ -51,7 +61,18 @@ public final class TextReport
                 ms(row.p95TtftMs(m)), ms(row.p95TpotMs(m)), row.sloDrops(m)));
         }
         sb.append(" | ").append(String.format(Locale.ROOT, "%9d", row.fallbacks()));
+        if (profile != null)
+        {
+            notes(row, profile, sb);
+        }
         return sb.append('\n').toString();
+    }
+
+    /** @return what the columns of an interval line mean, each line ending with a newline. */
+    public static String legend()
+    {
+        return "share: of the interval's requests; ttft/tpot p95: of the samples the model reported in the interval\n" +
+            "(- when none); drops: selections in which an SLO ceiling removed the model from the candidates.\n";
     }
 
     /**
@@ -74,6 +95,37 @@ public final class TextReport
                 report.modelNames().get(m), report.share(m) * 100.0, report.selected(m), report.sloDrops(m)));
         }
         return sb.toString();
+    }
+
+    private static void notes(final IntervalRow row, final SimulationProfile profile, final StringBuilder sb)
+    {
+        String separator = "  <- ";
+        for (final ModelBehaviour model : profile.models().values())
+        {
+            if (!model.degrades())
+            {
+                continue;
+            }
+            final String note;
+            if (model.degradedFromS() >= row.startS() && model.degradedFromS() < row.endS())
+            {
+                note = model.name() + " degrades";
+            }
+            else if (model.degradedUntilS() >= row.startS() && model.degradedUntilS() < row.endS())
+            {
+                note = model.name() + " recovers";
+            }
+            else if (row.startS() > model.degradedFromS() && row.endS() <= model.degradedUntilS())
+            {
+                note = model.name() + " degraded";
+            }
+            else
+            {
+                continue;
+            }
+            sb.append(separator).append(note);
+            separator = ", ";
+        }
     }
 
     private static String ms(final double value)
