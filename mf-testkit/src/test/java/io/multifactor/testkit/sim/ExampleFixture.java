@@ -8,7 +8,7 @@ import io.multifactor.kernel.plan.PlansBuilder;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** Plans and profiles built in code, shaped like the bundled example. */
+/** Plans and profiles built in code, shaped like the bundled examples/router.yaml and its profile. */
 final class ExampleFixture
 {
     static final String FAST = "fast-cheap";
@@ -30,7 +30,7 @@ final class ExampleFixture
         builder.decision("fast_chat").candidates(FAST, STRONG)
             .weights(0.2, 0.4, 0.2, 0.2)
             .slo(ceilings ? 100 : 0, ceilings ? 1000 : 0, 0, 0)
-            .percentile(95).policy(NoCandidatesPolicy.CHEAPEST).add();
+            .percentile(95).policy(NoCandidatesPolicy.FIRST).add();
         return builder.build();
     }
 
