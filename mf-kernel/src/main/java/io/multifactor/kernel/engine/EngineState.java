@@ -1,0 +1,76 @@
+package io.multifactor.kernel.engine;
+
+import io.multifactor.kernel.plan.Plans;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+
+/**
+ * One published state of the engine: a plans snapshot and everything the hot paths read that depends on its handles
+ * and percentile slots, all sized for it. The engine publishes a new state with one volatile write, so a reader that
+ * loaded a state sees handles, slots and signal arrays that agree.
+ * <p>
+ * Published percentiles, by model handle and slot, in milliseconds (NaN = no observation):
+ * <pre>
+ *   latencyMs[(modelId * slotCount + slot) * 2 + TPOT]   latencyMs[(modelId * slotCount + slot) * 2 + TTFT]
+ * </pre>
+ * The references are final and immutable; the refresh thread alone writes the elements of {@code latencyMs} (release
+ * stores), readers load them with opaque loads (each value is atomic; values from two consecutive refreshes may mix,
+ * which is harmless because each is a valid recent percentile). This class is threadsafe under that contract.
+ */
+final class EngineState
+{
+    static final int TPOT = 0;
+    static final int TTFT = 1;
+
+    private static final VarHandle DOUBLES = MethodHandles.arrayElementVarHandle(double[].class);
+
+    final Plans plans;
+    final int slotCount;
+    final double[] latencyMs;
+    final int[] counterOffsets;
+    final ModelSignals[] byModel;
+
+    EngineState(final Plans plans, final ModelSignals[] byModel)
+    {
+        this.plans = plans;
+        this.slotCount = plans.percentileSlotCount();
+        this.byModel = byModel;
+        this.latencyMs = new double[Math.max(1, byModel.length * slotCount * 2)];
+        Arrays.fill(latencyMs, Double.NaN);
+        this.counterOffsets = new int[byModel.length];
+        Arrays.fill(counterOffsets, -1);
+        for (int i = 0; i < byModel.length; i++)
+        {
+            if (byModel[i] != null)
+            {
+                counterOffsets[i] = byModel[i].counterOffset;
+            }
+        }
+    }
+
+    /**
+     * @param modelId a model handle, possibly out of range.
+     * @return the signals of that model in this state, or null.
+     */
+    ModelSignals signals(final int modelId)
+    {
+        return modelId >= 0 && modelId < byModel.length ? byModel[modelId] : null;
+    }
+
+    static int index(final int modelId, final int slotCount, final int slot, final int metric)
+    {
+        return ((modelId * slotCount + slot) << 1) + metric;
+    }
+
+    double latencyMs(final int index)
+    {
+        return (double)DOUBLES.getOpaque(latencyMs, index);
+    }
+
+    void publishLatencyMs(final int index, final double valueMs)
+    {
+        DOUBLES.setRelease(latencyMs, index, valueMs);
+    }
+}

@@ -1,0 +1,27 @@
+package io.multifactor.kernel.engine;
+
+import io.multifactor.kernel.latency.LatencyWindow;
+
+/**
+ * The live signals of one model name: its in-flight counter and its TTFT and TPOT windows. They follow the name across
+ * plan replacements, whatever handle the name has.
+ * <p>
+ * Recording into the windows is threadsafe; advancing them belongs to the refresh thread (under the engine's lock).
+ */
+final class ModelSignals
+{
+    final String name;
+    final int counterId;
+    final int counterOffset;
+    final LatencyWindow ttft;
+    final LatencyWindow tpot;
+
+    ModelSignals(final String name, final int counterId, final int counterOffset, final long firstSliceIndex)
+    {
+        this.name = name;
+        this.counterId = counterId;
+        this.counterOffset = counterOffset;
+        this.ttft = new LatencyWindow(firstSliceIndex);
+        this.tpot = new LatencyWindow(firstSliceIndex);
+    }
+}

@@ -1,0 +1,619 @@
+package io.multifactor.kernel.engine;
+
+import io.multifactor.api.Exclusions;
+import io.multifactor.api.Handles;
+import io.multifactor.api.InflightTracker;
+import io.multifactor.api.LatencyRecorder;
+import io.multifactor.api.Selection;
+import io.multifactor.kernel.inflight.InflightCounters;
+import io.multifactor.kernel.inflight.LeaseTable;
+import io.multifactor.kernel.latency.LatencyWindow;
+import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.scoring.ScoringKernel;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
+import org.agrona.concurrent.status.CountersReader;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The multi-factor engine: selects a model per request from the current plans and the live signals, and takes those
+ * signals (latency samples, in-flight leases).
+ * <p>
+ * Everything the hot paths read hangs off one published {@link EngineState} (the plans snapshot and the signal arrays
+ * sized for it): {@link #select}, {@link #begin} and {@code record*} read it with a single volatile load, so a
+ * selection always sees one whole plan with signals keyed to its handles and percentile slots.
+ * {@link #replacePlans(Plans)} builds the next state (keeping the counters and windows of every model name that stays,
+ * with percentiles for the new slots already computed) and publishes it with one volatile write.
+ * <p>
+ * In-flight counts live in Agrona counters ({@link InflightCounters}), one per model name, in direct memory or in a
+ * memory-mapped file; requests hold leases from a fixed {@link LeaseTable}. Latencies go into one
+ * {@link LatencyWindow} per model and metric. The refresh duty cycle ({@link #refresh()}, or {@link #agent()} on an
+ * {@link org.agrona.concurrent.AgentRunner}) rotates and drains the windows, republishes percentiles every
+ * {@code latency_refresh}, and reclaims leases older than {@code inflight_max_age}.
+ * <p>
+ * Lease start times come from the time of the last duty cycle (read with one volatile load), not from the clock on
+ * every {@code begin}; a lease may therefore be reclaimed up to one duty-cycle period early.
+ * <p>
+ * Counters of retired model names stay allocated (they read 0 once their leases end) and come back if the name does;
+ * the counter capacity bounds the number of distinct model names over the engine's life.
+ * <p>
+ * This class is threadsafe: {@link #select}, {@code record*}, {@link #begin}, {@link #end}, {@link #inflight} and
+ * {@link #replacePlans} may be called from any number of threads at once; the hot paths allocate nothing and take no
+ * lock; refresh and plan replacement serialize on an internal lock.
+ */
+public final class MultiFactorEngine implements LatencyRecorder, InflightTracker, AutoCloseable
+{
+    /** Default number of lease slots: the most requests in flight counted at once. */
+    public static final int DEFAULT_LEASE_CAPACITY = 1 << 16;
+
+    /** Default number of Agrona counters: one per model name ever seen, plus 4 event counters. */
+    public static final int DEFAULT_COUNTER_CAPACITY = 1024;
+
+    private final NanoClock clock;
+    private final SignalSettings settings;
+    private final InflightCounters counters;
+    private final AtomicBuffer values;
+    private final LeaseTable leases;
+    private final int refusedOffset;
+    private final int clampedOffset;
+    private final long originNs;
+    private final long sliceNs;
+    private final RefreshAgent agent;
+    private final Object lock = new Object();
+
+    private volatile EngineState state;
+    private volatile long cachedNowNs;
+
+    // Guarded by lock.
+    private Map<String, ModelSignals> signalsByName = new HashMap<>();
+    private final Map<String, Integer> counterIdsByName = new HashMap<>();
+    private long nextRefreshNs;
+    private boolean closed;
+
+    private MultiFactorEngine(final Builder builder)
+    {
+        clock = builder.clock;
+        settings = builder.settings;
+        counters = builder.countersFile == null ?
+            InflightCounters.inMemory(builder.counterCapacity) :
+            InflightCounters.mapped(builder.countersFile, builder.counterCapacity);
+        values = counters.values();
+        refusedOffset = InflightCounters.valueOffset(
+            counters.allocate("multi-factor refused latency samples", InflightCounters.EVENT_TYPE_ID));
+        clampedOffset = InflightCounters.valueOffset(
+            counters.allocate("multi-factor clamped latency samples", InflightCounters.EVENT_TYPE_ID));
+        final int fullOffset = InflightCounters.valueOffset(
+            counters.allocate("multi-factor lease table full", InflightCounters.EVENT_TYPE_ID));
+        final int reclaimedOffset = InflightCounters.valueOffset(
+            counters.allocate("multi-factor leases reclaimed", InflightCounters.EVENT_TYPE_ID));
+        leases = new LeaseTable(builder.leaseCapacity, values, fullOffset, reclaimedOffset);
+        originNs = clock.nanoTime();
+        cachedNowNs = originNs;
+        sliceNs = Math.max(1L, settings.latencyWindowNs() / LatencyWindow.SLICE_COUNT);
+        nextRefreshNs = originNs + settings.latencyRefreshNs();
+        agent = new RefreshAgent(this);
+        synchronized (lock)
+        {
+            install(builder.plans, originNs);
+        }
+    }
+
+    /**
+     * Starts building an engine.
+     *
+     * @param plans the first plans snapshot.
+     * @return a builder with the system nano clock, default settings and counters in direct memory.
+     */
+    public static Builder builder(final Plans plans)
+    {
+        return new Builder(plans);
+    }
+
+    /** @return the current plans snapshot. */
+    public Plans plans()
+    {
+        return state.plans;
+    }
+
+    /**
+     * @param name model name.
+     * @return its handle in the current plans, or {@link Handles#NONE}.
+     */
+    public int modelId(final String name)
+    {
+        return state.plans.modelId(name);
+    }
+
+    /**
+     * @param name decision name.
+     * @return its handle in the current plans, or {@link Handles#NONE}.
+     */
+    public int decisionId(final String name)
+    {
+        return state.plans.decisionId(name);
+    }
+
+    /**
+     * Selects a model for one request of a decision, writing every candidate's signals, drops, normalized factors,
+     * scores and the outcome into {@code out}. An unknown decision gives {@link io.multifactor.api.Outcome#FAILED} with
+     * 0 candidates.
+     * <p>
+     * Reads the published state once (one volatile load), then the published percentiles (opaque loads) and the
+     * in-flight counters (volatile loads). Allocates nothing (once {@code out} is large enough), takes no lock, never
+     * throws for an expected outcome.
+     *
+     * @param decisionId decision handle.
+     * @param exclusionsOrNull models this request leaves out, or null.
+     * @param out the caller's reusable result.
+     */
+    public void select(final int decisionId, final Exclusions exclusionsOrNull, final Selection out)
+    {
+        final EngineState s = state;
+        final DecisionPlan plan = s.plans.decision(decisionId);
+        if (plan == null)
+        {
+            out.reset(decisionId, 0);
+            return;
+        }
+        final int n = plan.candidateCount();
+        out.reset(decisionId, n);
+        final int slotCount = s.slotCount;
+        final int slot = plan.percentileSlot();
+        final int[] counterOffsets = s.counterOffsets;
+        final AtomicBuffer values = this.values;
+        for (int i = 0; i < n; i++)
+        {
+            final int modelId = plan.candidateModelId(i);
+            final boolean excluded = exclusionsOrNull != null && exclusionsOrNull.contains(modelId);
+            final int index = EngineState.index(modelId, slotCount, slot, EngineState.TPOT);
+            out.observe(
+                i,
+                modelId,
+                excluded,
+                s.latencyMs(index),
+                s.latencyMs(index + EngineState.TTFT),
+                values.getLongVolatile(counterOffsets[modelId]));
+        }
+        ScoringKernel.score(plan, out);
+    }
+
+    /**
+     * Counts one more request in flight to a model. Lock-free, allocates nothing, never throws.
+     *
+     * @param modelId model handle.
+     * @return the lease, or {@link #NO_LEASE} for an unknown or retired model, or when the lease table is full (counted
+     *     in {@link #leaseTableFullCount()}, the request is then not counted in flight).
+     */
+    @Override
+    public long begin(final int modelId)
+    {
+        final int[] counterOffsets = state.counterOffsets;
+        if (modelId < 0 || modelId >= counterOffsets.length)
+        {
+            return NO_LEASE;
+        }
+        final int counterOffset = counterOffsets[modelId];
+        if (counterOffset < 0)
+        {
+            return NO_LEASE;
+        }
+        return leases.acquire(counterOffset, cachedNowNs);
+    }
+
+    /**
+     * Counts one request less, once per lease. Lock-free, allocates nothing, never throws. A lease of a model retired
+     * since is ended as usual (its counter stays).
+     *
+     * @param lease a value returned by {@link #begin(int)}.
+     * @return whether this call released the lease.
+     */
+    @Override
+    public boolean end(final long lease)
+    {
+        return leases.release(lease);
+    }
+
+    /**
+     * @param modelId model handle.
+     * @return its current in-flight count, or 0 for an unknown model.
+     */
+    public long inflight(final int modelId)
+    {
+        final int[] counterOffsets = state.counterOffsets;
+        if (modelId < 0 || modelId >= counterOffsets.length || counterOffsets[modelId] < 0)
+        {
+            return 0L;
+        }
+        return values.getLongVolatile(counterOffsets[modelId]);
+    }
+
+    /**
+     * Records a TTFT sample. Wait-free, allocates nothing, never throws.
+     *
+     * @param modelId model handle.
+     * @param ttftMicros time to first token in microseconds.
+     * @return {@link #RECORDED}, {@link #CLAMPED}, {@link #REFUSED} (zero or negative, counted) or
+     *     {@link #UNKNOWN_MODEL} (unknown or retired).
+     */
+    @Override
+    public int recordTtftMicros(final int modelId, final long ttftMicros)
+    {
+        final ModelSignals signals = state.signals(modelId);
+        return signals == null ? UNKNOWN_MODEL : record(signals.ttft, ttftMicros);
+    }
+
+    /**
+     * Records a TPOT sample. Wait-free, allocates nothing, never throws.
+     *
+     * @param modelId model handle.
+     * @param tpotMicros time per output token in microseconds.
+     * @return {@link #RECORDED}, {@link #CLAMPED}, {@link #REFUSED} (zero or negative, counted) or
+     *     {@link #UNKNOWN_MODEL} (unknown or retired).
+     */
+    @Override
+    public int recordTpotMicros(final int modelId, final long tpotMicros)
+    {
+        final ModelSignals signals = state.signals(modelId);
+        return signals == null ? UNKNOWN_MODEL : record(signals.tpot, tpotMicros);
+    }
+
+    /**
+     * Records a TTFT sample in milliseconds; NaN, infinite, zero and negative values are refused and counted.
+     *
+     * @param modelId model handle.
+     * @param ttftMs time to first token in milliseconds.
+     * @return as {@link #recordTtftMicros(int, long)}.
+     */
+    @Override
+    public int recordTtftMs(final int modelId, final double ttftMs)
+    {
+        return recordTtftMicros(modelId, LatencyRecorder.msToMicros(ttftMs));
+    }
+
+    /**
+     * Records a TPOT sample in milliseconds; NaN, infinite, zero and negative values are refused and counted.
+     *
+     * @param modelId model handle.
+     * @param tpotMs time per output token in milliseconds.
+     * @return as {@link #recordTpotMicros(int, long)}.
+     */
+    @Override
+    public int recordTpotMs(final int modelId, final double tpotMs)
+    {
+        return recordTpotMicros(modelId, LatencyRecorder.msToMicros(tpotMs));
+    }
+
+    /**
+     * Replaces the plans atomically. Models that keep their name keep their in-flight counter and latency windows
+     * (build {@code next} with {@link PlansBuilder#PlansBuilder(Plans)} so they also keep their handles); a retired
+     * model's {@code begin} and {@code record*} become no-ops, and its open leases still end normally. Percentiles for
+     * the new plans' slots are computed before the swap, so the first selection on the new plans already sees them.
+     * Off the hot path: allocates, and waits for a running refresh.
+     *
+     * @param next the new snapshot.
+     * @throws IllegalStateException when a new model name needs a counter and every counter is in use (the running plans
+     *     stay), or the engine is closed.
+     */
+    public void replacePlans(final Plans next)
+    {
+        Objects.requireNonNull(next, "next");
+        synchronized (lock)
+        {
+            if (closed)
+            {
+                throw new IllegalStateException("engine is closed");
+            }
+            install(next, clock.nanoTime());
+        }
+    }
+
+    /**
+     * One duty cycle at the clock's current time: remembers the time for lease starts and, when {@code latency_refresh}
+     * has passed since the last republication, rotates and drains every window, republishes the percentiles and
+     * reclaims stale leases. Call from one thread at a time (an {@link org.agrona.concurrent.AgentRunner} through
+     * {@link #agent()}, a simulator, a test). Allocates nothing in steady state.
+     *
+     * @return the amount of work done: windows refreshed plus leases reclaimed, 0 when nothing was due.
+     */
+    public int refresh()
+    {
+        final long nowNs = clock.nanoTime();
+        cachedNowNs = nowNs;
+        synchronized (lock)
+        {
+            if (closed || nowNs - nextRefreshNs < 0)
+            {
+                return 0;
+            }
+            nextRefreshNs = nowNs + settings.latencyRefreshNs();
+            return cycle(nowNs);
+        }
+    }
+
+    /** A full duty cycle now, due or not: rotate, drain, republish percentiles, reclaim stale leases. */
+    public void refreshNow()
+    {
+        final long nowNs = clock.nanoTime();
+        cachedNowNs = nowNs;
+        synchronized (lock)
+        {
+            if (!closed)
+            {
+                nextRefreshNs = nowNs + settings.latencyRefreshNs();
+                cycle(nowNs);
+            }
+        }
+    }
+
+    /** @return the refresh duty cycle as an Agrona agent, for an {@link org.agrona.concurrent.AgentRunner}. */
+    public Agent agent()
+    {
+        return agent;
+    }
+
+    /** @return the signal settings. */
+    public SignalSettings settings()
+    {
+        return settings;
+    }
+
+    /** @return a reader of the engine's counters (labels and live values), in this process. */
+    public CountersReader countersReader()
+    {
+        return counters.reader();
+    }
+
+    /** @return latency samples refused so far (NaN, infinite, zero or negative). */
+    public long refusedSampleCount()
+    {
+        return values.getLongVolatile(refusedOffset);
+    }
+
+    /** @return latency samples clamped so far to {@link LatencyWindow#MAX_TRACKABLE_MICROS}. */
+    public long clampedSampleCount()
+    {
+        return values.getLongVolatile(clampedOffset);
+    }
+
+    /** @return {@code begin} calls that found the lease table full (and counted nothing). */
+    public long leaseTableFullCount()
+    {
+        return leases.fullCount();
+    }
+
+    /** @return leases reclaimed as stale so far. */
+    public long reclaimedLeaseCount()
+    {
+        return leases.reclaimedCount();
+    }
+
+    /**
+     * Estimated memory of the latency windows of one model (both metrics), in bytes.
+     *
+     * @param modelId model handle of the current plans.
+     * @return bytes, or 0 for an unknown model.
+     */
+    public long latencyFootprintBytes(final int modelId)
+    {
+        final ModelSignals signals = state.signals(modelId);
+        return signals == null ? 0L : signals.ttft.footprintBytes() + signals.tpot.footprintBytes();
+    }
+
+    /**
+     * Closes the engine: from now on it knows no model and no decision ({@code select} fails, {@code begin} returns
+     * {@link #NO_LEASE}, {@code record*} returns {@link #UNKNOWN_MODEL}, refresh does nothing); leases still open end
+     * harmlessly. Memory is left to the garbage collector so that a late call never touches unmapped memory.
+     */
+    @Override
+    public void close()
+    {
+        synchronized (lock)
+        {
+            if (!closed)
+            {
+                closed = true;
+                state = new EngineState(new PlansBuilder().build(), new ModelSignals[0]);
+                signalsByName = new HashMap<>();
+            }
+        }
+    }
+
+    private int record(final LatencyWindow window, final long micros)
+    {
+        if (micros <= 0)
+        {
+            values.getAndAddLong(refusedOffset, 1);
+            return REFUSED;
+        }
+        final int result = window.record(micros);
+        if (result == CLAMPED)
+        {
+            values.getAndAddLong(clampedOffset, 1);
+        }
+        return result;
+    }
+
+    private long sliceIndex(final long nowNs)
+    {
+        return Math.floorDiv(nowNs - originNs, sliceNs);
+    }
+
+    // Under lock.
+    private int cycle(final long nowNs)
+    {
+        final EngineState s = state;
+        final long sliceIndex = sliceIndex(nowNs);
+        int work = 0;
+        final ModelSignals[] byModel = s.byModel;
+        for (final ModelSignals signals : byModel)
+        {
+            if (signals != null)
+            {
+                signals.ttft.advance(sliceIndex);
+                signals.tpot.advance(sliceIndex);
+                work++;
+            }
+        }
+        publish(s);
+        return work + leases.sweep(nowNs, settings.inflightMaxAgeNs());
+    }
+
+    // Under lock.
+    private static void publish(final EngineState s)
+    {
+        final Plans plans = s.plans;
+        final int slotCount = s.slotCount;
+        final ModelSignals[] byModel = s.byModel;
+        for (int modelId = 0; modelId < byModel.length; modelId++)
+        {
+            final ModelSignals signals = byModel[modelId];
+            if (signals == null)
+            {
+                continue;
+            }
+            for (int slot = 0; slot < slotCount; slot++)
+            {
+                final int percentile = plans.percentile(slot);
+                final int index = EngineState.index(modelId, slotCount, slot, EngineState.TPOT);
+                s.publishLatencyMs(index, toMs(signals.tpot.percentileMicros(percentile)));
+                s.publishLatencyMs(index + EngineState.TTFT, toMs(signals.ttft.percentileMicros(percentile)));
+            }
+        }
+    }
+
+    private static double toMs(final long micros)
+    {
+        return micros == LatencyWindow.NO_OBSERVATION ? Double.NaN : micros / 1000.0;
+    }
+
+    // Under lock.
+    private void install(final Plans next, final long nowNs)
+    {
+        final long sliceIndex = sliceIndex(nowNs);
+        final ModelSignals[] byModel = new ModelSignals[next.modelCapacity()];
+        final Map<String, ModelSignals> nextByName = new HashMap<>();
+        for (int modelId = 0; modelId < byModel.length; modelId++)
+        {
+            final String name = next.modelName(modelId);
+            if (name == null)
+            {
+                continue;
+            }
+            ModelSignals signals = signalsByName.get(name);
+            if (signals == null)
+            {
+                signals = newSignals(name, sliceIndex);
+            }
+            byModel[modelId] = signals;
+            nextByName.put(name, signals);
+        }
+        final EngineState nextState = new EngineState(next, byModel);
+        publish(nextState);
+        signalsByName = nextByName;
+        state = nextState;
+    }
+
+    private ModelSignals newSignals(final String name, final long sliceIndex)
+    {
+        Integer counterId = counterIdsByName.get(name);
+        if (counterId == null)
+        {
+            counterId = counters.allocate("inflight " + name, InflightCounters.INFLIGHT_TYPE_ID);
+            counterIdsByName.put(name, counterId);
+        }
+        return new ModelSignals(name, counterId, InflightCounters.valueOffset(counterId), sliceIndex);
+    }
+
+    /**
+     * Builds a {@link MultiFactorEngine}.
+     * <p>
+     * This class is not threadsafe: build on one thread.
+     */
+    public static final class Builder
+    {
+        private final Plans plans;
+        private NanoClock clock = SystemNanoClock.INSTANCE;
+        private SignalSettings settings = SignalSettings.defaults();
+        private Path countersFile;
+        private int leaseCapacity = DEFAULT_LEASE_CAPACITY;
+        private int counterCapacity = DEFAULT_COUNTER_CAPACITY;
+
+        private Builder(final Plans plans)
+        {
+            this.plans = Objects.requireNonNull(plans, "plans");
+        }
+
+        /**
+         * @param clock the time source of windows, refresh and lease ages ({@code CachedNanoClock} in tests).
+         * @return this builder.
+         */
+        public Builder clock(final NanoClock clock)
+        {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * @param settings window, refresh period and lease max age.
+         * @return this builder.
+         */
+        public Builder settings(final SignalSettings settings)
+        {
+            this.settings = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
+        /**
+         * Puts the counters in a memory-mapped file (replaced if it exists) that another process can read with
+         * {@link InflightCounters#openReader(Path)}; by default they live in direct memory.
+         *
+         * @param countersFile path of the file, or null for direct memory.
+         * @return this builder.
+         */
+        public Builder countersFile(final Path countersFile)
+        {
+            this.countersFile = countersFile;
+            return this;
+        }
+
+        /**
+         * @param leaseCapacity number of lease slots (the most requests in flight counted at once), a power of two;
+         *     default {@link #DEFAULT_LEASE_CAPACITY}.
+         * @return this builder.
+         */
+        public Builder leaseCapacity(final int leaseCapacity)
+        {
+            this.leaseCapacity = leaseCapacity;
+            return this;
+        }
+
+        /**
+         * @param counterCapacity number of Agrona counters: model names over the engine's life plus 4; default
+         *     {@link #DEFAULT_COUNTER_CAPACITY}.
+         * @return this builder.
+         */
+        public Builder counterCapacity(final int counterCapacity)
+        {
+            this.counterCapacity = counterCapacity;
+            return this;
+        }
+
+        /**
+         * @return the engine.
+         * @throws IllegalArgumentException when a capacity is out of range.
+         * @throws IllegalStateException when the plans have more models than counters.
+         */
+        public MultiFactorEngine build()
+        {
+            return new MultiFactorEngine(this);
+        }
+    }
+}

@@ -1,0 +1,234 @@
+package io.multifactor.kernel.inflight;
+
+import io.multifactor.api.InflightTracker;
+import org.agrona.concurrent.AtomicBuffer;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A fixed table of leases: each request in flight holds one slot that remembers which counter it incremented and when
+ * it started, so that it is counted out exactly once, by its {@code end} or by the sweep of stale leases.
+ * <p>
+ * A lease is a primitive {@code long}: the slot index and the slot's generation, scrambled so that small or simple
+ * values are never valid. Each slot has a state word:
+ * <pre>
+ *   word = generation &lt;&lt; 2 | state        state: FREE (0), CLAIMING (1), BUSY (2)
+ *   FREE(g) --acquire CAS--&gt; CLAIMING(g+1) --write counter, start, increment--&gt; BUSY(g+1) (release store)
+ *   BUSY(g) --release or sweep CAS--&gt; FREE(g), then decrement
+ * </pre>
+ * Only the CAS from BUSY(g) to FREE(g) decrements, so a lease is counted out at most once: a second end, an end after
+ * the sweep reclaimed the lease, or a value that is not a live lease finds a different word and changes nothing. The
+ * generation never repeats for a slot (it wraps after 2^39 uses), so a stale lease never matches a newer one.
+ * <p>
+ * A full table degrades without throwing: {@link #acquire(int, long)} returns {@link InflightTracker#NO_LEASE}, does
+ * not count the request in flight (load is under-counted rather than leaked) and counts the event in
+ * {@link #fullCount()}; size the table for the peak number of requests in flight.
+ * <p>
+ * {@link #acquire} and {@link #release} are lock-free and allocation-free from any number of threads; {@link #sweep}
+ * belongs to one thread at a time. This class is threadsafe under that contract.
+ */
+public final class LeaseTable
+{
+    private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
+
+    private static final long FREE = 0;
+    private static final long CLAIMING = 1;
+    private static final long BUSY = 2;
+    private static final long STATE_MASK = 3;
+
+    private static final int SLOT_BITS = 24;
+    private static final long SLOT_MASK = (1L << SLOT_BITS) - 1;
+    private static final long MAX_GENERATION = (1L << (63 - SLOT_BITS)) - 1;
+    // Low 24 bits all ones: a scrambled lease is never 0 (NO_LEASE) because no slot index reaches SLOT_MASK.
+    private static final long SCRAMBLE = 0x5DEE_CE66_DA3B_FFFFL & ~(1L << 63) | SLOT_MASK;
+
+    /** Largest table: slot indices must stay below {@code 2^24 - 1}. */
+    public static final int MAX_CAPACITY = 1 << 23;
+
+    private static final int FAST_PROBES = 8;
+    private static final int SPREAD = 0x9E37_79B1;
+
+    private final long[] words;
+    private final long[] startNs;
+    private final int[] counterOffsets;
+    private final int mask;
+    private final AtomicBuffer values;
+    private final int fullOffset;
+    private final int reclaimedOffset;
+
+    // A racy hint, not a sequence: two threads reading the same value just probe on after a failed CAS.
+    private int cursor;
+
+    /**
+     * @param capacity number of slots, a power of two in 2..{@link #MAX_CAPACITY}.
+     * @param values the counters' values buffer, where every counter offset passed in lives.
+     * @param fullOffset value offset of the counter of acquisitions refused because the table was full.
+     * @param reclaimedOffset value offset of the counter of leases reclaimed by the sweep.
+     */
+    public LeaseTable(final int capacity, final AtomicBuffer values, final int fullOffset, final int reclaimedOffset)
+    {
+        if (capacity < 2 || capacity > MAX_CAPACITY || Integer.bitCount(capacity) != 1)
+        {
+            throw new IllegalArgumentException("lease capacity must be a power of two in 2.." + MAX_CAPACITY + ": " + capacity);
+        }
+        this.words = new long[capacity];
+        this.startNs = new long[capacity];
+        this.counterOffsets = new int[capacity];
+        this.mask = capacity - 1;
+        this.values = values;
+        this.fullOffset = fullOffset;
+        this.reclaimedOffset = reclaimedOffset;
+    }
+
+    /**
+     * Counts one request in flight on the counter at {@code counterOffset} and returns its lease. Lock-free, allocates
+     * nothing, never throws.
+     *
+     * @param counterOffset value offset of the counter to increment.
+     * @param nowNs start time, compared with the max age by {@link #sweep}.
+     * @return the lease, or {@link InflightTracker#NO_LEASE} when the table is full (nothing counted).
+     */
+    public long acquire(final int counterOffset, final long nowNs)
+    {
+        final int start = (cursor++) * SPREAD;
+        for (int i = 0; i < FAST_PROBES; i++)
+        {
+            final long lease = tryClaim((start + i) & mask, counterOffset, nowNs);
+            if (lease != InflightTracker.NO_LEASE)
+            {
+                return lease;
+            }
+        }
+        return acquireSlowPath(start + FAST_PROBES, counterOffset, nowNs);
+    }
+
+    /**
+     * Counts a request out, once per lease. Lock-free, allocates nothing, never throws.
+     *
+     * @param lease a value returned by {@link #acquire}, or anything else.
+     * @return whether this call released the lease; false for a second release, a reclaimed lease or a garbage value.
+     */
+    public boolean release(final long lease)
+    {
+        final long raw = lease ^ SCRAMBLE;
+        final long generation = raw >>> SLOT_BITS;
+        final int slot = (int)(raw & SLOT_MASK);
+        if (raw < 0 || generation == 0 || slot > mask)
+        {
+            return false;
+        }
+        final long busy = generation << 2 | BUSY;
+        // Acquire: the counter offset written before the BUSY release store is visible once we see BUSY(generation).
+        if ((long)WORDS.getAcquire(words, slot) != busy)
+        {
+            return false;
+        }
+        final int counterOffset = counterOffsets[slot];
+        if (WORDS.compareAndSet(words, slot, busy, generation << 2 | FREE))
+        {
+            values.getAndAddLong(counterOffset, -1);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Reclaims every lease older than {@code maxAgeNs}, counting each out as if it had ended. One thread at a time;
+     * allocates nothing.
+     *
+     * @param nowNs the current time.
+     * @param maxAgeNs the age beyond which a lease is considered lost.
+     * @return the number of leases reclaimed.
+     */
+    public int sweep(final long nowNs, final long maxAgeNs)
+    {
+        int reclaimed = 0;
+        final long[] words = this.words;
+        for (int slot = 0; slot < words.length; slot++)
+        {
+            final long word = (long)WORDS.getAcquire(words, slot);
+            if ((word & STATE_MASK) == BUSY && nowNs - startNs[slot] > maxAgeNs)
+            {
+                final int counterOffset = counterOffsets[slot];
+                if (WORDS.compareAndSet(words, slot, word, (word & ~STATE_MASK) | FREE))
+                {
+                    values.getAndAddLong(counterOffset, -1);
+                    reclaimed++;
+                }
+            }
+        }
+        if (reclaimed > 0)
+        {
+            values.getAndAddLong(reclaimedOffset, reclaimed);
+        }
+        return reclaimed;
+    }
+
+    /** @return the number of leases currently held (a racy snapshot, for tests and diagnostics). */
+    public int liveCount()
+    {
+        int live = 0;
+        for (int slot = 0; slot < words.length; slot++)
+        {
+            if (((long)WORDS.getAcquire(words, slot) & STATE_MASK) != FREE)
+            {
+                live++;
+            }
+        }
+        return live;
+    }
+
+    /** @return the number of acquisitions refused because every slot was held. */
+    public long fullCount()
+    {
+        return values.getLongVolatile(fullOffset);
+    }
+
+    /** @return the number of leases reclaimed by the sweep since creation. */
+    public long reclaimedCount()
+    {
+        return values.getLongVolatile(reclaimedOffset);
+    }
+
+    /** @return the number of slots. */
+    public int capacity()
+    {
+        return words.length;
+    }
+
+    private long tryClaim(final int slot, final int counterOffset, final long nowNs)
+    {
+        final long word = (long)WORDS.getVolatile(words, slot);
+        if ((word & STATE_MASK) != FREE)
+        {
+            return InflightTracker.NO_LEASE;
+        }
+        final long previous = word >>> 2;
+        final long generation = previous >= MAX_GENERATION ? 1 : previous + 1;
+        if (!WORDS.compareAndSet(words, slot, word, generation << 2 | CLAIMING))
+        {
+            return InflightTracker.NO_LEASE;
+        }
+        counterOffsets[slot] = counterOffset;
+        startNs[slot] = nowNs;
+        // Count before the lease becomes releasable, so a racing end never drives the counter below zero.
+        values.getAndAddLong(counterOffset, 1);
+        WORDS.setRelease(words, slot, generation << 2 | BUSY);
+        return ((generation << SLOT_BITS) | slot) ^ SCRAMBLE;
+    }
+
+    private long acquireSlowPath(final int from, final int counterOffset, final long nowNs)
+    {
+        for (int i = 0; i <= mask; i++)
+        {
+            final long lease = tryClaim((from + i) & mask, counterOffset, nowNs);
+            if (lease != InflightTracker.NO_LEASE)
+            {
+                return lease;
+            }
+        }
+        values.getAndAddLong(fullOffset, 1);
+        return InflightTracker.NO_LEASE;
+    }
+}

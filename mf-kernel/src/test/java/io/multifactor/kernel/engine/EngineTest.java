@@ -1,0 +1,318 @@
+package io.multifactor.kernel.engine;
+
+import io.multifactor.api.DropReason;
+import io.multifactor.api.Exclusions;
+import io.multifactor.api.Handles;
+import io.multifactor.api.InflightTracker;
+import io.multifactor.api.LatencyRecorder;
+import io.multifactor.api.Outcome;
+import io.multifactor.api.Selection;
+import io.multifactor.kernel.latency.LatencyWindow;
+import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.plan.PlansBuilder;
+import org.agrona.concurrent.CachedNanoClock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+class EngineTest
+{
+    private static final long SECOND_NS = TimeUnit.SECONDS.toNanos(1);
+
+    private final CachedNanoClock clock = new CachedNanoClock();
+    private MultiFactorEngine engine;
+
+    @AfterEach
+    void close()
+    {
+        if (engine != null)
+        {
+            engine.close();
+        }
+    }
+
+    private static Plans twoModels(final double maxTpotMs)
+    {
+        return new PlansBuilder()
+            .model("fast", 0.5, 1.0)
+            .model("smart", 0.9, 1.0)
+            .decision("d")
+            .candidates("smart", "fast")
+            .weights(1.0, 0.0, 0.0, 0.0)
+            .slo(maxTpotMs, 0.0, 0.0, 0)
+            .add()
+            .build();
+    }
+
+    private MultiFactorEngine engine(final Plans plans)
+    {
+        clock.update(1_000 * SECOND_NS);
+        engine = MultiFactorEngine.builder(plans).clock(clock).build();
+        return engine;
+    }
+
+    @Test
+    void shouldFailUnknownDecisionWithNoCandidates()
+    {
+        final MultiFactorEngine engine = engine(twoModels(0.0));
+        final Selection out = new Selection();
+        engine.select(engine.decisionId("d"), null, out);
+        assertThat(out.candidateCount()).isEqualTo(2);
+
+        engine.select(Handles.NONE, null, out);
+        assertThat(out.outcome()).isEqualTo(Outcome.FAILED);
+        assertThat(out.candidateCount()).isZero();
+        assertThat(out.selectedModel()).isEqualTo(Handles.NONE);
+
+        engine.select(42, null, out);
+        assertThat(out.outcome()).isEqualTo(Outcome.FAILED);
+        assertThat(out.candidateCount()).isZero();
+    }
+
+    @Test
+    void shouldSelectAgainModelWhoseSlowSamplesAgedOut()
+    {
+        final MultiFactorEngine engine = engine(twoModels(200.0));
+        final int smart = engine.modelId("smart");
+        final int fast = engine.modelId("fast");
+        final int d = engine.decisionId("d");
+        final Selection out = new Selection();
+
+        engine.select(d, null, out);
+        assertThat(out.selectedModel()).isEqualTo(smart);
+
+        for (int i = 0; i < 100; i++)
+        {
+            assertThat(engine.recordTpotMs(smart, 300.0 + i)).isEqualTo(LatencyRecorder.RECORDED);
+            engine.recordTpotMs(fast, 50.0);
+        }
+        clock.advance(SECOND_NS);
+        assertThat(engine.refresh()).isPositive();
+        engine.select(d, null, out);
+        assertThat(out.selectedModel()).isEqualTo(fast);
+        assertThat(out.dropReason(0)).isEqualTo(DropReason.TPOT);
+        assertThat(out.tpotMs(0)).isCloseTo(394.0, within(394.0 * 0.01));
+
+        // Still inside the window: still dropped.
+        clock.advance(40 * SECOND_NS);
+        engine.refresh();
+        engine.select(d, null, out);
+        assertThat(out.selectedModel()).isEqualTo(fast);
+
+        // A full window later the slow samples are gone: no observation, no drop.
+        clock.advance(21 * SECOND_NS);
+        engine.refresh();
+        engine.select(d, null, out);
+        assertThat(out.tpotMs(0)).isNaN();
+        assertThat(out.dropReason(0)).isEqualTo(DropReason.NONE);
+        assertThat(out.selectedModel()).isEqualTo(smart);
+    }
+
+    @Test
+    void shouldNotRepublishBeforeRefreshPeriod()
+    {
+        final MultiFactorEngine engine = engine(twoModels(0.0));
+        final int smart = engine.modelId("smart");
+        final Selection out = new Selection();
+        engine.recordTtftMs(smart, 120.0);
+        assertThat(engine.refresh()).isZero();
+        engine.select(engine.decisionId("d"), null, out);
+        assertThat(out.ttftMs(0)).isNaN();
+
+        clock.advance(SECOND_NS);
+        assertThat(engine.refresh()).isPositive();
+        engine.select(engine.decisionId("d"), null, out);
+        assertThat(out.ttftMs(0)).isCloseTo(120.0, within(1.2));
+        assertThat(out.latencyMs(0)).isEqualTo(out.ttftMs(0));
+
+        engine.recordTtftMs(smart, 500.0);
+        engine.refreshNow();
+        engine.select(engine.decisionId("d"), null, out);
+        assertThat(out.ttftMs(0)).isCloseTo(500.0, within(5.0));
+    }
+
+    @Test
+    void shouldRefuseAndClampSamplesAndCountThem()
+    {
+        final MultiFactorEngine engine = engine(twoModels(0.0));
+        final int smart = engine.modelId("smart");
+        assertThat(engine.recordTpotMicros(smart, 0)).isEqualTo(LatencyRecorder.REFUSED);
+        assertThat(engine.recordTpotMicros(smart, -5)).isEqualTo(LatencyRecorder.REFUSED);
+        assertThat(engine.recordTtftMs(smart, Double.NaN)).isEqualTo(LatencyRecorder.REFUSED);
+        assertThat(engine.recordTtftMs(smart, Double.POSITIVE_INFINITY)).isEqualTo(LatencyRecorder.REFUSED);
+        assertThat(engine.recordTtftMs(smart, -1.0)).isEqualTo(LatencyRecorder.REFUSED);
+        assertThat(engine.refusedSampleCount()).isEqualTo(5);
+
+        assertThat(engine.recordTtftMicros(smart, LatencyWindow.MAX_TRACKABLE_MICROS + 1))
+            .isEqualTo(LatencyRecorder.CLAMPED);
+        assertThat(engine.recordTtftMicros(smart, Long.MAX_VALUE)).isEqualTo(LatencyRecorder.CLAMPED);
+        assertThat(engine.clampedSampleCount()).isEqualTo(2);
+        assertThat(engine.recordTtftMicros(Handles.NONE, 10)).isEqualTo(LatencyRecorder.UNKNOWN_MODEL);
+        assertThat(engine.recordTpotMicros(99, 10)).isEqualTo(LatencyRecorder.UNKNOWN_MODEL);
+
+        engine.refreshNow();
+        final Selection out = new Selection();
+        engine.select(engine.decisionId("d"), null, out);
+        assertThat(out.tpotMs(0)).isNaN();
+        assertThat(out.ttftMs(0)).isCloseTo(60_000.0, within(600.0));
+    }
+
+    @Test
+    void shouldCountInflightAndDropAboveCeiling()
+    {
+        final Plans plans = new PlansBuilder()
+            .model("a", 0.9, 1.0)
+            .model("b", 0.1, 1.0)
+            .decision("d").candidates("a", "b").weights(1, 0, 0, 0).slo(0, 0, 0, 2).add()
+            .build();
+        final MultiFactorEngine engine = engine(plans);
+        final int a = engine.modelId("a");
+        final long[] leases = new long[3];
+        for (int i = 0; i < 3; i++)
+        {
+            leases[i] = engine.begin(a);
+            assertThat(leases[i]).isNotEqualTo(InflightTracker.NO_LEASE);
+        }
+        assertThat(engine.inflight(a)).isEqualTo(3);
+        final Selection out = new Selection();
+        engine.select(engine.decisionId("d"), null, out);
+        assertThat(out.inflight(0)).isEqualTo(3);
+        assertThat(out.dropReason(0)).isEqualTo(DropReason.INFLIGHT);
+        assertThat(out.selectedModel()).isEqualTo(engine.modelId("b"));
+
+        assertThat(engine.end(leases[0])).isTrue();
+        engine.select(engine.decisionId("d"), null, out);
+        assertThat(out.selectedModel()).isEqualTo(a);
+        assertThat(engine.end(leases[1])).isTrue();
+        assertThat(engine.end(leases[2])).isTrue();
+        assertThat(engine.inflight(a)).isZero();
+        assertThat(engine.begin(Handles.NONE)).isEqualTo(InflightTracker.NO_LEASE);
+        assertThat(engine.begin(1234)).isEqualTo(InflightTracker.NO_LEASE);
+    }
+
+    @Test
+    void shouldHonourExclusions()
+    {
+        final MultiFactorEngine engine = engine(twoModels(0.0));
+        final Selection out = new Selection();
+        final Exclusions exclusions = new Exclusions().add(engine.modelId("smart"));
+        engine.select(engine.decisionId("d"), exclusions, out);
+        assertThat(out.dropReason(0)).isEqualTo(DropReason.EXCLUDED);
+        assertThat(out.selectedModel()).isEqualTo(engine.modelId("fast"));
+        exclusions.add(engine.modelId("fast"));
+        engine.select(engine.decisionId("d"), exclusions, out);
+        assertThat(out.outcome()).isEqualTo(Outcome.FAILED);
+    }
+
+    @Test
+    void shouldKeepCountersAndWindowsOfModelsThatStayAcrossReplacePlans()
+    {
+        final Plans first = new PlansBuilder()
+            .model("stay", 0.9, 1.0)
+            .model("gone", 0.5, 1.0)
+            .decision("d").candidates("stay", "gone").percentile(50).add()
+            .build();
+        final MultiFactorEngine engine = engine(first);
+        final int stay = engine.modelId("stay");
+        final int gone = engine.modelId("gone");
+        for (int i = 1; i <= 100; i++)
+        {
+            engine.recordTpotMs(stay, i);
+        }
+        final long stayLease = engine.begin(stay);
+        final long goneLease = engine.begin(gone);
+        engine.refreshNow();
+        final Selection out = new Selection();
+        engine.select(engine.decisionId("d"), null, out);
+        assertThat(out.tpotMs(0)).isCloseTo(50.0, within(0.5));
+
+        final Plans second = new PlansBuilder(first)
+            .model("stay", 0.9, 1.0)
+            .model("new", 0.7, 2.0)
+            .decision("d").candidates("new", "stay").percentile(99).add()
+            .decision("e").candidates("stay").add()
+            .build();
+        engine.replacePlans(second);
+        assertThat(engine.plans()).isSameAs(second);
+        assertThat(engine.modelId("stay")).isEqualTo(stay);
+        assertThat(engine.modelId("gone")).isEqualTo(Handles.NONE);
+        assertThat(engine.inflight(stay)).isEqualTo(1);
+
+        // The new percentile slot is published at once, from the window kept across the swap.
+        engine.select(engine.decisionId("d"), null, out);
+        assertThat(out.modelId(1)).isEqualTo(stay);
+        assertThat(out.tpotMs(1)).isCloseTo(99.0, within(1.0));
+        assertThat(out.inflight(1)).isEqualTo(1);
+        assertThat(out.tpotMs(0)).isNaN();
+        engine.select(engine.decisionId("e"), null, out);
+        assertThat(out.tpotMs(0)).isCloseTo(95.0, within(1.0));
+
+        // A retired model: begin and record are no-ops; its open lease ends harmlessly.
+        assertThat(engine.begin(gone)).isEqualTo(InflightTracker.NO_LEASE);
+        assertThat(engine.recordTpotMicros(gone, 1_000)).isEqualTo(LatencyRecorder.UNKNOWN_MODEL);
+        assertThat(engine.end(goneLease)).isTrue();
+        assertThat(engine.end(goneLease)).isFalse();
+        assertThat(engine.end(stayLease)).isTrue();
+        assertThat(engine.inflight(stay)).isZero();
+        engine.refreshNow();
+        assertThat(engine.inflight(stay)).isZero();
+    }
+
+    @Test
+    void shouldGiveReturningNameItsCounterBack()
+    {
+        final Plans first = new PlansBuilder().model("a", 0.9, 1.0).model("b", 0.5, 1.0)
+            .decision("d").candidates("a", "b").add().build();
+        final MultiFactorEngine engine = engine(first);
+        final long lease = engine.begin(engine.modelId("b"));
+        final Plans second = new PlansBuilder(first).model("a", 0.9, 1.0).decision("d").candidates("a").add().build();
+        engine.replacePlans(second);
+        final Plans third = new PlansBuilder(second).model("a", 0.9, 1.0).model("b", 0.5, 1.0)
+            .decision("d").candidates("a", "b").add().build();
+        engine.replacePlans(third);
+        final int b = engine.modelId("b");
+        assertThat(engine.inflight(b)).isEqualTo(1);
+        assertThat(engine.end(lease)).isTrue();
+        assertThat(engine.inflight(b)).isZero();
+    }
+
+    @Test
+    void shouldForgetEverythingOnClose()
+    {
+        final MultiFactorEngine engine = engine(twoModels(0.0));
+        final int smart = engine.modelId("smart");
+        final int d = engine.decisionId("d");
+        final long lease = engine.begin(smart);
+        engine.close();
+        final Selection out = new Selection();
+        engine.select(d, null, out);
+        assertThat(out.outcome()).isEqualTo(Outcome.FAILED);
+        assertThat(engine.begin(smart)).isEqualTo(InflightTracker.NO_LEASE);
+        assertThat(engine.recordTpotMicros(smart, 5)).isEqualTo(LatencyRecorder.UNKNOWN_MODEL);
+        assertThat(engine.end(lease)).isTrue();
+        assertThat(engine.refresh()).isZero();
+    }
+
+    @Test
+    void shouldComputeTpotFromStreamedResponse()
+    {
+        assertThat(Tpot.tpotMicros(1_100_000, 100_000, 11)).isEqualTo(100_000);
+        assertThat(Tpot.tpotMicros(1_000, 0, 4)).isEqualTo(333);
+        assertThat(Tpot.tpotMicros(1_001, 0, 3)).isEqualTo(501);
+        assertThat(Tpot.tpotMicros(10, 9, 100)).isEqualTo(1);
+        assertThat(Tpot.tpotMicros(Long.MAX_VALUE, 0, 2)).isEqualTo(Long.MAX_VALUE);
+        assertThat(Tpot.tpotMicros(1_000, 100, 1)).isZero();
+        assertThat(Tpot.tpotMicros(1_000, 100, 0)).isZero();
+        assertThat(Tpot.tpotMicros(100, 100, 10)).isZero();
+        assertThat(Tpot.tpotMicros(50, 100, 10)).isZero();
+        assertThat(Tpot.tpotMicros(100, -1, 10)).isZero();
+
+        final MultiFactorEngine engine = engine(twoModels(0.0));
+        assertThat(engine.recordTpotMicros(engine.modelId("fast"), Tpot.tpotMicros(100, 100, 10)))
+            .isEqualTo(LatencyRecorder.REFUSED);
+    }
+}
