@@ -58,7 +58,8 @@ public final class Mf implements Callable<Integer>
         final CommandLine commandLine = new CommandLine(new Mf())
             .setOut(outWriter)
             .setErr(errWriter)
-            .setExitCodeExceptionMapper(ex -> ExitCodes.INTERNAL_ERROR);
+            .setExitCodeOnInvalidInput(ExitCodes.INVALID_INPUT)
+            .setExitCodeOnExecutionException(ExitCodes.INTERNAL_ERROR);
         final int code = commandLine.execute(args);
         outWriter.flush();
         errWriter.flush();

@@ -30,6 +30,9 @@ public final class ScenarioLoader
     private static final List<String> ROOT_KEYS = List.of("decision", "exclude", "models");
     private static final List<String> MODEL_KEYS = List.of("tpot_ms", "ttft_ms", "inflight");
 
+    /** The largest in-flight count a scenario may give one model (each one is a real lease in the engine). */
+    public static final long MAX_INFLIGHT = 1_000_000L;
+
     private ScenarioLoader()
     {
     }
@@ -114,7 +117,7 @@ public final class ScenarioLoader
             final MappingReader model = MappingReader.open(entry.value(), path, problems, MODEL_KEYS);
             final double[] tpot = samples(model, "tpot_ms", problems);
             final double[] ttft = samples(model, "ttft_ms", problems);
-            final long inflight = model.optionalInteger("inflight", 0L, 0L, Long.MAX_VALUE);
+            final long inflight = model.optionalInteger("inflight", 0L, 0L, MAX_INFLIGHT);
             models.add(new ModelObservations(
                 new LocatedName(entry.key(), entry.keyLine(), entry.keyColumn(), path), tpot, ttft, inflight));
         }
