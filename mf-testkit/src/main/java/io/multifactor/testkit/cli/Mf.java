@@ -57,9 +57,10 @@ public final class Mf implements Callable<Integer>
         final PrintWriter errWriter = new PrintWriter(new java.io.OutputStreamWriter(err, StandardCharsets.UTF_8), true);
         final CommandLine commandLine = new CommandLine(new Mf())
             .setOut(outWriter)
-            .setErr(errWriter)
-            .setExitCodeOnInvalidInput(ExitCodes.INVALID_INPUT)
-            .setExitCodeOnExecutionException(ExitCodes.INTERNAL_ERROR);
+            .setErr(errWriter);
+        // Picocli's defaults are our contract: a usage error exits 2, an exception escaping a command exits 1.
+        commandLine.getCommandSpec().exitCodeOnInvalidInput(ExitCodes.INVALID_INPUT);
+        commandLine.getCommandSpec().exitCodeOnExecutionException(ExitCodes.INTERNAL_ERROR);
         final int code = commandLine.execute(args);
         outWriter.flush();
         errWriter.flush();
