@@ -17,8 +17,9 @@ import io.multifactor.kernel.plan.NoCandidatesPolicy;
  *       signal, 0 for a factor no survivor has. Latency, cost and load are inverted.</li>
  *   <li>Weighted sum; the highest score wins and ties go to the earlier candidate.</li>
  * </ol>
- * Normalization is computed as {@code (x - min) * (1 / (max - min))}; the reference implementation uses the same
- * expression so that both agree bit for bit, ties included.
+ * Normalization is computed as {@code (x - min) * (1 / (max - min))}, a range whose inverse overflows counts as one
+ * value, and the score {@code wQ*nq + wL*nl + wC*nc + wN*nn} is capped at 1 (the rounded weights can add up to one ulp
+ * more); the reference implementation uses the same expressions so that both agree bit for bit, ties included.
  * <p>
  * This class is stateless and threadsafe. {@link #score} allocates nothing, takes no lock and never throws for an
  * expected outcome.
@@ -128,10 +129,10 @@ public final class ScoringKernel
         }
 
         // 1 / range, or 0 when every survivor that has the signal shares one value (then the value is 0.5).
-        final double qInv = qMax > qMin ? 1.0 / (qMax - qMin) : 0.0;
-        final double lInv = lMax > lMin ? 1.0 / (lMax - lMin) : 0.0;
-        final double cInv = cMax > cMin ? 1.0 / (cMax - cMin) : 0.0;
-        final double nInv = nMax > nMin ? 1.0 / (nMax - nMin) : 0.0;
+        final double qInv = inverseRange(qMin, qMax);
+        final double lInv = inverseRange(lMin, lMax);
+        final double cInv = inverseRange(cMin, cMax);
+        final double nInv = inverseRange(nMin, nMax);
 
         int best = -1;
         double bestScore = Double.NEGATIVE_INFINITY;
@@ -150,7 +151,8 @@ public final class ScoringKernel
             final double nl = lowerIsBetter(selection.latencyMs(i), lMin, lInv);
             final double nc = lowerIsBetter(selection.costPer1M(i), cMin, cInv);
             final double nn = lowerIsBetter(selection.inflight(i), nMin, nInv);
-            final double score = wQ * nq + wL * nl + wC * nc + wN * nn;
+            // The rounded weights can add up to one ulp above 1: cap, so a score never leaves [0, 1].
+            final double score = Math.min(1.0, wQ * nq + wL * nl + wC * nc + wN * nn);
             selection.normalized(i, Factor.QUALITY, nq);
             selection.normalized(i, Factor.LATENCY, nl);
             selection.normalized(i, Factor.COST, nc);
@@ -163,6 +165,20 @@ public final class ScoringKernel
             }
         }
         selection.outcome(Outcome.SCORED, best);
+    }
+
+    /**
+     * The factor by which {@code x - min} is multiplied to normalize it.
+     *
+     * @param min smallest value among survivors that have the signal (+Infinity when none has it).
+     * @param max largest value among survivors that have the signal (-Infinity when none has it).
+     * @return {@code 1 / (max - min)}, or 0 when the values are one (max == min), absent, or so close that the inverse
+     *     overflows (only with subnormal-sized bounds, where {@code 0 * Infinity} would otherwise give NaN).
+     */
+    public static double inverseRange(final double min, final double max)
+    {
+        final double inverse = 1.0 / (max - min);
+        return max > min && inverse < Double.POSITIVE_INFINITY ? inverse : 0.0;
     }
 
     /**
