@@ -223,6 +223,9 @@ class EngineConcurrencyTest
         final AtomicBoolean running = new AtomicBoolean(true);
         final AtomicLong seenA = new AtomicLong();
         final AtomicLong seenB = new AtomicLong();
+        final AtomicLong swaps = new AtomicLong();
+        final AtomicLong selectionCount = new AtomicLong();
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         final List<Thread> selectors = new ArrayList<>();
         final List<Thread> others = new ArrayList<>();
         for (int t = 0; t < 2; t++)
@@ -230,8 +233,11 @@ class EngineConcurrencyTest
             start(selectors, errors, go, () ->
             {
                 final Selection out = new Selection();
-                for (int i = 0; i < 200_000; i++)
+                // Run until the swapper has swapped often and both plans were seen (bounded by a deadline).
+                for (int i = 0; i < 200_000 || ((swaps.get() < 2_000 || seenA.get() == 0 || seenB.get() == 0) &&
+                    System.nanoTime() < deadlineNs); i++)
                 {
+                    selectionCount.incrementAndGet();
                     engine.select(d, null, out);
                     if (matchesA(out))
                     {
@@ -261,6 +267,7 @@ class EngineConcurrencyTest
             while (running.get())
             {
                 engine.replacePlans(toB ? b : a);
+                swaps.incrementAndGet();
                 toB = !toB;
             }
         });
@@ -282,7 +289,8 @@ class EngineConcurrencyTest
             thread.join(TimeUnit.SECONDS.toMillis(10));
         }
         assertThat(errors).isEmpty();
-        assertThat(seenA.get() + seenB.get()).isEqualTo(400_000);
+        assertThat(seenA.get() + seenB.get()).isEqualTo(selectionCount.get());
+        assertThat(swaps.get()).isGreaterThanOrEqualTo(2_000);
         assertThat(seenA.get()).isPositive();
         assertThat(seenB.get()).isPositive();
         engine.close();
