@@ -1,0 +1,65 @@
+package io.multifactor.kernel.inflight;
+
+import io.multifactor.api.InflightTracker;
+import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.plan.PlansBuilder;
+import org.agrona.concurrent.status.CountersReader;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class InflightCountersTest
+{
+    @TempDir
+    Path dir;
+
+    private static Map<String, Long> inflightByLabel(final CountersReader reader)
+    {
+        final Map<String, Long> counts = new HashMap<>();
+        reader.forEach((value, counterId, label) -> counts.put(label, value));
+        return counts;
+    }
+
+    @Test
+    void shouldLetSecondReaderOfMappedFileSeeLiveCounts()
+    {
+        final Path file = dir.resolve("inflight.dat");
+        final Plans plans = new PlansBuilder().model("alpha", 0.5, 1.0).model("beta", 0.5, 1.0)
+            .decision("d").candidates("alpha", "beta").add().build();
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(plans).countersFile(file).counterCapacity(16).build())
+        {
+            final int alpha = engine.modelId("alpha");
+            final long a1 = engine.begin(alpha);
+            final long a2 = engine.begin(alpha);
+            final long b1 = engine.begin(engine.modelId("beta"));
+            assertThat(a1).isNotEqualTo(InflightTracker.NO_LEASE);
+
+            final CountersReader reader = InflightCounters.openReader(file);
+            Map<String, Long> counts = inflightByLabel(reader);
+            assertThat(counts).containsEntry("inflight alpha", 2L).containsEntry("inflight beta", 1L);
+
+            engine.end(a1);
+            engine.end(b1);
+            counts = inflightByLabel(reader);
+            assertThat(counts).containsEntry("inflight alpha", 1L).containsEntry("inflight beta", 0L);
+            engine.end(a2);
+            assertThat(inflightByLabel(reader)).containsEntry("inflight alpha", 0L);
+        }
+    }
+
+    @Test
+    void shouldRefuseAllocationBeyondCapacity()
+    {
+        final InflightCounters counters = InflightCounters.inMemory(2);
+        counters.allocate("one", InflightCounters.INFLIGHT_TYPE_ID);
+        counters.allocate("two", InflightCounters.INFLIGHT_TYPE_ID);
+        org.assertj.core.api.Assertions.assertThatIllegalStateException()
+            .isThrownBy(() -> counters.allocate("three", InflightCounters.INFLIGHT_TYPE_ID));
+    }
+}

@@ -1,0 +1,135 @@
+package io.multifactor.kernel.inflight;
+
+import io.multifactor.api.InflightTracker;
+import org.junit.jupiter.api.Test;
+
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class LeaseTableTest
+{
+    private final InflightCounters counters = InflightCounters.inMemory(8);
+    private final int modelA = InflightCounters.valueOffset(counters.allocate("inflight a", InflightCounters.INFLIGHT_TYPE_ID));
+    private final int modelB = InflightCounters.valueOffset(counters.allocate("inflight b", InflightCounters.INFLIGHT_TYPE_ID));
+    private final int full = InflightCounters.valueOffset(counters.allocate("full", InflightCounters.EVENT_TYPE_ID));
+    private final int reclaimed = InflightCounters.valueOffset(counters.allocate("reclaimed", InflightCounters.EVENT_TYPE_ID));
+
+    private LeaseTable table(final int capacity)
+    {
+        return new LeaseTable(capacity, counters.values(), full, reclaimed);
+    }
+
+    private long count(final int offset)
+    {
+        return counters.values().getLongVolatile(offset);
+    }
+
+    @Test
+    void shouldCountOutOnceOnDoubleEnd()
+    {
+        final LeaseTable table = table(16);
+        final long lease = table.acquire(modelA, 0);
+        assertThat(lease).isNotEqualTo(InflightTracker.NO_LEASE);
+        assertThat(count(modelA)).isEqualTo(1);
+        assertThat(table.release(lease)).isTrue();
+        assertThat(count(modelA)).isZero();
+        assertThat(table.release(lease)).isFalse();
+        assertThat(count(modelA)).isZero();
+    }
+
+    @Test
+    void shouldNotReleaseStaleLeaseOfReusedSlot()
+    {
+        final LeaseTable table = table(2);
+        final long first = table.acquire(modelA, 0);
+        assertThat(table.release(first)).isTrue();
+        // Fill the table so the slot of the first lease is held again, by a new generation.
+        final long second = table.acquire(modelB, 0);
+        final long third = table.acquire(modelB, 0);
+        assertThat(second).isNotEqualTo(first);
+        assertThat(third).isNotEqualTo(first);
+        assertThat(table.release(first)).isFalse();
+        assertThat(count(modelA)).isZero();
+        assertThat(count(modelB)).isEqualTo(2);
+        assertThat(table.release(second)).isTrue();
+        assertThat(table.release(third)).isTrue();
+        assertThat(count(modelB)).isZero();
+    }
+
+    @Test
+    void shouldReclaimOnlyLeasesOlderThanMaxAgeAndIgnoreTheirLateEnd()
+    {
+        final LeaseTable table = table(16);
+        final long old = table.acquire(modelA, 1_000);
+        final long young = table.acquire(modelA, 5_000);
+        assertThat(table.sweep(6_000, 5_000)).isZero();
+        assertThat(table.sweep(6_001, 5_000)).isEqualTo(1);
+        assertThat(count(modelA)).isEqualTo(1);
+        assertThat(table.reclaimedCount()).isEqualTo(1);
+        assertThat(table.release(old)).isFalse();
+        assertThat(count(modelA)).isEqualTo(1);
+        assertThat(table.release(young)).isTrue();
+        assertThat(count(modelA)).isZero();
+        assertThat(table.sweep(1_000_000, 5_000)).isZero();
+        assertThat(table.liveCount()).isZero();
+    }
+
+    @Test
+    void shouldIgnoreGarbageLeases()
+    {
+        final LeaseTable table = table(64);
+        final long lease = table.acquire(modelA, 0);
+        final long[] garbage = {
+            InflightTracker.NO_LEASE, 1, -1, 2, 1L << 24, (1L << 24) | 1, Long.MAX_VALUE, Long.MIN_VALUE,
+            lease + 1, lease - 1, lease ^ (1L << 24), lease ^ (1L << 40), lease ^ (1L << 62), lease ^ (1L << 63), ~lease,
+        };
+        for (final long value : garbage)
+        {
+            assertThat(table.release(value)).as("release(%d)", value).isFalse();
+        }
+        final SplittableRandom random = new SplittableRandom(42);
+        for (int i = 0; i < 100_000; i++)
+        {
+            final long value = random.nextLong();
+            if (value != lease)
+            {
+                assertThat(table.release(value)).isFalse();
+            }
+        }
+        assertThat(count(modelA)).isEqualTo(1);
+        assertThat(table.release(lease)).isTrue();
+        assertThat(count(modelA)).isZero();
+    }
+
+    @Test
+    void shouldDegradeWithoutThrowingWhenFull()
+    {
+        final LeaseTable table = table(4);
+        final long[] leases = new long[4];
+        for (int i = 0; i < 4; i++)
+        {
+            leases[i] = table.acquire(modelA, 0);
+            assertThat(leases[i]).isNotEqualTo(InflightTracker.NO_LEASE);
+        }
+        assertThat(table.acquire(modelA, 0)).isEqualTo(InflightTracker.NO_LEASE);
+        assertThat(table.acquire(modelB, 0)).isEqualTo(InflightTracker.NO_LEASE);
+        assertThat(table.fullCount()).isEqualTo(2);
+        assertThat(count(modelA)).isEqualTo(4);
+        assertThat(count(modelB)).isZero();
+        assertThat(table.release(InflightTracker.NO_LEASE)).isFalse();
+
+        assertThat(table.release(leases[2])).isTrue();
+        final long again = table.acquire(modelB, 0);
+        assertThat(again).isNotEqualTo(InflightTracker.NO_LEASE);
+        assertThat(count(modelB)).isEqualTo(1);
+        assertThat(table.liveCount()).isEqualTo(4);
+    }
+
+    @Test
+    void shouldRefuseCapacityThatIsNotPowerOfTwo()
+    {
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(() -> table(3));
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(() -> table(0));
+    }
+}

@@ -1,0 +1,114 @@
+package io.multifactor.kernel.latency;
+
+import io.multifactor.api.LatencyRecorder;
+import org.junit.jupiter.api.Test;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class LatencyWindowTest
+{
+    private static long nearestRank(final long[] sorted, final int percentile)
+    {
+        // Exact integer ceil(p * n / 100): no floating point rounding at whole ranks.
+        final int rank = (int)(((long)percentile * sorted.length + 99) / 100);
+        return sorted[Math.max(1, rank) - 1];
+    }
+
+    @Test
+    void shouldMatchNearestRankWithinOnePercent()
+    {
+        final SplittableRandom random = new SplittableRandom(7);
+        for (final int n : new int[] { 1, 2, 3, 10, 99, 1_000, 20_000 })
+        {
+            final LatencyWindow window = new LatencyWindow(0);
+            final long[] samples = new long[n];
+            for (int i = 0; i < n; i++)
+            {
+                // Log-uniform from 50 us to 20 s: every bucket magnitude the router will see.
+                samples[i] = Math.max(1, (long)Math.exp(Math.log(50) + random.nextDouble() * Math.log(20_000_000 / 50.0)));
+                assertThat(window.record(samples[i])).isEqualTo(LatencyRecorder.RECORDED);
+            }
+            window.advance(0);
+            Arrays.sort(samples);
+            assertThat(window.sampleCount()).isEqualTo(n);
+            for (int p = 1; p <= 100; p++)
+            {
+                final long expected = nearestRank(samples, p);
+                assertThat((double)window.percentileMicros(p))
+                    .as("n=%d p%d", n, p)
+                    .isBetween((double)expected, expected * 1.01);
+            }
+        }
+    }
+
+    @Test
+    void shouldReportNoObservationUntilDrainedAndAfterExpiry()
+    {
+        final LatencyWindow window = new LatencyWindow(10);
+        assertThat(window.percentileMicros(95)).isEqualTo(LatencyWindow.NO_OBSERVATION);
+        window.record(1_000);
+        assertThat(window.percentileMicros(95)).isEqualTo(LatencyWindow.NO_OBSERVATION);
+        window.advance(10);
+        assertThat(window.percentileMicros(95)).isBetween(1_000L, 1_010L);
+
+        window.advance(11);
+        window.record(5_000);
+        window.advance(12);
+        assertThat(window.sampleCount()).isEqualTo(2);
+        assertThat(window.percentileMicros(100)).isBetween(5_000L, 5_050L);
+
+        // Slice 10 expires when slice 10 + SLICE_COUNT starts; slice 12 one later... two later.
+        window.advance(10 + LatencyWindow.SLICE_COUNT - 1);
+        assertThat(window.sampleCount()).isEqualTo(2);
+        window.advance(10 + LatencyWindow.SLICE_COUNT);
+        assertThat(window.sampleCount()).isEqualTo(1);
+        assertThat(window.percentileMicros(1)).isBetween(5_000L, 5_050L);
+        window.advance(12 + LatencyWindow.SLICE_COUNT);
+        assertThat(window.sampleCount()).isZero();
+        assertThat(window.percentileMicros(50)).isEqualTo(LatencyWindow.NO_OBSERVATION);
+    }
+
+    @Test
+    void shouldClearEverythingAfterLongGapAndIgnoreClockGoingBack()
+    {
+        final LatencyWindow window = new LatencyWindow(0);
+        for (int i = 0; i < LatencyWindow.SLICE_COUNT; i++)
+        {
+            window.record(100 + i);
+            window.advance(i);
+        }
+        assertThat(window.sampleCount()).isEqualTo(LatencyWindow.SLICE_COUNT);
+        window.advance(2);
+        assertThat(window.sampleCount()).isEqualTo(LatencyWindow.SLICE_COUNT);
+        window.advance(1_000_000);
+        assertThat(window.sampleCount()).isZero();
+        window.record(7);
+        window.advance(1_000_001);
+        assertThat(window.percentileMicros(50)).isEqualTo(7);
+    }
+
+    @Test
+    void shouldClampAboveTrackableMaximum()
+    {
+        final LatencyWindow window = new LatencyWindow(0);
+        assertThat(window.record(LatencyWindow.MAX_TRACKABLE_MICROS)).isEqualTo(LatencyRecorder.RECORDED);
+        assertThat(window.record(LatencyWindow.MAX_TRACKABLE_MICROS + 1)).isEqualTo(LatencyRecorder.CLAMPED);
+        assertThat(window.record(Long.MAX_VALUE)).isEqualTo(LatencyRecorder.CLAMPED);
+        window.advance(0);
+        assertThat(window.sampleCount()).isEqualTo(3);
+        assertThat((double)window.percentileMicros(1))
+            .isBetween((double)LatencyWindow.MAX_TRACKABLE_MICROS, LatencyWindow.MAX_TRACKABLE_MICROS * 1.01);
+    }
+
+    @Test
+    void shouldFitBothMetricsOfOneModelIn256KB()
+    {
+        final LatencyWindow window = new LatencyWindow(0);
+        final long perModel = 2 * window.footprintBytes();
+        System.out.println("latency windows per model (TTFT + TPOT): " + perModel + " bytes");
+        assertThat(perModel).isLessThanOrEqualTo(256 * 1024);
+    }
+}
