@@ -7,11 +7,14 @@ import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.model.SignalsConfig;
 import io.multifactor.kernel.engine.SignalSettings;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.io.Writer;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,28 +75,18 @@ public final class SimulateCommand implements Callable<Integer>
         "measured against the configured ceilings)")
     boolean noCeilings;
 
-    private final PrintStream out;
-    private final PrintStream err;
+    @Spec
+    CommandSpec spec;
 
-    /** A command writing to the process's stdout and stderr. */
-    public SimulateCommand()
-    {
-        this(System.out, System.err);
-    }
+    private PrintWriter out;
+    private PrintWriter err;
 
-    /**
-     * @param out where the report goes.
-     * @param err where progress and problems go.
-     */
-    public SimulateCommand(final PrintStream out, final PrintStream err)
-    {
-        this.out = out;
-        this.err = err;
-    }
-
+    /** Writes the report to the command line's out (stdout) and progress and problems to its err (stderr). */
     @Override
     public Integer call()
     {
+        out = spec.commandLine().getOut();
+        err = spec.commandLine().getErr();
         final Path configPath = config != null ? config : home().resolve(EXAMPLE_CONFIG);
         final Path profilePath = profile != null ? profile : siblingProfile(configPath);
 
@@ -194,10 +187,39 @@ public final class SimulateCommand implements Callable<Integer>
         return configPath.resolveSibling(stem + ".profile.yaml");
     }
 
+    /**
+     * Where the bundled example lives: the {@value #HOME_PROPERTY} property when set, else the working directory when it
+     * holds the example, else the nearest ancestor of this class's jar or classes directory that holds it.
+     */
     private static Path home()
     {
         final String home = System.getProperty(HOME_PROPERTY);
-        return Path.of(home == null || home.isEmpty() ? "." : home).normalize();
+        if (home != null && !home.isEmpty())
+        {
+            return Path.of(home).normalize();
+        }
+        final Path here = Path.of("");
+        if (Files.isRegularFile(here.resolve(EXAMPLE_CONFIG)))
+        {
+            return here;
+        }
+        try
+        {
+            Path dir = Path.of(SimulateCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            while (dir != null)
+            {
+                if (Files.isRegularFile(dir.resolve(EXAMPLE_CONFIG)))
+                {
+                    return dir;
+                }
+                dir = dir.getParent();
+            }
+        }
+        catch (final URISyntaxException | RuntimeException ex)
+        {
+            // No code source to search from: fall back to the working directory, whose error names the path tried.
+        }
+        return here;
     }
 
     private static String trim(final double value)
