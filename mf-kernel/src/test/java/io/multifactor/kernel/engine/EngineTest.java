@@ -314,7 +314,8 @@ class EngineTest
         engine.refresh();
         assertThat(engine.inflight(smart)).as("exactly max age is not older than max age").isEqualTo(2);
 
-        clock.advance(SECOND_NS);
+        // Swept within one sweep period after the max age.
+        clock.advance(maxAgeNs / MultiFactorEngine.SWEEPS_PER_MAX_AGE + SECOND_NS);
         assertThat(engine.refresh()).isPositive();
         assertThat(engine.inflight(smart)).isEqualTo(1);
         assertThat(engine.reclaimedLeaseCount()).isEqualTo(1);
