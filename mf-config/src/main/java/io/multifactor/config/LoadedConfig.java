@@ -2,6 +2,7 @@ package io.multifactor.config;
 
 import io.multifactor.api.ConfigProblem;
 import io.multifactor.config.model.RouterConfig;
+import io.multifactor.kernel.engine.SignalSettings;
 import io.multifactor.kernel.plan.Plans;
 
 import java.util.List;
@@ -27,5 +28,12 @@ public record LoadedConfig(String file, RouterConfig config, Plans plans, List<C
     public LoadedConfig
     {
         warnings = List.copyOf(warnings);
+    }
+
+    /** @return the engine-wide {@code signals:} settings, for {@code MultiFactorEngine.Builder#settings}. */
+    public SignalSettings signalSettings()
+    {
+        return new SignalSettings(
+            config.signals().latencyWindowNs(), config.signals().latencyRefreshNs(), config.signals().inflightMaxAgeNs());
     }
 }

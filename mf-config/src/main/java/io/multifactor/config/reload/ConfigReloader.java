@@ -1,0 +1,111 @@
+package io.multifactor.config.reload;
+
+import io.multifactor.api.ConfigProblem;
+import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.ConfigLoader;
+import io.multifactor.config.LoadedConfig;
+import io.multifactor.config.model.SignalsConfig;
+import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.kernel.engine.SignalSettings;
+import io.multifactor.kernel.plan.Plans;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Hot reload of a running engine's configuration: {@link #reload(Path)} validates and compiles the file against the
+ * running plans (so names that stay keep their handles, counters and windows) and swaps the result in with
+ * {@link MultiFactorEngine#replacePlans(Plans)}, one atomic publication. A refused file changes nothing and its problems
+ * are returned. {@link #watch(Path, Consumer)} does the same whenever the file changes.
+ * <p>
+ * This class is threadsafe: reloads serialize on this object, so each one compiles against the plans it replaces;
+ * selections on other threads never wait for a reload.
+ */
+public final class ConfigReloader implements AutoCloseable
+{
+    private final MultiFactorEngine engine;
+    private final List<ConfigFileWatcher> watchers = new ArrayList<>();
+
+    /**
+     * @param engine the running engine whose plans are replaced.
+     */
+    public ConfigReloader(final MultiFactorEngine engine)
+    {
+        this.engine = engine;
+    }
+
+    /**
+     * Loads {@code path} and, when it is valid, swaps its plans in atomically; otherwise the running plans stay.
+     * The {@code signals:} block is read when the engine is built; a changed one is reported as a warning and takes
+     * effect on the next start.
+     *
+     * @param path the configuration file.
+     * @return whether the new plans were applied, with the file's problems or warnings.
+     */
+    public synchronized ReloadResult reload(final Path path)
+    {
+        final String file = path.toString();
+        final LoadedConfig loaded;
+        try
+        {
+            loaded = ConfigLoader.load(path, engine.plans());
+        }
+        catch (final InvalidConfigurationException ex)
+        {
+            return new ReloadResult(file, false, ex.problems(), List.of());
+        }
+        try
+        {
+            engine.replacePlans(loaded.plans());
+        }
+        catch (final IllegalStateException ex)
+        {
+            return new ReloadResult(file, false,
+                List.of(new ConfigProblem(file, 1, 1, "", "cannot apply: " + ex.getMessage())), List.of());
+        }
+        final List<ConfigProblem> warnings = new ArrayList<>(loaded.warnings());
+        final SignalSettings running = engine.settings();
+        final SignalsConfig wanted = loaded.config().signals();
+        if (running.latencyWindowNs() != wanted.latencyWindowNs() ||
+            running.latencyRefreshNs() != wanted.latencyRefreshNs() ||
+            running.inflightMaxAgeNs() != wanted.inflightMaxAgeNs())
+        {
+            warnings.add(new ConfigProblem(file, 1, 1, "signals",
+                "signals settings differ from the running engine's (" + running + "); they take effect on restart"));
+        }
+        return new ReloadResult(file, true, List.of(), warnings);
+    }
+
+    /**
+     * Watches a file and reloads it whenever its content changes, on a daemon thread, until {@link #close()}.
+     *
+     * @param path the configuration file.
+     * @param listener told the result of every reload, on the watcher thread.
+     * @throws java.io.IOException when the file's directory cannot be watched.
+     */
+    public void watch(final Path path, final Consumer<ReloadResult> listener) throws java.io.IOException
+    {
+        final ConfigFileWatcher watcher = new ConfigFileWatcher(path, () -> listener.accept(reload(path)));
+        synchronized (watchers)
+        {
+            watchers.add(watcher);
+        }
+        watcher.start();
+    }
+
+    /** Stops every watcher; the engine keeps running with the plans it has. */
+    @Override
+    public void close()
+    {
+        synchronized (watchers)
+        {
+            for (final ConfigFileWatcher watcher : watchers)
+            {
+                watcher.close();
+            }
+            watchers.clear();
+        }
+    }
+}

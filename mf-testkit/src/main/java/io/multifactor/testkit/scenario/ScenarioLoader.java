@@ -1,0 +1,152 @@
+package io.multifactor.testkit.scenario;
+
+import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.read.MappingReader;
+import io.multifactor.config.read.Problems;
+import io.multifactor.config.read.Values;
+import io.multifactor.config.yaml.YamlEntry;
+import io.multifactor.config.yaml.YamlMapping;
+import io.multifactor.config.yaml.YamlNode;
+import io.multifactor.config.yaml.YamlScalar;
+import io.multifactor.config.yaml.YamlSequence;
+import io.multifactor.config.yaml.YamlTreeReader;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads a scenario file (section 5 of the design), refusing bad input with every problem located as
+ * {@code FILE:LINE:COLUMN: PATH: message}: an unknown key, a wrong type, a sample that is NaN, infinite, zero or
+ * negative, a negative in-flight count, a model listed twice.
+ * <p>
+ * This class is stateless and threadsafe.
+ */
+public final class ScenarioLoader
+{
+    private static final List<String> ROOT_KEYS = List.of("decision", "exclude", "models");
+    private static final List<String> MODEL_KEYS = List.of("tpot_ms", "ttft_ms", "inflight");
+
+    /** The largest in-flight count a scenario may give one model (each one is a real lease in the engine). */
+    public static final long MAX_INFLIGHT = 1_000_000L;
+
+    private ScenarioLoader()
+    {
+    }
+
+    /**
+     * @param path the scenario file.
+     * @return the scenario.
+     * @throws InvalidConfigurationException with every problem of the file.
+     */
+    public static Scenario load(final Path path) throws InvalidConfigurationException
+    {
+        return read(path.toString(), YamlTreeReader.read(path));
+    }
+
+    /**
+     * @param file name of the file, for messages.
+     * @param yaml the scenario text.
+     * @return the scenario.
+     * @throws InvalidConfigurationException with every problem of the text.
+     */
+    public static Scenario load(final String file, final String yaml) throws InvalidConfigurationException
+    {
+        return read(file, YamlTreeReader.read(file, yaml.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static Scenario read(final String file, final YamlNode root) throws InvalidConfigurationException
+    {
+        final Problems problems = new Problems(file);
+        final MappingReader top = MappingReader.open(root, "", problems, ROOT_KEYS);
+        LocatedName decision = null;
+        final String decisionName = top.requiredString("decision");
+        if (decisionName != null)
+        {
+            decision = located(decisionName, top.value("decision"), "decision");
+        }
+        final List<LocatedName> exclude = new ArrayList<>();
+        final YamlSequence excludeList = top.optionalSequence("exclude");
+        if (excludeList != null)
+        {
+            for (int i = 0; i < excludeList.items().size(); i++)
+            {
+                final YamlNode item = excludeList.items().get(i);
+                final String path = "exclude[" + i + ']';
+                final String name = Values.string(item, path, problems);
+                if (name != null)
+                {
+                    exclude.add(located(name, item, path));
+                }
+            }
+        }
+        final List<ModelObservations> models = new ArrayList<>();
+        if (top.has("models"))
+        {
+            models(top.value("models"), problems, models);
+        }
+        problems.throwIfErrors();
+        return new Scenario(file, decision, exclude, models);
+    }
+
+    private static void models(final YamlNode node, final Problems problems, final List<ModelObservations> models)
+    {
+        if (node instanceof YamlScalar && ((YamlScalar)node).kind() == YamlScalar.Kind.NULL)
+        {
+            return;
+        }
+        if (!(node instanceof YamlMapping))
+        {
+            problems.error(node, "models", "expected a mapping of model name to observations, got " + node.describe());
+            return;
+        }
+        final Map<String, YamlEntry> seen = new HashMap<>();
+        for (final YamlEntry entry : ((YamlMapping)node).entries())
+        {
+            final String path = "models." + entry.key();
+            final YamlEntry first = seen.putIfAbsent(entry.key(), entry);
+            if (first != null)
+            {
+                problems.error(entry.keyLine(), entry.keyColumn(), path,
+                    "duplicate model \"" + entry.key() + "\" (first at line " + first.keyLine() + ')');
+                continue;
+            }
+            final MappingReader model = MappingReader.open(entry.value(), path, problems, MODEL_KEYS);
+            final double[] tpot = samples(model, "tpot_ms", problems);
+            final double[] ttft = samples(model, "ttft_ms", problems);
+            final long inflight = model.optionalInteger("inflight", 0L, 0L, MAX_INFLIGHT);
+            models.add(new ModelObservations(
+                new LocatedName(entry.key(), entry.keyLine(), entry.keyColumn(), path), tpot, ttft, inflight));
+        }
+    }
+
+    private static double[] samples(final MappingReader model, final String key, final Problems problems)
+    {
+        final YamlSequence list = model.optionalSequence(key);
+        if (list == null)
+        {
+            return new double[0];
+        }
+        final double[] samples = new double[list.items().size()];
+        for (int i = 0; i < samples.length; i++)
+        {
+            final YamlNode item = list.items().get(i);
+            final String path = model.path(key) + '[' + i + ']';
+            final double value = Values.number(item, path, problems, false);
+            if (value == value && value <= 0.0)
+            {
+                problems.error(item, path, "a latency sample must be > 0 ms, got " + ((YamlScalar)item).text());
+            }
+            samples[i] = value;
+        }
+        return samples;
+    }
+
+    private static LocatedName located(final String name, final YamlNode node, final String path)
+    {
+        return new LocatedName(name, node.line(), node.column(), path);
+    }
+}

@@ -1,0 +1,261 @@
+package io.multifactor.testkit.sim;
+
+import io.multifactor.api.ConfigProblem;
+import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.ConfigLoader;
+import io.multifactor.config.LoadedConfig;
+import io.multifactor.config.model.SignalsConfig;
+import io.multifactor.kernel.engine.SignalSettings;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code bin/mf simulate}: runs the real engine on simulated traffic and a simulated clock, prints one line per report
+ * interval and a summary on stdout (the same bytes for the same seed), a progress line on stderr, and optionally
+ * writes the intervals as CSV and a chart as PNG. Without arguments it runs {@code examples/router.yaml} with
+ * {@code examples/router.profile.yaml}.
+ * <p>
+ * Exit codes: 0 success, 1 an output file could not be written, 2 invalid input (the message names the file).
+ * <p>
+ * This class is not threadsafe: picocli creates one instance per invocation.
+ */
+@Command(
+    name = "simulate",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Drive the real engine with simulated traffic on a simulated clock and show how the choice shifts as",
+        "latency and load change. Without arguments: examples/router.yaml and examples/router.profile.yaml." })
+public final class SimulateCommand implements Callable<Integer>
+{
+    /** Exit code: success. */
+    public static final int OK = 0;
+    /** Exit code: an output file could not be written. */
+    public static final int OUTPUT_FAILED = 1;
+    /** Exit code: invalid input. */
+    public static final int INVALID_INPUT = 2;
+
+    /** The bundled example configuration, relative to the repository root. */
+    public static final String EXAMPLE_CONFIG = "examples/router.yaml";
+    /** System property naming the repository root, set by {@code bin/mf}; defaults to the working directory. */
+    public static final String HOME_PROPERTY = "mf.home";
+
+    @Option(names = "--config", paramLabel = "CONFIG", description = "router configuration (default: " +
+        EXAMPLE_CONFIG + ")")
+    Path config;
+
+    @Option(names = "--profile", paramLabel = "PROFILE", description = "traffic profile (default: the configuration's " +
+        "sibling NAME.profile.yaml)")
+    Path profile;
+
+    @Option(names = "--seconds", paramLabel = "N", description = "simulated seconds (default: the profile's duration_s)")
+    Double seconds;
+
+    @Option(names = "--seed", paramLabel = "S", description = "random seed (default: the profile's seed)")
+    Long seed;
+
+    @Option(names = "--csv", paramLabel = "FILE", description = "write the per-interval rows as CSV")
+    Path csv;
+
+    @Option(names = "--plot", paramLabel = "FILE.png", description = "draw traffic share and p95 latency per model")
+    Path plot;
+
+    @Option(names = "--no-ceilings", description = "run the engine with every SLO ceiling off (attainment is still " +
+        "measured against the configured ceilings)")
+    boolean noCeilings;
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    /** A command writing to the process's stdout and stderr. */
+    public SimulateCommand()
+    {
+        this(System.out, System.err);
+    }
+
+    /**
+     * @param out where the report goes.
+     * @param err where progress and problems go.
+     */
+    public SimulateCommand(final PrintStream out, final PrintStream err)
+    {
+        this.out = out;
+        this.err = err;
+    }
+
+    @Override
+    public Integer call()
+    {
+        final Path configPath = config != null ? config : home().resolve(EXAMPLE_CONFIG);
+        final Path profilePath = profile != null ? profile : siblingProfile(configPath);
+
+        final LoadedConfig loaded;
+        final SimulationProfile traffic;
+        try
+        {
+            loaded = ConfigLoader.load(configPath);
+            SimulationProfile read = ProfileReader.read(profilePath);
+            if (seconds != null)
+            {
+                if (!(seconds > 0.0 && seconds <= 86_400.0))
+                {
+                    err.println("--seconds: must be in (0, 86400], got " + seconds);
+                    return INVALID_INPUT;
+                }
+                read = read.withDurationS(seconds);
+            }
+            if (seed != null)
+            {
+                read = read.withSeed(seed);
+            }
+            traffic = read;
+        }
+        catch (final InvalidConfigurationException ex)
+        {
+            for (final ConfigProblem problem : ex.problems())
+            {
+                err.println(problem);
+            }
+            return INVALID_INPUT;
+        }
+
+        final Simulator simulator;
+        try
+        {
+            simulator = new Simulator(loaded.plans(), settings(loaded.config().signals()), traffic, !noCeilings);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println(profilePath + ": " + ex.getMessage() + " (configuration " + configPath + ")");
+            return INVALID_INPUT;
+        }
+
+        out.printf(Locale.ROOT, "simulating %s with %s: %.0f s, %s arrivals/s, seed %d%n%n", configPath, profilePath,
+            traffic.durationS(), trim(traffic.arrivalsPerS()), traffic.seed());
+        out.print(TextReport.header(simulator.modelNames()));
+        final Progress progress = new Progress(traffic);
+        final SimulationReport report = simulator.run(progress);
+        progress.clear();
+        out.print(TextReport.legend());
+        out.println();
+        out.print(TextReport.summary(report));
+        out.flush();
+
+        try
+        {
+            if (csv != null)
+            {
+                try (Writer writer = Files.newBufferedWriter(csv, StandardCharsets.UTF_8))
+                {
+                    CsvReport.write(report.rows(), writer);
+                }
+                err.println("wrote " + csv);
+            }
+            if (plot != null)
+            {
+                ChartReport.write(report, traffic, loaded.plans(), plot);
+                err.println("wrote " + plot);
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            err.println("cannot write output: " + ex);
+            return OUTPUT_FAILED;
+        }
+        return OK;
+    }
+
+    /**
+     * @param signals the configuration's {@code signals:} block.
+     * @return the engine's settings for it.
+     */
+    public static SignalSettings settings(final SignalsConfig signals)
+    {
+        return new SignalSettings(signals.latencyWindowNs(), signals.latencyRefreshNs(), signals.inflightMaxAgeNs());
+    }
+
+    /**
+     * @param configPath a configuration such as {@code examples/router.yaml}.
+     * @return its profile by convention, such as {@code examples/router.profile.yaml}.
+     */
+    public static Path siblingProfile(final Path configPath)
+    {
+        final String name = configPath.getFileName().toString();
+        final int dot = name.lastIndexOf('.');
+        final String stem = dot > 0 ? name.substring(0, dot) : name;
+        return configPath.resolveSibling(stem + ".profile.yaml");
+    }
+
+    private static Path home()
+    {
+        final String home = System.getProperty(HOME_PROPERTY);
+        return Path.of(home == null || home.isEmpty() ? "." : home).normalize();
+    }
+
+    private static String trim(final double value)
+    {
+        return value == Math.rint(value) ? String.format(Locale.ROOT, "%.0f", value) : String.valueOf(value);
+    }
+
+    /** Prints interval lines on stdout and keeps a progress line on stderr out of their way. */
+    private final class Progress implements SimulationListener
+    {
+        private final SimulationProfile traffic;
+        private final boolean console = System.console() != null;
+        private int lastQuarter;
+        private boolean shown;
+
+        Progress(final SimulationProfile traffic)
+        {
+            this.traffic = traffic;
+        }
+
+        @Override
+        public void onInterval(final IntervalRow row)
+        {
+            clear();
+            out.print(TextReport.line(row, traffic));
+            out.flush();
+        }
+
+        @Override
+        public void onProgress(final double simulatedS, final double durationS, final long requests)
+        {
+            final String line = String.format(Locale.ROOT, "simulated %.0f/%.0f s, %d requests", simulatedS, durationS,
+                requests);
+            if (console)
+            {
+                err.print('\r' + line);
+                err.flush();
+                shown = true;
+            }
+            else
+            {
+                final int quarter = (int)(4 * simulatedS / durationS);
+                if (quarter > lastQuarter)
+                {
+                    lastQuarter = quarter;
+                    err.println(line);
+                }
+            }
+        }
+
+        void clear()
+        {
+            if (shown)
+            {
+                err.print("\r\033[K");
+                err.flush();
+                shown = false;
+            }
+        }
+    }
+}

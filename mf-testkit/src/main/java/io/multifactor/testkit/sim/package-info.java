@@ -1,0 +1,9 @@
+/**
+ * The traffic simulator behind {@code bin/mf simulate}: a discrete-event simulation that drives the real engine on a
+ * simulated clock, the traffic profile and its loader, the per-interval and summary report, and its CSV and chart
+ * writers.
+ * <p>
+ * Threading: a simulation runs on the calling thread and owns its engine and clock; profiles, rows and reports are
+ * immutable and may be shared.
+ */
+package io.multifactor.testkit.sim;
