@@ -15,14 +15,16 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import java.util.concurrent.TimeUnit;
 
 /**
- * One selection, by the kernel and by the baselines, over the same {@link SelectFixture#SETS} pre-built decisions:
+ * One selection, by the engine, by its kernel alone and by the baselines, over the same {@link SelectFixture#SETS} pre-built decisions:
  * each invocation takes the next decision, so the branch predictor cannot learn one input.
  * <ul>
+ *   <li>{@code engine}: {@code MultiFactorEngine.select} with published signals from real samples and in-flight leases;</li>
  *   <li>{@code kernel}: {@link Selection#reset}, {@link Selection#observe} per candidate, then
  *       {@link ScoringKernel#score}, as the engine does after reading its published signals;</li>
  *   <li>{@code handLoop}: {@link HandLoopSelector}, the practical limit;</li>
@@ -80,6 +82,25 @@ public class SelectBenchmark
         selection = new Selection(candidates);
         world.checkAgreement(selection);
         cursor = 0;
+    }
+
+    /** Releases the engine. */
+    @TearDown(Level.Trial)
+    public void tearDown()
+    {
+        world.close();
+    }
+
+    /**
+     * The real engine: reads the plan snapshot, the published percentiles and the in-flight counters, then scores.
+     *
+     * @return position chosen by the engine for the next data set.
+     */
+    @Benchmark
+    public int engine()
+    {
+        world.engine.select(world.decisionIds[nextSet()], null, selection);
+        return selection.selectedIndex();
     }
 
     /**

@@ -1,6 +1,9 @@
 package io.multifactor.bench;
 
+import io.multifactor.api.InflightTracker;
+import io.multifactor.api.LatencyRecorder;
 import io.multifactor.api.Selection;
+import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.testkit.reference.ReferenceDecision;
@@ -19,14 +22,17 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Everything the select benchmarks need, built from one {@link SelectFixture}: real latency samples and in-flight
- * leases fed to the reference router, the observations they give for every decision, ceilings chosen from those
- * observations (when on), the final plans, and per decision a {@link SelectCase} for the kernel and the hand loop, a
- * {@link ReferenceRequest} for the reference scorer and a decision name for the reference router.
+ * Everything the select benchmarks need, built from one {@link SelectFixture}: the same real latency samples and
+ * in-flight leases fed to a {@link MultiFactorEngine} and to the reference router, the observations the engine
+ * publishes for every decision, ceilings chosen from those observations (when on), the final plans (installed in the
+ * engine), and per decision a {@link SelectCase} for the kernel and the hand loop, a {@link ReferenceRequest} for the
+ * reference scorer, and a decision handle and name for the engine and the reference router.
  * <p>
- * {@link #checkAgreement} verifies that every implementation makes the same choice on every data set.
+ * {@link #checkAgreement} verifies that the engine, the kernel, the hand loop and the reference scorer make the same
+ * choice on every data set (they see the same observations). The reference router computes exact percentiles where the
+ * engine's histograms have up to 1% error, so it may choose differently now and then; {@link #routerAgreement} counts.
  * <p>
- * This class is not threadsafe: build and check it on one thread, then only read it.
+ * This class is not threadsafe: build and check it on one thread, then only read it; the engine is threadsafe.
  */
 public final class SelectWorld
 {
@@ -41,7 +47,9 @@ public final class SelectWorld
     final ReferenceDecision[] referenceDecisions = new ReferenceDecision[SelectFixture.SETS];
     final ReferenceRequest[] referenceRequests = new ReferenceRequest[SelectFixture.SETS];
     final String[] decisionNames = new String[SelectFixture.SETS];
+    final int[] decisionIds = new int[SelectFixture.SETS];
     final ReferenceRouter router;
+    final MultiFactorEngine engine;
     final Set<String> noExclusions = Set.of();
 
     /**
@@ -61,38 +69,46 @@ public final class SelectWorld
         {
             models.add(new ReferenceModel(fixture.modelName(m), fixture.quality(m), fixture.promptPer1M(m)));
         }
-        final List<ReferenceDecision> firstDecisions = new ArrayList<>();
-        for (int s = 0; s < SelectFixture.SETS; s++)
+        engine = MultiFactorEngine.builder(first).clock(clock).build();
+        for (int m = 0; m < SelectFixture.POOL_SIZE; m++)
         {
-            firstDecisions.add(referenceDecision(models, s, null));
+            // feed() addresses models by pool index, in the engine as in the router.
+            if (engine.modelId(fixture.modelName(m)) != m)
+            {
+                throw new IllegalStateException("model handle of " + fixture.modelName(m) + " is not " + m);
+            }
         }
-        final ReferenceRouter probe = new ReferenceRouter(models, firstDecisions, clock, WINDOW_NS);
-        feed(probe);
+        feed(engine, engine);
+        engine.refreshNow();
 
         final int n = candidates;
         final double[][] tpot = new double[SelectFixture.SETS][n];
         final double[][] ttft = new double[SelectFixture.SETS][n];
         final long[][] inflight = new long[SelectFixture.SETS][n];
         final double[][] ceilings = new double[SelectFixture.SETS][];
+        final Selection probe = new Selection(n);
         for (int s = 0; s < SelectFixture.SETS; s++)
         {
+            engine.select(engine.decisionId(SelectFixture.decisionName(s)), null, probe);
             final double[] cost = new double[n];
             for (int i = 0; i < n; i++)
             {
-                final String name = fixture.modelName(fixture.candidate(s, i));
-                tpot[s][i] = probe.tpotMs(name, fixture.percentile(s));
-                ttft[s][i] = probe.ttftMs(name, fixture.percentile(s));
-                inflight[s][i] = probe.inflight(name);
+                tpot[s][i] = probe.tpotMs(i);
+                ttft[s][i] = probe.ttftMs(i);
+                inflight[s][i] = probe.inflight(i);
                 cost[i] = fixture.promptPer1M(fixture.candidate(s, i));
             }
             ceilings[s] = fixture.chooseCeilings(tpot[s], ttft[s], cost, inflight[s]);
         }
         plans = ceilingsOn ? fixture.plans(first, ceilings) : first;
+        engine.replacePlans(plans);
+        engine.refreshNow();
 
         final List<ReferenceDecision> decisions = new ArrayList<>();
         for (int s = 0; s < SelectFixture.SETS; s++)
         {
             decisionNames[s] = SelectFixture.decisionName(s);
+            decisionIds[s] = engine.decisionId(decisionNames[s]);
             final DecisionPlan plan = plans.decision(plans.decisionId(decisionNames[s]));
             cases[s] = new SelectCase(plan, tpot[s], ttft[s], inflight[s]);
             referenceDecisions[s] = referenceDecision(models, s, ceilingsOn ? ceilings[s] : null);
@@ -107,30 +123,55 @@ public final class SelectWorld
             referenceRequests[s] = new ReferenceRequest(observations, noExclusions);
         }
         router = new ReferenceRouter(models, decisions, clock, WINDOW_NS);
-        feed(router);
+        feed(router, router);
     }
 
     /**
-     * Checks that the kernel, the hand loop, the reference scorer and the reference router choose the same candidate
-     * for every data set.
+     * Checks that the engine, the kernel, the hand loop and the reference scorer choose the same candidate for every
+     * data set.
      *
-     * @param selection a selection to use for the kernel.
+     * @param selection a selection to use for the engine and the kernel.
      * @throws IllegalStateException naming the first data set where two implementations disagree.
      */
     public void checkAgreement(final Selection selection)
     {
         for (int s = 0; s < SelectFixture.SETS; s++)
         {
+            engine.select(decisionIds[s], null, selection);
+            final int byEngine = selection.selectedIndex();
             final int byKernel = SelectBenchmark.kernelSelect(cases[s], selection);
             final int byHandLoop = HandLoopSelector.select(cases[s]);
             final int byScorer = ReferenceScorer.select(referenceDecisions[s], referenceRequests[s]).selectedIndex();
-            final int byRouter = router.select(decisionNames[s], noExclusions).selectedIndex();
-            if (byKernel != byHandLoop || byKernel != byScorer || byKernel != byRouter)
+            if (byEngine != byKernel || byKernel != byHandLoop || byKernel != byScorer)
             {
-                throw new IllegalStateException("set " + s + " disagrees: kernel " + byKernel + ", hand loop " +
-                    byHandLoop + ", reference scorer " + byScorer + ", reference router " + byRouter);
+                throw new IllegalStateException("set " + s + " disagrees: engine " + byEngine + ", kernel " + byKernel +
+                    ", hand loop " + byHandLoop + ", reference scorer " + byScorer);
             }
         }
+    }
+
+    /**
+     * @param selection a selection to use for the engine.
+     * @return on how many data sets the reference router chooses as the engine does.
+     */
+    public int routerAgreement(final Selection selection)
+    {
+        int agreeing = 0;
+        for (int s = 0; s < SelectFixture.SETS; s++)
+        {
+            engine.select(decisionIds[s], null, selection);
+            if (selection.selectedIndex() == router.select(decisionNames[s], noExclusions).selectedIndex())
+            {
+                agreeing++;
+            }
+        }
+        return agreeing;
+    }
+
+    /** Releases the engine's memory. */
+    public void close()
+    {
+        engine.close();
     }
 
     /** @return the data sets, one per decision. */
@@ -156,20 +197,20 @@ public final class SelectWorld
             fixture.percentile(set), ReferenceDecision.CHEAPEST);
     }
 
-    /** Records the same samples and opens the same leases on every router fed (the fixture's sampling is seeded). */
-    private void feed(final ReferenceRouter target)
+    /** Records the same samples and opens the same leases on every target fed (the sampling is seeded). */
+    private void feed(final LatencyRecorder recorder, final InflightTracker tracker)
     {
         final SelectFixture samples = new SelectFixture(SelectBenchmark.SEED ^ 0x5A5A5A5AL, 1);
         for (int m = 0; m < SelectFixture.POOL_SIZE; m++)
         {
             for (int k = 0; k < SAMPLES_PER_METRIC; k++)
             {
-                target.recordTpotMicros(m, samples.sampleMicros(fixture.nominalTpotMs(m)));
-                target.recordTtftMicros(m, samples.sampleMicros(fixture.nominalTtftMs(m)));
+                recorder.recordTpotMicros(m, samples.sampleMicros(fixture.nominalTpotMs(m)));
+                recorder.recordTtftMicros(m, samples.sampleMicros(fixture.nominalTtftMs(m)));
             }
             for (long k = 0; k < fixture.inflight(m); k++)
             {
-                target.begin(m);
+                tracker.begin(m);
             }
         }
     }
