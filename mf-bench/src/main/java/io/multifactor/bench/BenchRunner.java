@@ -25,8 +25,8 @@ import java.util.Map;
  * Runs the benchmarks of this module with one of two profiles, with the GC profiler, writes JMH's JSON results and a
  * Markdown report (machine, table of budgets and ratios) beside them, and prints the report.
  * <ul>
- *   <li>{@code quick}: one fork, short iterations, select at 4, 16 and 64 candidates (the sizes with a budget); a few
- *       minutes on 2 cores;</li>
+ *   <li>{@code quick}: one fork, short iterations, select at 4, 16 and 64 candidates with all ceilings active (the
+ *       cases with a budget); a few minutes on 2 cores;</li>
  *   <li>{@code full}: three forks, 5 x 1 s warm-up and measurement, every parameter; for release figures.</li>
  * </ul>
  * Usage: {@code BenchRunner quick|full RESULT_JSON [INCLUDE_REGEX]}. Any other JMH use goes through the jar's own
@@ -72,7 +72,8 @@ public final class BenchRunner
             options.forks(1)
                 .warmupIterations(3).warmupTime(TimeValue.milliseconds(400))
                 .measurementIterations(4).measurementTime(TimeValue.milliseconds(400))
-                .param("candidates", "4", "16", "64");
+                .param("candidates", "4", "16", "64")
+                .param("ceilings", "all");
         }
         else
         {
@@ -87,11 +88,13 @@ public final class BenchRunner
 
         final List<ReportRow> rows = rows(results);
         final String report = "# multi-factor benchmarks (" + mode + " profile)\n\n" +
-            MachineInfo.describe() + "- JMH run time: " + seconds + " s\n- JSON: `" + json + "`\n\n" +
+            MachineInfo.describe() + "- JMH run time: " + seconds + " s\n- JSON: `" + json + "`\n" +
+            MemoryFootprint.measure() + "\n" +
             ReportTable.render(rows) + "\n" +
             "Ratios come from the same run: speedup vs reference = reference time / this time; " +
             "x hand loop = this time / hand-loop time. " +
-            "Budgets: DESIGN section 7; allocation below " + Budget.ZERO_BYTES_TOLERANCE + " B/op counts as 0.\n" +
+            "Budgets: DESIGN section 7; allocation below " + Budget.ZERO_BYTES_TOLERANCE + " B/op, or below " +
+            (long)(Budget.ZERO_BYTES_PER_SECOND_TOLERANCE / 1024) + " KB/s (JMH's own bookkeeping), counts as 0 B.\n" +
             "Rows failing their budget: " + ReportTable.failures(rows) + "\n";
         final Path markdown = json.resolveSibling(stripExtension(json.getFileName().toString()) + ".md");
         Files.writeString(markdown, report, StandardCharsets.UTF_8);

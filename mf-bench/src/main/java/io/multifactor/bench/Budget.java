@@ -12,10 +12,18 @@ package io.multifactor.bench;
 public record Budget(double maxNsPerOp, double maxBytesPerOp)
 {
     /**
-     * Allocation below this many bytes per operation counts as none: the GC profiler's normalized rate of an
-     * allocation-free benchmark is a small positive number (JMH's own infrastructure, TLAB sampling), never exactly 0.
+     * Allocation below this many bytes per operation counts as none whatever the rate: the GC profiler's normalized
+     * figure for allocation-free code is a small positive number, never exactly 0.
      */
     public static final double ZERO_BYTES_TOLERANCE = 0.1;
+
+    /**
+     * Allocation slower than this many bytes per second also counts as none. JMH's own bookkeeping allocates a few
+     * kilobytes per iteration whatever the benchmark does, which the GC profiler divides by the operations of that
+     * iteration: about 0.03 B/op for a 2 us operation and 1 B/op for a 70 us one, but always near 14 KB/s. An operation
+     * that really allocates allocates at least one 16-byte object: at 50 us per operation that is already 320 KB/s.
+     */
+    public static final double ZERO_BYTES_PER_SECOND_TOLERANCE = 64.0 * 1024.0;
 
     /** No budget: a baseline, or a case section 7 does not cover. */
     public static final Budget NONE = new Budget(Double.NaN, Double.NaN);
@@ -33,7 +41,8 @@ public record Budget(double maxNsPerOp, double maxBytesPerOp)
      * @param nsPerOp measured mean time per operation in nanoseconds.
      * @param bytesPerOp measured allocation per operation in bytes, NaN when not measured.
      * @return {@code PASS}, {@code FAIL (time)}, {@code FAIL (alloc)}, {@code FAIL (time, alloc)}, or
-     *     {@link #NO_VERDICT} when no budget applies. An allocation budget that was not measured fails.
+     *     {@link #NO_VERDICT} when no budget applies. An allocation budget that was not measured fails; a budget of
+     *     0 B accepts what {@link #ZERO_BYTES_TOLERANCE} and {@link #ZERO_BYTES_PER_SECOND_TOLERANCE} ascribe to JMH.
      */
     public String verdict(final double nsPerOp, final double bytesPerOp)
     {
@@ -43,7 +52,8 @@ public record Budget(double maxNsPerOp, double maxBytesPerOp)
         }
         final boolean timeOk = Double.isNaN(maxNsPerOp) || nsPerOp <= maxNsPerOp;
         final boolean allocOk = Double.isNaN(maxBytesPerOp) ||
-            (bytesPerOp == bytesPerOp && bytesPerOp <= Math.max(maxBytesPerOp, ZERO_BYTES_TOLERANCE));
+            (bytesPerOp == bytesPerOp && (bytesPerOp <= Math.max(maxBytesPerOp, ZERO_BYTES_TOLERANCE) ||
+                maxBytesPerOp == 0.0 && bytesPerOp * 1e9 / nsPerOp < ZERO_BYTES_PER_SECOND_TOLERANCE));
         if (timeOk && allocOk)
         {
             return "PASS";

@@ -37,6 +37,18 @@ class ReportTableTest
     }
 
     @Test
+    void shouldAscribeASlowTrickleOfAllocationToJmhButNotARealAllocationPerOperation()
+    {
+        final Budget refresh = Budgets.of("RefreshBenchmark.refreshOneModel", Map.of());
+        // 1.09 B/op at 74 us/op is 14.7 KB/s: JMH's own few kilobytes per iteration.
+        assertThat(refresh.verdict(40_000.0, 1.09)).isEqualTo("PASS");
+        // One 16-byte object per refresh at 40 us is 400 KB/s.
+        assertThat(refresh.verdict(40_000.0, 16.0)).isEqualTo("FAIL (alloc)");
+        // One 16-byte object every 16 selections at 20 ns is 50 MB/s.
+        assertThat(Budgets.of("SelectBenchmark.engine", FOUR_ALL).verdict(20.0, 1.0)).isEqualTo("FAIL (alloc)");
+    }
+
+    @Test
     void shouldCheckOnlyAllocationWhenCeilingsAreOff()
     {
         final Budget budget = Budgets.of("SelectBenchmark.engine", Map.of("candidates", "4", "ceilings", "none"));

@@ -1,0 +1,73 @@
+package io.multifactor.bench;
+
+import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.plan.PlansBuilder;
+import org.agrona.concurrent.CachedNanoClock;
+
+import java.util.Locale;
+
+/**
+ * Measures the memory per model of an engine at default settings (DESIGN section 7: at most 256 KB): the heap that
+ * {@value #MODELS} more models cost, divided by {@value #MODELS}, after a full garbage collection on each side, and the
+ * engine's own estimate of one model's latency windows for comparison. Not a JMH benchmark: it measures space, not time.
+ * <p>
+ * This class is used by the runner thread alone; {@link #measure()} is not threadsafe (it reads the whole heap).
+ */
+public final class MemoryFootprint
+{
+    /** Budget of DESIGN section 7, bytes per model. */
+    public static final long BUDGET_BYTES = 256L * 1024L;
+
+    private static final int MODELS = 256;
+
+    private MemoryFootprint()
+    {
+    }
+
+    /** @return Markdown lines: the measured heap per model, the engine's estimate, the budget and the verdict. */
+    public static String measure()
+    {
+        final CachedNanoClock clock = new CachedNanoClock();
+        final MultiFactorEngine small = MultiFactorEngine.builder(plans(1)).clock(clock).build();
+        final long estimate = small.latencyFootprintBytes(0);
+        final long before = usedHeapAfterGc();
+        final MultiFactorEngine large = MultiFactorEngine.builder(plans(1 + MODELS)).clock(clock).build();
+        final long after = usedHeapAfterGc();
+        final long perModel = Math.max(0L, after - before) / MODELS;
+        final long touch = large.latencyFootprintBytes(0);
+        large.close();
+        small.close();
+        final String verdict = perModel <= BUDGET_BYTES ? "PASS" : "FAIL";
+        return String.format(Locale.ROOT,
+            "- memory per model at default settings: %.1f KB of heap measured (%d models, after full GC), " +
+            "%.1f KB by the engine's own estimate of its windows; budget <= 256 KB: %s%s\n",
+            perModel / 1024.0, MODELS, estimate / 1024.0, verdict, touch > 0 ? "" : " (estimate unavailable)");
+    }
+
+    private static Plans plans(final int models)
+    {
+        final PlansBuilder builder = new PlansBuilder();
+        final String[] names = new String[models];
+        for (int m = 0; m < models; m++)
+        {
+            names[m] = "model-" + m;
+            builder.model(names[m], 0.5, 1.0);
+        }
+        builder.decision("all").candidates(names).add();
+        return builder.build();
+    }
+
+    private static long usedHeapAfterGc()
+    {
+        final Runtime runtime = Runtime.getRuntime();
+        long used = Long.MAX_VALUE;
+        // Several rounds: one System.gc() may leave floating garbage behind.
+        for (int i = 0; i < 4; i++)
+        {
+            System.gc();
+            used = Math.min(used, runtime.totalMemory() - runtime.freeMemory());
+        }
+        return used;
+    }
+}
