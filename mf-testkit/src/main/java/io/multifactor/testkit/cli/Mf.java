@@ -27,6 +27,7 @@ import java.util.concurrent.Callable;
     subcommands = {
         ValidateCommand.class,
         ExplainCommand.class,
+        io.multifactor.testkit.sim.SimulateCommand.class,
     })
 public final class Mf implements Callable<Integer>
 {

@@ -6,12 +6,16 @@ import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.model.SignalsConfig;
 import io.multifactor.kernel.engine.SignalSettings;
+import io.multifactor.testkit.cli.ExitCodes;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.io.Writer;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,25 +28,21 @@ import java.util.concurrent.Callable;
  * writes the intervals as CSV and a chart as PNG. Without arguments it runs {@code examples/router.yaml} with
  * {@code examples/router.profile.yaml}.
  * <p>
- * Exit codes: 0 success, 1 an output file could not be written, 2 invalid input (the message names the file).
+ * Exit codes ({@link ExitCodes}): 0 success, 1 an output file could not be written, 2 invalid input (the message names
+ * the file).
  * <p>
  * This class is not threadsafe: picocli creates one instance per invocation.
  */
 @Command(
     name = "simulate",
     mixinStandardHelpOptions = true,
+    version = "mf 0.1.0",
     description = {
-        "Drive the real engine with simulated traffic on a simulated clock and show how the choice shifts as",
-        "latency and load change. Without arguments: examples/router.yaml and examples/router.profile.yaml." })
+        "Drive the real engine with simulated traffic on a simulated clock.",
+        "Shows how the choice shifts as latency and load change. Without arguments: examples/router.yaml with " +
+            "examples/router.profile.yaml." })
 public final class SimulateCommand implements Callable<Integer>
 {
-    /** Exit code: success. */
-    public static final int OK = 0;
-    /** Exit code: an output file could not be written. */
-    public static final int OUTPUT_FAILED = 1;
-    /** Exit code: invalid input. */
-    public static final int INVALID_INPUT = 2;
-
     /** The bundled example configuration, relative to the repository root. */
     public static final String EXAMPLE_CONFIG = "examples/router.yaml";
     /** System property naming the repository root, set by {@code bin/mf}; defaults to the working directory. */
@@ -72,28 +72,18 @@ public final class SimulateCommand implements Callable<Integer>
         "measured against the configured ceilings)")
     boolean noCeilings;
 
-    private final PrintStream out;
-    private final PrintStream err;
+    @Spec
+    CommandSpec spec;
 
-    /** A command writing to the process's stdout and stderr. */
-    public SimulateCommand()
-    {
-        this(System.out, System.err);
-    }
+    private PrintWriter out;
+    private PrintWriter err;
 
-    /**
-     * @param out where the report goes.
-     * @param err where progress and problems go.
-     */
-    public SimulateCommand(final PrintStream out, final PrintStream err)
-    {
-        this.out = out;
-        this.err = err;
-    }
-
+    /** Writes the report to the command line's out (stdout) and progress and problems to its err (stderr). */
     @Override
     public Integer call()
     {
+        out = spec.commandLine().getOut();
+        err = spec.commandLine().getErr();
         final Path configPath = config != null ? config : home().resolve(EXAMPLE_CONFIG);
         final Path profilePath = profile != null ? profile : siblingProfile(configPath);
 
@@ -108,7 +98,7 @@ public final class SimulateCommand implements Callable<Integer>
                 if (!(seconds > 0.0 && seconds <= 86_400.0))
                 {
                     err.println("--seconds: must be in (0, 86400], got " + seconds);
-                    return INVALID_INPUT;
+                    return ExitCodes.INVALID_INPUT;
                 }
                 read = read.withDurationS(seconds);
             }
@@ -124,7 +114,7 @@ public final class SimulateCommand implements Callable<Integer>
             {
                 err.println(problem);
             }
-            return INVALID_INPUT;
+            return ExitCodes.INVALID_INPUT;
         }
 
         final Simulator simulator;
@@ -135,7 +125,7 @@ public final class SimulateCommand implements Callable<Integer>
         catch (final IllegalArgumentException ex)
         {
             err.println(profilePath + ": " + ex.getMessage() + " (configuration " + configPath + ")");
-            return INVALID_INPUT;
+            return ExitCodes.INVALID_INPUT;
         }
 
         out.printf(Locale.ROOT, "simulating %s with %s: %.0f s, %s arrivals/s, seed %d%n%n", configPath, profilePath,
@@ -168,9 +158,9 @@ public final class SimulateCommand implements Callable<Integer>
         catch (final IOException | RuntimeException ex)
         {
             err.println("cannot write output: " + ex);
-            return OUTPUT_FAILED;
+            return ExitCodes.INTERNAL_ERROR;
         }
-        return OK;
+        return ExitCodes.OK;
     }
 
     /**
@@ -194,10 +184,39 @@ public final class SimulateCommand implements Callable<Integer>
         return configPath.resolveSibling(stem + ".profile.yaml");
     }
 
+    /**
+     * Where the bundled example lives: the {@value #HOME_PROPERTY} property when set, else the working directory when it
+     * holds the example, else the nearest ancestor of this class's jar or classes directory that holds it.
+     */
     private static Path home()
     {
         final String home = System.getProperty(HOME_PROPERTY);
-        return Path.of(home == null || home.isEmpty() ? "." : home).normalize();
+        if (home != null && !home.isEmpty())
+        {
+            return Path.of(home).normalize();
+        }
+        final Path here = Path.of("");
+        if (Files.isRegularFile(here.resolve(EXAMPLE_CONFIG)))
+        {
+            return here;
+        }
+        try
+        {
+            Path dir = Path.of(SimulateCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            while (dir != null)
+            {
+                if (Files.isRegularFile(dir.resolve(EXAMPLE_CONFIG)))
+                {
+                    return dir;
+                }
+                dir = dir.getParent();
+            }
+        }
+        catch (final URISyntaxException | RuntimeException ex)
+        {
+            // No code source to search from: fall back to the working directory, whose error names the path tried.
+        }
+        return here;
     }
 
     private static String trim(final double value)

@@ -9,10 +9,9 @@ import picocli.CommandLine;
 
 import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -159,12 +158,13 @@ class SimulateCommandTest
 
     private static Result run(final String... args)
     {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final int exitCode = new CommandLine(new SimulateCommand(
-            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)))
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final int exitCode = new CommandLine(new SimulateCommand())
+            .setOut(new PrintWriter(out, true))
+            .setErr(new PrintWriter(err, true))
             .execute(args);
-        return new Result(exitCode, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        return new Result(exitCode, out.toString(), err.toString());
     }
 
     private static final class Result
