@@ -27,7 +27,7 @@ import java.util.Objects;
  * The multi-factor engine: selects a model per request from the current plans and the live signals, and takes those
  * signals (latency samples, in-flight leases).
  * <p>
- * Everything the hot paths read hangs off one published {@link EngineState} (the plans snapshot and the signal arrays
+ * Everything the hot paths read hangs off one published {@code EngineState} (the plans snapshot and the signal arrays
  * sized for it): {@link #select}, {@link #begin} and {@code record*} read it with a single volatile load, so a
  * selection always sees one whole plan with signals keyed to its handles and percentile slots.
  * {@link #replacePlans(Plans)} builds the next state (keeping the counters and windows of every model name that stays,
