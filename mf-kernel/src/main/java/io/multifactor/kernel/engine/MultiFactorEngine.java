@@ -37,7 +37,9 @@ import java.util.Objects;
  * memory-mapped file; requests hold leases from a fixed {@link LeaseTable}. Latencies go into one
  * {@link LatencyWindow} per model and metric. The refresh duty cycle ({@link #refresh()}, or {@link #agent()} on an
  * {@link org.agrona.concurrent.AgentRunner}) rotates and drains the windows, republishes percentiles every
- * {@code latency_refresh}, and reclaims leases older than {@code inflight_max_age}.
+ * {@code latency_refresh}, and reclaims leases older than {@code inflight_max_age}, sweeping the lease table every
+ * {@code inflight_max_age / 64} (at least every {@code latency_refresh}): a lost lease is reclaimed between
+ * {@code inflight_max_age} and {@code inflight_max_age * 65 / 64} after it began.
  * <p>
  * Lease start times come from the time of the last duty cycle (read with one volatile load), not from the clock on
  * every {@code begin}; a lease may therefore be reclaimed up to one duty-cycle period early.
@@ -57,6 +59,9 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     /** Default number of Agrona counters: one per model name ever seen, plus 4 event counters. */
     public static final int DEFAULT_COUNTER_CAPACITY = 1024;
 
+    /** Stale leases are swept every {@code inflight_max_age / SWEEPS_PER_MAX_AGE} (at least every refresh period). */
+    public static final int SWEEPS_PER_MAX_AGE = 64;
+
     private final NanoClock clock;
     private final SignalSettings settings;
     private final InflightCounters counters;
@@ -66,6 +71,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     private final int clampedOffset;
     private final long originNs;
     private final long sliceNs;
+    private final long sweepPeriodNs;
     private final RefreshAgent agent;
     private final Object lock = new Object();
 
@@ -76,6 +82,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     private Map<String, ModelSignals> signalsByName = new HashMap<>();
     private final Map<String, Integer> counterIdsByName = new HashMap<>();
     private long nextRefreshNs;
+    private long nextSweepNs;
     private boolean closed;
 
     private MultiFactorEngine(final Builder builder)
@@ -99,6 +106,8 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         cachedNowNs = originNs;
         sliceNs = Math.max(1L, settings.latencyWindowNs() / LatencyWindow.SLICE_COUNT);
         nextRefreshNs = originNs + settings.latencyRefreshNs();
+        sweepPeriodNs = Math.max(settings.latencyRefreshNs(), settings.inflightMaxAgeNs() / SWEEPS_PER_MAX_AGE);
+        nextSweepNs = originNs + sweepPeriodNs;
         agent = new RefreshAgent(this);
         synchronized (lock)
         {
@@ -317,8 +326,8 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
 
     /**
      * One duty cycle at the clock's current time: remembers the time for lease starts and, when {@code latency_refresh}
-     * has passed since the last republication, rotates and drains every window, republishes the percentiles and
-     * reclaims stale leases. Call from one thread at a time (an {@link org.agrona.concurrent.AgentRunner} through
+     * has passed since the last republication, rotates and drains every window, republishes the percentiles and, when
+     * the sweep period has passed, reclaims stale leases. Call from one thread at a time (an {@link org.agrona.concurrent.AgentRunner} through
      * {@link #agent()}, a simulator, a test). Allocates nothing in steady state.
      *
      * @return the amount of work done: windows refreshed plus leases reclaimed, 0 when nothing was due.
@@ -338,7 +347,10 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         }
     }
 
-    /** A full duty cycle now, due or not: rotate, drain, republish percentiles, reclaim stale leases. */
+    /**
+     * Republishes now, due or not: rotates and drains every window and republishes the percentiles (then reclaims stale
+     * leases if the sweep is due). For {@code explain}, simulators and tests.
+     */
     public void refreshNow()
     {
         final long nowNs = clock.nanoTime();
@@ -463,7 +475,12 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             }
         }
         publish(s);
-        return work + leases.sweep(nowNs, settings.inflightMaxAgeNs());
+        if (nowNs - nextSweepNs >= 0)
+        {
+            nextSweepNs = nowNs + sweepPeriodNs;
+            work += leases.sweep(nowNs, settings.inflightMaxAgeNs());
+        }
+        return work;
     }
 
     // Under lock.

@@ -122,19 +122,20 @@ class EngineConcurrencyTest
         start(background, errors, go, () ->
         {
             final SplittableRandom random = new SplittableRandom(99);
-            while (running.get())
+            do
             {
                 final int model = models[random.nextInt(MODELS)];
                 engine.recordTpotMicros(model, 1 + random.nextInt(1_000_000));
                 engine.recordTtftMicros(model, 1 + random.nextInt(3_000_000));
                 engine.recordTtftMicros(model, -random.nextInt(5));
             }
+            while (running.get());
         });
         start(background, errors, go, () ->
         {
             final Selection out = new Selection();
             long count = 0;
-            while (running.get())
+            do
             {
                 engine.select(d, null, out);
                 if (out.outcome() == Outcome.FAILED || out.candidateCount() != MODELS)
@@ -150,6 +151,7 @@ class EngineConcurrencyTest
                 }
                 count++;
             }
+            while (running.get());
             selections.set(count);
         });
         start(background, errors, go, () ->
@@ -184,6 +186,8 @@ class EngineConcurrencyTest
         assertThat(engine.leaseTableFullCount()).isZero();
         assertThat(engine.reclaimedLeaseCount()).isZero();
         assertThat(engine.refusedSampleCount()).isPositive();
+        // The 50 ms window may have emptied since the recorder stopped: add one sample so something is published.
+        engine.recordTtftMicros(models[0], 1_000_000);
         engine.refreshNow();
         final Selection out = new Selection();
         engine.select(d, null, out);

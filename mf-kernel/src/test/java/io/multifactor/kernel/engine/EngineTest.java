@@ -299,6 +299,75 @@ class EngineTest
     }
 
     @Test
+    void shouldHealLostEndAfterMaxAgeAndIgnoreLateEnd()
+    {
+        final MultiFactorEngine engine = engine(twoModels(0.0));
+        final long maxAgeNs = engine.settings().inflightMaxAgeNs();
+        final int smart = engine.modelId("smart");
+        final long lost = engine.begin(smart);
+        clock.advance(maxAgeNs / 2);
+        engine.refresh();
+        final long young = engine.begin(smart);
+        assertThat(engine.inflight(smart)).isEqualTo(2);
+
+        clock.advance(maxAgeNs / 2);
+        engine.refresh();
+        assertThat(engine.inflight(smart)).as("exactly max age is not older than max age").isEqualTo(2);
+
+        // Swept within one sweep period after the max age.
+        clock.advance(maxAgeNs / MultiFactorEngine.SWEEPS_PER_MAX_AGE + SECOND_NS);
+        assertThat(engine.refresh()).isPositive();
+        assertThat(engine.inflight(smart)).isEqualTo(1);
+        assertThat(engine.reclaimedLeaseCount()).isEqualTo(1);
+        assertThat(engine.end(lost)).isFalse();
+        assertThat(engine.inflight(smart)).isEqualTo(1);
+        assertThat(engine.end(young)).isTrue();
+        assertThat(engine.inflight(smart)).isZero();
+        assertThat(engine.end(young)).isFalse();
+        assertThat(engine.end(0x1234_5678_9ABCL)).isFalse();
+        assertThat(engine.inflight(smart)).isZero();
+    }
+
+    @Test
+    void shouldPublishEachDecisionsPercentileWithinOnePercentOfNearestRank()
+    {
+        final Plans plans = new PlansBuilder()
+            .model("m", 0.5, 1.0)
+            .decision("p50").candidates("m").percentile(50).add()
+            .decision("p90").candidates("m").percentile(90).add()
+            .decision("p99").candidates("m").percentile(99).add()
+            .decision("p100").candidates("m").percentile(100).add()
+            .build();
+        final MultiFactorEngine engine = engine(plans);
+        final int m = engine.modelId("m");
+        final java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+        final long[] tpot = new long[5_000];
+        final long[] ttft = new long[3_000];
+        for (int i = 0; i < tpot.length; i++)
+        {
+            tpot[i] = 1_000 + random.nextInt(400_000);
+            engine.recordTpotMicros(m, tpot[i]);
+        }
+        for (int i = 0; i < ttft.length; i++)
+        {
+            ttft[i] = 50_000 + random.nextInt(5_000_000);
+            engine.recordTtftMicros(m, ttft[i]);
+        }
+        java.util.Arrays.sort(tpot);
+        java.util.Arrays.sort(ttft);
+        engine.refreshNow();
+        final Selection out = new Selection();
+        for (final int p : new int[] { 50, 90, 99, 100 })
+        {
+            engine.select(engine.decisionId("p" + p), null, out);
+            final double expectedTpotMs = tpot[(int)(((long)p * tpot.length + 99) / 100) - 1] / 1000.0;
+            final double expectedTtftMs = ttft[(int)(((long)p * ttft.length + 99) / 100) - 1] / 1000.0;
+            assertThat(out.tpotMs(0)).as("tpot p%d", p).isBetween(expectedTpotMs, expectedTpotMs * 1.01);
+            assertThat(out.ttftMs(0)).as("ttft p%d", p).isBetween(expectedTtftMs, expectedTtftMs * 1.01);
+        }
+    }
+
+    @Test
     void shouldKeepMemoryPerModelWithin256KB()
     {
         final MultiFactorEngine engine = engine(twoModels(0.0));
