@@ -21,8 +21,8 @@ import java.util.concurrent.Callable;
     mixinStandardHelpOptions = true,
     version = "mf 0.1.0",
     description = "Validate a multi-factor configuration, explain a selection, simulate traffic.",
-    // To register a subcommand, add its class here (one line), e.g. io.multifactor.testkit.simulate.SimulateCommand.class:
-    // a picocli @Command(name = "simulate") implementing Callable<Integer> that returns an ExitCodes value and writes to
+    // To register a subcommand, add its class here (one line), as for io.multifactor.testkit.sim.SimulateCommand: a
+    // picocli @Command(name = ...) implementing Callable<Integer> that returns an ExitCodes value and writes to
     // spec.commandLine().getOut() / getErr() (so tests that run Mf.run(...) in-process capture its output).
     subcommands = {
         ValidateCommand.class,
