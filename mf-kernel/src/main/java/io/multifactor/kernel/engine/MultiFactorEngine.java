@@ -27,7 +27,7 @@ import java.util.Objects;
  * The multi-factor engine: selects a model per request from the current plans and the live signals, and takes those
  * signals (latency samples, in-flight leases).
  * <p>
- * Everything the hot paths read hangs off one published {@link EngineState} (the plans snapshot and the signal arrays
+ * Everything the hot paths read hangs off one published {@code EngineState} (the plans snapshot and the signal arrays
  * sized for it): {@link #select}, {@link #begin} and {@code record*} read it with a single volatile load, so a
  * selection always sees one whole plan with signals keyed to its handles and percentile slots.
  * {@link #replacePlans(Plans)} builds the next state (keeping the counters and windows of every model name that stays,
@@ -44,8 +44,9 @@ import java.util.Objects;
  * Lease start times come from the time of the last duty cycle (read with one volatile load), not from the clock on
  * every {@code begin}; a lease may therefore be reclaimed up to one duty-cycle period early.
  * <p>
- * Counters of retired model names stay allocated (they read 0 once their leases end) and come back if the name does;
- * the counter capacity bounds the number of distinct model names over the engine's life.
+ * Counters of retired model names stay allocated (labelled {@link #RETIRED_SUFFIX}; they read 0 once their leases end)
+ * and come back if the name does; the counter capacity bounds the number of distinct model names over the engine's
+ * life.
  * <p>
  * This class is threadsafe: {@link #select}, {@code record*}, {@link #begin}, {@link #end}, {@link #inflight} and
  * {@link #replacePlans} may be called from any number of threads at once; the hot paths allocate nothing and take no
@@ -61,6 +62,9 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
 
     /** Stale leases are swept every {@code inflight_max_age / SWEEPS_PER_MAX_AGE} (at least every refresh period). */
     public static final int SWEEPS_PER_MAX_AGE = 64;
+
+    /** Appended to the counter label of a model the current plans no longer have. */
+    public static final String RETIRED_SUFFIX = " (retired)";
 
     private final NanoClock clock;
     private final SignalSettings settings;
@@ -534,8 +538,26 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         }
         final EngineState nextState = new EngineState(next, byModel);
         publish(nextState);
+        for (final ModelSignals retired : signalsByName.values())
+        {
+            if (!nextByName.containsKey(retired.name))
+            {
+                counters.relabel(retired.counterId, inflightLabel(retired.name) + RETIRED_SUFFIX);
+            }
+        }
         signalsByName = nextByName;
         state = nextState;
+    }
+
+    /**
+     * Label of a model's in-flight counter, as other processes see it.
+     *
+     * @param modelName the model name.
+     * @return {@code "inflight " + modelName}; a retired model's label ends with {@link #RETIRED_SUFFIX}.
+     */
+    public static String inflightLabel(final String modelName)
+    {
+        return "inflight " + modelName;
     }
 
     private ModelSignals newSignals(final String name, final long sliceIndex)
@@ -543,8 +565,12 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         Integer counterId = counterIdsByName.get(name);
         if (counterId == null)
         {
-            counterId = counters.allocate("inflight " + name, InflightCounters.INFLIGHT_TYPE_ID);
+            counterId = counters.allocate(inflightLabel(name), InflightCounters.INFLIGHT_TYPE_ID);
             counterIdsByName.put(name, counterId);
+        }
+        else
+        {
+            counters.relabel(counterId, inflightLabel(name));
         }
         return new ModelSignals(name, counterId, InflightCounters.valueOffset(counterId), sliceIndex);
     }

@@ -132,6 +132,17 @@ public final class InflightCounters
     }
 
     /**
+     * Changes the label readers see. Off the request path.
+     *
+     * @param counterId an allocated counter id.
+     * @param label the new label.
+     */
+    public void relabel(final int counterId, final String label)
+    {
+        manager.setCounterLabel(counterId, label);
+    }
+
+    /**
      * @param counterId a counter id.
      * @return the offset of its value in {@link #values()}.
      */

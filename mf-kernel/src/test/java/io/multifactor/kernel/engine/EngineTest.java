@@ -272,13 +272,22 @@ class EngineTest
         final long lease = engine.begin(engine.modelId("b"));
         final Plans second = new PlansBuilder(first).model("a", 0.9, 1.0).decision("d").candidates("a").add().build();
         engine.replacePlans(second);
+        assertThat(labels(engine)).contains("inflight a", "inflight b" + MultiFactorEngine.RETIRED_SUFFIX);
         final Plans third = new PlansBuilder(second).model("a", 0.9, 1.0).model("b", 0.5, 1.0)
             .decision("d").candidates("a", "b").add().build();
         engine.replacePlans(third);
         final int b = engine.modelId("b");
         assertThat(engine.inflight(b)).isEqualTo(1);
+        assertThat(labels(engine)).contains("inflight a", "inflight b").doesNotContain("inflight b (retired)");
         assertThat(engine.end(lease)).isTrue();
         assertThat(engine.inflight(b)).isZero();
+    }
+
+    private static java.util.List<String> labels(final MultiFactorEngine engine)
+    {
+        final java.util.List<String> labels = new java.util.ArrayList<>();
+        engine.countersReader().forEach((counterId, label) -> labels.add(label));
+        return labels;
     }
 
     @Test
