@@ -131,6 +131,7 @@ public final class SimulateCommand implements Callable<Integer>
         out.printf(Locale.ROOT, "simulating %s with %s: %.0f s, %s arrivals/s, seed %d%n%n", configPath, profilePath,
             traffic.durationS(), trim(traffic.arrivalsPerS()), traffic.seed());
         out.print(TextReport.header(simulator.modelNames()));
+        out.flush();
         final Progress progress = new Progress(traffic);
         final SimulationReport report = simulator.run(progress);
         progress.clear();

@@ -3,15 +3,19 @@ package io.multifactor.testkit.sim;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
+import io.multifactor.testkit.cli.Mf;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -50,6 +54,19 @@ class SimulateCommandTest
                 System.setProperty(SimulateCommand.HOME_PROPERTY, previous);
             }
         }
+    }
+
+    @Test
+    void shouldRunAsASubcommandOfMf()
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+        final int exitCode = Mf.run(new String[] { "simulate", "--config", EXAMPLE_CONFIG.toString(), "--seconds", "10" },
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+
+        assertThat(exitCode).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("summary: 10 simulated s, seed 42");
     }
 
     @Test
