@@ -286,9 +286,14 @@ final class RouterConfigReader
         if (windowNs != Durations.INVALID && refreshNs != Durations.INVALID && refreshNs > windowNs)
         {
             final YamlNode at = signals.has("latency_refresh") ? signals.value("latency_refresh") : signals.node();
-            signals.problems().error(at, signals.path("latency_refresh"),
-                "must not exceed latency_window, got " + refreshNs / 1_000_000L + "ms > " + windowNs / 1_000_000L + "ms");
+            signals.problems().error(at, signals.path("latency_refresh"), "must not exceed latency_window, got " +
+                describeNs(signals, "latency_refresh", refreshNs) + " > " + describeNs(signals, "latency_window", windowNs));
         }
         return new SignalsConfig(windowNs, refreshNs, maxAgeNs);
+    }
+
+    private static String describeNs(final MappingReader signals, final String key, final long ns)
+    {
+        return signals.has(key) ? ((YamlScalar)signals.value(key)).text() : ns / 1_000_000L + "ms (default)";
     }
 }

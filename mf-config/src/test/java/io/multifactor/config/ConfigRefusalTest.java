@@ -257,6 +257,38 @@ class ConfigRefusalTest
     }
 
     @Test
+    void shouldRefuseARefreshLongerThanTheWindow()
+    {
+        assertRefused(replace("  latency_refresh: 1s", "  latency_refresh: 2m"),
+            "r.yaml:26:20: signals.latency_refresh: must not exceed latency_window, got 2m > 60s");
+    }
+
+    @Test
+    void shouldRefuseAZeroDuration()
+    {
+        assertRefused(replace("  inflight_max_age: 10m", "  inflight_max_age: 0s"),
+            "r.yaml:27:21: signals.inflight_max_age: must be a positive duration, got 0s");
+    }
+
+    @Test
+    void shouldRefuseAYamlAlias()
+    {
+        assertRefused(replace("    quality_score: 0.5", "    quality_score: *q").replace("quality_score: 0.9", "quality_score: &q 0.9"),
+            "r.yaml:7:20: models[1].quality_score: YAML aliases are not supported: *q");
+    }
+
+    @Test
+    void shouldRefuseInvalidUtf8()
+    {
+        final byte[] bytes = VALID.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        bytes[VALID.indexOf("name: b") + 6] = (byte)0xC3;
+        final InvalidConfigurationException thrown = catchThrowableOfType(InvalidConfigurationException.class,
+            () -> ConfigLoader.load("r.yaml", bytes, null));
+        assertThat(thrown.problems()).extracting(ConfigProblem::toString)
+            .containsExactly("r.yaml:6:11: <root>: not valid UTF-8: byte 0xc3 at offset " + (VALID.indexOf("name: b") + 6));
+    }
+
+    @Test
     void shouldRefuseAMissingName()
     {
         assertRefused(replace("  - name: b", "  - nam: b"),

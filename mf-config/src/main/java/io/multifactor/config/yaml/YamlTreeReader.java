@@ -214,7 +214,7 @@ public final class YamlTreeReader
         return sb.length() == 0 ? message.strip() : sb.toString();
     }
 
-    /** State of one walk: where it is, for errors the parser raises midway. */
+    /** State of one walk: where it is, for errors the parser raises midway. Not threadsafe: one per read. */
     private static final class Walk
     {
         private String path = "";
