@@ -21,9 +21,10 @@ import java.lang.invoke.VarHandle;
  * the sweep reclaimed the lease, or a value that is not a live lease finds a different word and changes nothing. The
  * generation never repeats for a slot (it wraps after 2^39 uses), so a stale lease never matches a newer one.
  * <p>
- * A full table degrades without throwing: {@link #acquire(int, long)} returns {@link InflightTracker#NO_LEASE}, does
- * not count the request in flight (load is under-counted rather than leaked) and counts the event in
- * {@link #fullCount()}; size the table for the peak number of requests in flight.
+ * A full table degrades without throwing and in bounded time: when {@link #acquire(int, long)} finds no free slot
+ * among {@link #MAX_PROBES} (the whole table when it is smaller), it returns {@link InflightTracker#NO_LEASE}, does not
+ * count the request in flight (load is under-counted rather than leaked) and counts the event in {@link #fullCount()}.
+ * Size the table well above the peak number of requests in flight (a table more than ~99% full starts to refuse).
  * <p>
  * {@link #acquire} and {@link #release} are lock-free and allocation-free from any number of threads; {@link #sweep}
  * belongs to one thread at a time. This class is threadsafe under that contract.
@@ -47,6 +48,9 @@ public final class LeaseTable
     public static final int MAX_CAPACITY = 1 << 23;
 
     private static final int FAST_PROBES = 8;
+
+    /** Most slots one {@link #acquire} looks at before it gives up (the whole table when smaller). */
+    public static final int MAX_PROBES = 1_024;
     private static final int SPREAD = 0x9E37_79B1;
 
     private final long[] words;
@@ -220,7 +224,8 @@ public final class LeaseTable
 
     private long acquireSlowPath(final int from, final int counterOffset, final long nowNs)
     {
-        for (int i = 0; i <= mask; i++)
+        final int probes = Math.min(mask + 1, MAX_PROBES) - FAST_PROBES;
+        for (int i = 0; i < probes; i++)
         {
             final long lease = tryClaim((from + i) & mask, counterOffset, nowNs);
             if (lease != InflightTracker.NO_LEASE)

@@ -127,6 +127,34 @@ class LeaseTableTest
     }
 
     @Test
+    void shouldFillLargeTableAlmostCompletelyAndCountEveryRefusal()
+    {
+        final int capacity = 1 << 12;
+        final LeaseTable table = table(capacity);
+        final long[] leases = new long[capacity + 100];
+        int granted = 0;
+        for (int i = 0; i < leases.length; i++)
+        {
+            leases[i] = table.acquire(modelA, 0);
+            if (leases[i] != InflightTracker.NO_LEASE)
+            {
+                granted++;
+            }
+        }
+        assertThat(granted).isBetween(capacity - 64, capacity);
+        assertThat(table.fullCount()).isEqualTo(leases.length - granted);
+        assertThat(count(modelA)).isEqualTo(granted);
+        assertThat(table.liveCount()).isEqualTo(granted);
+        int released = 0;
+        for (final long lease : leases)
+        {
+            released += table.release(lease) ? 1 : 0;
+        }
+        assertThat(released).isEqualTo(granted);
+        assertThat(count(modelA)).isZero();
+    }
+
+    @Test
     void shouldRefuseCapacityThatIsNotPowerOfTwo()
     {
         org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(() -> table(3));
