@@ -173,7 +173,7 @@ public final class ScoringKernel
      * @param min smallest value among survivors that have the signal (+Infinity when none has it).
      * @param max largest value among survivors that have the signal (-Infinity when none has it).
      * @return {@code 1 / (max - min)}, or 0 when the values are one (max == min), absent, or so close that the inverse
-     *     overflows (only with subnormal-sized bounds, where {@code 0 * Infinity} would otherwise give NaN).
+     *     overflows (only when both bounds are below about 1e-292, where {@code 0 * Infinity} would otherwise give NaN).
      */
     public static double inverseRange(final double min, final double max)
     {

@@ -6,6 +6,7 @@ import io.multifactor.testkit.reference.ReferenceObservation;
 import io.multifactor.testkit.reference.ReferenceRequest;
 import org.quicktheories.api.Pair;
 import org.quicktheories.core.Gen;
+import org.quicktheories.core.RandomnessSource;
 import org.quicktheories.generators.Generate;
 
 import java.util.ArrayList;
@@ -225,7 +226,7 @@ public final class ScoringGenerators
     }
 
     private static List<Double> signal(
-        final org.quicktheories.core.RandomnessSource in,
+        final RandomnessSource in,
         final int n,
         final int mode,
         final Gen<Double> values,
@@ -256,7 +257,7 @@ public final class ScoringGenerators
 
     /** Off (0) half the time, else one candidate's own value (so it is kept and larger ones drop), sometimes halved. */
     private static double ceiling(
-        final org.quicktheories.core.RandomnessSource in, final List<Double> values, final Gen<Integer> percent)
+        final RandomnessSource in, final List<Double> values, final Gen<Integer> percent)
     {
         final int mode = percent.generate(in);
         final Double picked = values.get(integers().between(0, values.size() - 1).generate(in));

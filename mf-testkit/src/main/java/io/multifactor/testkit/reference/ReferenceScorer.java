@@ -20,7 +20,7 @@ import java.util.Map;
  *       sum; an all-zero sum gives 0.25 each;</li>
  *   <li>normalization: {@code (x - min) * (1.0 / (max - min))}, then {@code Math.min(1.0, t)} for quality and
  *       {@code Math.max(0.0, 1.0 - t)} for latency, cost and load (rounding can push {@code t} a hair past 1);</li>
- *   <li>a range whose inverse overflows to infinity (only reachable when both bounds are subnormal-sized numbers)
+ *   <li>a range whose inverse overflows to infinity (only reachable when both bounds are below about 1e-292)
  *       counts as one shared value, because {@code 0 * Infinity} would be NaN;</li>
  *   <li>score: {@code wQ*nq + wL*nl + wC*nc + wN*nn} added left to right, then capped at 1 (the weights, rounded, can
  *       add up to one ulp more than 1);</li>
