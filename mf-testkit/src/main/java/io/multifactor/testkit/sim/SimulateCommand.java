@@ -128,8 +128,8 @@ public final class SimulateCommand implements Callable<Integer>
             return ExitCodes.INVALID_INPUT;
         }
 
-        out.printf(Locale.ROOT, "simulating %s with %s: %.0f s, %s arrivals/s, seed %d%n%n", configPath, profilePath,
-            traffic.durationS(), trim(traffic.arrivalsPerS()), traffic.seed());
+        out.printf(Locale.ROOT, "simulating %s with %s: %.0f s, %s arrivals/s, seed %d%n%n", shown(configPath),
+            shown(profilePath), traffic.durationS(), trim(traffic.arrivalsPerS()), traffic.seed());
         out.print(TextReport.header(simulator.modelNames()));
         out.flush();
         final Progress progress = new Progress(traffic);
@@ -218,6 +218,14 @@ public final class SimulateCommand implements Callable<Integer>
             // No code source to search from: fall back to the working directory, whose error names the path tried.
         }
         return here;
+    }
+
+    /** A path as the user would type it: relative to the working directory when it lies under it. */
+    private static Path shown(final Path path)
+    {
+        final Path here = Path.of("").toAbsolutePath();
+        final Path absolute = path.toAbsolutePath().normalize();
+        return path.isAbsolute() && absolute.startsWith(here) ? here.relativize(absolute) : path;
     }
 
     private static String trim(final double value)
