@@ -300,6 +300,98 @@ class EngineConcurrencyTest
         engine.close();
     }
 
+    @Test
+    void shouldBalanceLeasesOfModelsRetiredAndRestoredWhileInFlight() throws Exception
+    {
+        final Plans all = plans();
+        final Plans withoutM3 = new PlansBuilder(all)
+            .model("m0", 0.1, 1.0).model("m1", 0.2, 2.0).model("m2", 0.3, 3.0)
+            .decision("d").candidates("m0", "m1", "m2").add()
+            .build();
+        final MultiFactorEngine engine = MultiFactorEngine.builder(all).leaseCapacity(1 << 10).build();
+        final int[] models = new int[MODELS];
+        for (int m = 0; m < MODELS; m++)
+        {
+            models[m] = engine.modelId("m" + m);
+        }
+        final ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+        final CountDownLatch go = new CountDownLatch(1);
+        final AtomicBoolean running = new AtomicBoolean(true);
+        final AtomicLong begun = new AtomicLong();
+        final AtomicLong ended = new AtomicLong();
+        final AtomicLong refused = new AtomicLong();
+        final List<Thread> workers = new ArrayList<>();
+        final List<Thread> swapper = new ArrayList<>();
+        for (int t = 0; t < 2; t++)
+        {
+            final int seed = t;
+            start(workers, errors, go, () ->
+            {
+                final SplittableRandom random = new SplittableRandom(seed);
+                final long[] held = new long[4];
+                for (int round = 0; round < 50_000; round++)
+                {
+                    for (int i = 0; i < held.length; i++)
+                    {
+                        // Model m3 is retired half of the time: begin then gives NO_LEASE.
+                        held[i] = engine.begin(models[random.nextInt(MODELS)]);
+                        if (held[i] == InflightTracker.NO_LEASE)
+                        {
+                            refused.incrementAndGet();
+                        }
+                        else
+                        {
+                            begun.incrementAndGet();
+                        }
+                    }
+                    for (final long lease : held)
+                    {
+                        if (engine.end(lease))
+                        {
+                            ended.incrementAndGet();
+                        }
+                    }
+                }
+            });
+        }
+        start(swapper, errors, go, () ->
+        {
+            boolean retire = true;
+            do
+            {
+                engine.replacePlans(retire ? withoutM3 : all);
+                retire = !retire;
+            }
+            while (running.get());
+            engine.replacePlans(all);
+        });
+        go.countDown();
+        for (final Thread worker : workers)
+        {
+            worker.join(TimeUnit.SECONDS.toMillis(60));
+        }
+        running.set(false);
+        swapper.get(0).join(TimeUnit.SECONDS.toMillis(10));
+
+        assertThat(errors).isEmpty();
+        assertThat(ended.get()).isEqualTo(begun.get());
+        assertThat(begun.get() + refused.get()).isEqualTo(2L * 50_000 * 4);
+        for (final int model : models)
+        {
+            assertThat(engine.inflight(model)).isZero();
+        }
+        final List<Long> values = new ArrayList<>();
+        engine.countersReader().forEach((value, counterId, label) ->
+        {
+            if (label.startsWith("inflight "))
+            {
+                values.add(value);
+            }
+        });
+        assertThat(values).hasSize(MODELS).containsOnly(0L);
+        engine.close();
+    }
+
     private static boolean near(final double actual, final double expected)
     {
         return actual >= expected && actual <= expected * 1.01;
