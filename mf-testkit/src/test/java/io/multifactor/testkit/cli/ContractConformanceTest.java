@@ -1,0 +1,95 @@
+package io.multifactor.testkit.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Findings of a newcomer's review of {@code bin/mf} against sections 3 and 5 of the design, kept as regressions: exit 2
+ * means invalid input with the message on stderr and nothing on stdout, and every message names what is wrong.
+ */
+class ContractConformanceTest
+{
+    private static final String EXAMPLE_CONFIG = Path.of("..", "examples", "router.yaml").toString();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldRefuseACsvFileInAMissingDirectoryBeforePrintingAnything()
+    {
+        final Path csv = dir.resolve("absent").resolve("sim.csv");
+
+        final CliRun run = CliRun.of("simulate", "--config", EXAMPLE_CONFIG, "--seconds", "5", "--csv", csv.toString());
+
+        assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).contains("--csv: cannot write " + csv).contains("does not exist");
+        assertThat(csv).doesNotExist();
+    }
+
+    @Test
+    void shouldRefuseAPlotPathThatIsADirectoryBeforePrintingAnything()
+    {
+        final CliRun run = CliRun.of("simulate", "--config", EXAMPLE_CONFIG, "--seconds", "5", "--plot", dir.toString());
+
+        assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).contains("--plot: cannot write " + dir + ": it is a directory");
+    }
+
+    @Test
+    void shouldSayAnIntegerTooLargeForALongIsOutOfRangeNotNegative() throws IOException
+    {
+        final Path config = write("""
+            models:
+              - name: a
+            decisions:
+              - name: d
+                modelRefs: [{model: a}]
+                algorithm:
+                  type: multi_factor
+                  multi_factor:
+                    slo: {max_inflight: 99999999999999999999}
+            """);
+
+        final CliRun run = CliRun.of("validate", config.toString());
+
+        assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).contains(config + ":9:29: decisions[0].algorithm.multi_factor.slo.max_inflight: " +
+            "must be in 0..9223372036854775807, got 99999999999999999999");
+    }
+
+    @Test
+    void shouldSuggestTheKeyWhoseStartIsMisspelt() throws IOException
+    {
+        final Path config = write("""
+            models:
+              - name: a
+                qualty: 0.5
+            decisions:
+              - name: d
+                modelRefs: [{model: a}]
+            """);
+
+        final CliRun run = CliRun.of("validate", config.toString());
+
+        assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).contains(
+            config + ":3:5: models[0].qualty: unknown key \"qualty\" (did you mean quality_score?)");
+    }
+
+    private Path write(final String yaml) throws IOException
+    {
+        final Path file = dir.resolve("router.yaml");
+        Files.writeString(file, yaml);
+        return file;
+    }
+}
