@@ -86,6 +86,28 @@ class ContractConformanceTest
             config + ":3:5: models[0].qualty: unknown key \"qualty\" (did you mean quality_score?)");
     }
 
+    @Test
+    void shouldPrintUsageForHelpAndHelpOfASubcommand()
+    {
+        final CliRun help = CliRun.of("help");
+        final CliRun helpExplain = CliRun.of("help", "explain");
+
+        assertThat(help.exit()).isEqualTo(ExitCodes.OK);
+        assertThat(help.out()).contains("Usage: mf").contains("validate").contains("explain").contains("simulate");
+        assertThat(helpExplain.exit()).isEqualTo(ExitCodes.OK);
+        assertThat(helpExplain.out()).contains("Usage: mf explain").contains("--scenario").contains("--json");
+    }
+
+    @Test
+    void shouldRefuseHelpOfAnUnknownSubcommandAsInvalidInput()
+    {
+        final CliRun run = CliRun.of("help", "frob");
+
+        assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).contains("frob");
+    }
+
     private Path write(final String yaml) throws IOException
     {
         final Path file = dir.resolve("router.yaml");
