@@ -145,8 +145,12 @@ public final class SimulateCommand implements Callable<Integer>
             return ExitCodes.INVALID_INPUT;
         }
 
-        out.printf(Locale.ROOT, "simulating %s with %s: %.0f s, %s arrivals/s, seed %d%n%n", shown(configPath),
-            shown(profilePath), traffic.durationS(), trim(traffic.arrivalsPerS()), traffic.seed());
+        // The bundled example is named as in the README wherever the repository lives and whatever the working
+        // directory, so the same seed prints the same bytes.
+        final Path shownConfig = config == null ? Path.of(EXAMPLE_CONFIG) : shown(configPath);
+        final Path shownProfile = profile == null ? siblingProfile(shownConfig) : shown(profilePath);
+        out.printf(Locale.ROOT, "simulating %s with %s: %.0f s, %s arrivals/s, seed %d%n%n", shownConfig,
+            shownProfile, traffic.durationS(), trim(traffic.arrivalsPerS()), traffic.seed());
         out.print(TextReport.header(simulator.modelNames()));
         out.flush();
         final Progress progress = new Progress(traffic);

@@ -1,5 +1,6 @@
 package io.multifactor.testkit.cli;
 
+import io.multifactor.testkit.sim.SimulateCommand;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,6 +42,32 @@ class ContractConformanceTest
         assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
         assertThat(run.out()).isEmpty();
         assertThat(run.err()).contains("--plot: cannot write " + dir + ": it is a directory");
+    }
+
+    @Test
+    void shouldNameTheBundledExampleTheSameWayWhereverTheRepositoryLives()
+    {
+        // The working directory (mf-testkit) is not the repository root: the default run used to print absolute paths.
+        final String previous = System.getProperty(SimulateCommand.HOME_PROPERTY);
+        System.setProperty(SimulateCommand.HOME_PROPERTY, Path.of("..").toAbsolutePath().normalize().toString());
+        try
+        {
+            final CliRun run = CliRun.of("simulate", "--seconds", "5");
+
+            assertThat(run.exit()).as(run.err()).isEqualTo(ExitCodes.OK);
+            assertThat(run.out()).startsWith("simulating examples/router.yaml with examples/router.profile.yaml: 5 s,");
+        }
+        finally
+        {
+            if (previous == null)
+            {
+                System.clearProperty(SimulateCommand.HOME_PROPERTY);
+            }
+            else
+            {
+                System.setProperty(SimulateCommand.HOME_PROPERTY, previous);
+            }
+        }
     }
 
     @Test
