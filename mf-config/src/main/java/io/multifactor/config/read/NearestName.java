@@ -4,8 +4,9 @@ import java.util.Collection;
 import java.util.Locale;
 
 /**
- * Finds, among valid names, the one nearest to a misspelt one (smallest edit distance, ignoring case), for "did you
- * mean" hints.
+ * Finds, among valid names, the one nearest to a misspelt one, for "did you mean" hints: the smallest edit distance,
+ * ignoring case, where a misspelt start of a longer name also counts as near (one more than its distance to that
+ * name's prefix), so {@code qualty} suggests {@code quality_score}, not the shorter {@code name}.
  * <p>
  * This class is stateless and threadsafe.
  */
@@ -27,12 +28,29 @@ public final class NearestName
         final String a = wrong.toLowerCase(Locale.ROOT);
         for (final String candidate : valid)
         {
-            final int distance = distance(a, candidate.toLowerCase(Locale.ROOT));
+            final int distance = nearness(a, candidate.toLowerCase(Locale.ROOT));
             if (distance < bestDistance)
             {
                 bestDistance = distance;
                 best = candidate;
             }
+        }
+        return best;
+    }
+
+    /**
+     * @param wrong the misspelt name, lower case.
+     * @param valid a valid name, lower case.
+     * @return the edit distance, or, when smaller, one more than the distance to a prefix of {@code valid} about as long
+     *     as {@code wrong} (a truncated or misspelt start of a long key such as {@code max_tpot} for
+     *     {@code max_tpot_ms}).
+     */
+    static int nearness(final String wrong, final String valid)
+    {
+        int best = distance(wrong, valid);
+        for (int length = Math.max(1, wrong.length() - 1); length <= wrong.length() + 1 && length < valid.length(); length++)
+        {
+            best = Math.min(best, 1 + distance(wrong, valid.substring(0, length)));
         }
         return best;
     }

@@ -68,7 +68,9 @@ public final class Values
         final YamlScalar scalar = (YamlScalar)node;
         if (!scalar.fitsLong() || scalar.longValue() < min || scalar.longValue() > max)
         {
-            problems.error(node, path, (max == Long.MAX_VALUE ? "must be >= " + min : "must be in " + min + ".." + max) +
+            // A value too large for a long is out of range upwards: say so, never "must be >= 0" for a huge number.
+            final boolean onlyTooSmall = max == Long.MAX_VALUE && scalar.fitsLong();
+            problems.error(node, path, (onlyTooSmall ? "must be >= " + min : "must be in " + min + ".." + max) +
                 ", got " + scalar.text());
             return min;
         }

@@ -28,6 +28,8 @@ import java.util.concurrent.Callable;
         ValidateCommand.class,
         ExplainCommand.class,
         io.multifactor.testkit.sim.SimulateCommand.class,
+        // `mf help` and `mf help explain`, the reflex of a newcomer; usage on stdout, exit 0.
+        CommandLine.HelpCommand.class,
     })
 public final class Mf implements Callable<Integer>
 {

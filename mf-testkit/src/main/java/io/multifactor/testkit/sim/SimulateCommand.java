@@ -28,8 +28,9 @@ import java.util.concurrent.Callable;
  * writes the intervals as CSV and a chart as PNG. Without arguments it runs {@code examples/router.yaml} with
  * {@code examples/router.profile.yaml}.
  * <p>
- * Exit codes ({@link ExitCodes}): 0 success, 1 an output file could not be written, 2 invalid input (the message names
- * the file).
+ * Exit codes ({@link ExitCodes}): 0 success, 2 invalid input (the message names the file; this includes a {@code --csv}
+ * or {@code --plot} file that cannot be created, checked before anything is printed on stdout), 1 an output file that
+ * failed while being written.
  * <p>
  * This class is not threadsafe: picocli creates one instance per invocation.
  */
@@ -117,6 +118,22 @@ public final class SimulateCommand implements Callable<Integer>
             return ExitCodes.INVALID_INPUT;
         }
 
+        // An output file that cannot be created is a command-line mistake: refuse it before any output (exit 2).
+        final String csvProblem = outputProblem("--csv", csv);
+        final String plotProblem = outputProblem("--plot", plot);
+        if (csvProblem != null || plotProblem != null)
+        {
+            if (csvProblem != null)
+            {
+                err.println(csvProblem);
+            }
+            if (plotProblem != null)
+            {
+                err.println(plotProblem);
+            }
+            return ExitCodes.INVALID_INPUT;
+        }
+
         final Simulator simulator;
         try
         {
@@ -128,8 +145,12 @@ public final class SimulateCommand implements Callable<Integer>
             return ExitCodes.INVALID_INPUT;
         }
 
-        out.printf(Locale.ROOT, "simulating %s with %s: %.0f s, %s arrivals/s, seed %d%n%n", shown(configPath),
-            shown(profilePath), traffic.durationS(), trim(traffic.arrivalsPerS()), traffic.seed());
+        // The bundled example is named as in the README wherever the repository lives and whatever the working
+        // directory, so the same seed prints the same bytes.
+        final Path shownConfig = config == null ? Path.of(EXAMPLE_CONFIG) : shown(configPath);
+        final Path shownProfile = profile == null ? siblingProfile(shownConfig) : shown(profilePath);
+        out.printf(Locale.ROOT, "simulating %s with %s: %.0f s, %s arrivals/s, seed %d%n%n", shownConfig,
+            shownProfile, traffic.durationS(), trim(traffic.arrivalsPerS()), traffic.seed());
         out.print(TextReport.header(simulator.modelNames()));
         out.flush();
         final Progress progress = new Progress(traffic);
@@ -162,6 +183,36 @@ public final class SimulateCommand implements Callable<Integer>
             return ExitCodes.INTERNAL_ERROR;
         }
         return ExitCodes.OK;
+    }
+
+    /**
+     * Checks, before the run, that an output file can be written: its directory exists and it is not a directory or a
+     * read-only file. A failure while writing it later (a full disk) is still an internal error.
+     *
+     * @param option the option that named it, such as {@code --csv}.
+     * @param file the file, or {@code null} when the option is absent.
+     * @return the problem, naming the option and the file, or {@code null} when it can be written.
+     */
+    static String outputProblem(final String option, final Path file)
+    {
+        if (file == null)
+        {
+            return null;
+        }
+        final Path parent = file.toAbsolutePath().getParent();
+        if (parent == null || !Files.isDirectory(parent))
+        {
+            return option + ": cannot write " + file + ": directory " + parent + " does not exist";
+        }
+        if (Files.isDirectory(file))
+        {
+            return option + ": cannot write " + file + ": it is a directory";
+        }
+        if (Files.exists(file) ? !Files.isWritable(file) : !Files.isWritable(parent))
+        {
+            return option + ": cannot write " + file + ": permission denied";
+        }
+        return null;
     }
 
     /**
