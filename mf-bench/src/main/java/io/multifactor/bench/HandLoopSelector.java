@@ -52,14 +52,15 @@ public final class HandLoopSelector
             final double q = quality[i];
             final double k = cost[i];
             final double l = inflight[i];
-            qMin = Math.min(qMin, q);
-            qMax = Math.max(qMax, q);
-            lMin = Math.min(lMin, t);
-            lMax = Math.max(lMax, t);
-            cMin = Math.min(cMin, k);
-            cMax = Math.max(cMax, k);
-            nMin = Math.min(nMin, l);
-            nMax = Math.max(nMax, l);
+            // Plain comparisons, not Math.min/max: no signal is NaN here, and they compile to branch-free selects.
+            qMin = q < qMin ? q : qMin;
+            qMax = q > qMax ? q : qMax;
+            lMin = t < lMin ? t : lMin;
+            lMax = t > lMax ? t : lMax;
+            cMin = k < cMin ? k : cMin;
+            cMax = k > cMax ? k : cMax;
+            nMin = l < nMin ? l : nMin;
+            nMax = l > nMax ? l : nMax;
         }
         if (alive == 0)
         {
