@@ -26,6 +26,6 @@ public record YamlMapping(int line, int column, List<YamlEntry> entries) impleme
     @Override
     public String describe()
     {
-        return "a mapping";
+        return "a mapping " + FlowText.of(this);
     }
 }

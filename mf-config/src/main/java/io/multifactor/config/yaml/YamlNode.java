@@ -13,6 +13,7 @@ public sealed interface YamlNode permits YamlMapping, YamlSequence, YamlScalar
     /** @return 1-based column where the node starts. */
     int column();
 
-    /** @return a short description of the node for messages, such as {@code a list} or {@code string "fast"}. */
+    /** @return a short description of the node for messages, such as {@code a list [1, 2]} or
+     *     {@code string "fast"}. */
     String describe();
 }

@@ -26,6 +26,6 @@ public record YamlSequence(int line, int column, List<YamlNode> items) implement
     @Override
     public String describe()
     {
-        return "a list";
+        return "a list " + FlowText.of(this);
     }
 }

@@ -94,6 +94,35 @@ class ContractConformanceTest
     }
 
     @Test
+    void shouldNameAListOrMappingGivenWhereAScalarOrMappingIsExpected() throws IOException
+    {
+        final Path config = write("""
+            models:
+              - name: a
+                quality_score: [0.5, 0.6]
+            decisions:
+              - name: d
+                modelRefs: [{model: a}]
+                algorithm:
+                  type: multi_factor
+                  multi_factor:
+                    weights: [0.4, 0.2, 0.2, 0.2]
+                    latency_percentile: {p: 95}
+            """);
+
+        final CliRun run = CliRun.of("validate", config.toString());
+
+        assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).contains(
+            config + ":3:20: models[0].quality_score: expected a number, got a list [0.5, 0.6]",
+            config + ":10:18: decisions[0].algorithm.multi_factor.weights: expected a mapping, got a list " +
+                "[0.4, 0.2, 0.2, 0.2]",
+            config + ":11:29: decisions[0].algorithm.multi_factor.latency_percentile: expected an integer, got " +
+                "a mapping {p: 95}");
+    }
+
+    @Test
     void shouldSuggestTheKeyWhoseStartIsMisspelt() throws IOException
     {
         final Path config = write("""
