@@ -59,6 +59,38 @@ class ReadmeExamplesTest
         assertThat(ran).isGreaterThanOrEqualTo(3);
     }
 
+    @Test
+    void shouldPrintTheRefusalShownInTheReadme() throws IOException
+    {
+        final String prompt = "$ bin/mf validate ";
+        final List<String> shown = new ArrayList<>();
+        String file = null;
+        for (final String line : Files.readAllLines(ROOT.resolve("README.md")))
+        {
+            if (line.startsWith(prompt))
+            {
+                file = line.substring(prompt.length()).strip();
+            }
+            else if (file != null && line.startsWith("```"))
+            {
+                break;
+            }
+            else if (file != null)
+            {
+                shown.add(line);
+            }
+        }
+        assertThat(file).as("a '$ bin/mf validate FILE' example in the README").isNotNull();
+        assertThat(ROOT.resolve(file)).isRegularFile();
+
+        final CliRun run = CliRun.of("validate", ROOT.resolve(file).toString());
+
+        assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
+        assertThat(run.out()).isEmpty();
+        // The README shows the path as typed from the repository root; the test ran it with an absolute path.
+        assertThat(run.err().replace(ROOT + "/", "").lines()).containsExactlyElementsOf(shown);
+    }
+
     /** The lines of the first code block after the "## bin/mf" heading that start with {@code bin/mf}, as arguments. */
     private static List<List<String>> binMfExamples() throws IOException
     {
