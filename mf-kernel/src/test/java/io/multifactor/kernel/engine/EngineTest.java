@@ -376,6 +376,74 @@ class EngineTest
         }
     }
 
+    /**
+     * The end of {@code EngineConcurrencyTest.shouldCountEveryLeaseOutExactlyOnceUnderStress}, replayed on a cached
+     * clock: 50 ms window (5 slices of 10 ms), 1 ms refresh, samples recorded and refreshed every millisecond, then a
+     * pause (joining threads and asserting, long on a loaded machine) before the final refreshNow and select.
+     */
+    @Test
+    void shouldLoseLastSampleOnceWindowPassedButPublishOneRecordedJustBeforeRefreshNow()
+    {
+        final long msNs = TimeUnit.MILLISECONDS.toNanos(1);
+        final SignalSettings settings = new SignalSettings(50 * msNs, msNs, TimeUnit.MINUTES.toNanos(10));
+        for (final long pauseMs : new long[] { 0, 1, 39, 40, 49, 50, 51, 120, 10_000 })
+        {
+            final long originNs = 1_000 * SECOND_NS;
+            clock.update(originNs);
+            try (MultiFactorEngine engine = MultiFactorEngine.builder(twoModels(0.0)).clock(clock).settings(settings)
+                .build())
+            {
+                final int smart = engine.modelId("smart");
+                final int d = engine.decisionId("d");
+                final Selection out = new Selection();
+                // The stress phase: the last sample (200 us) is drained at origin + 200 ms, the start of slice 20.
+                for (int ms = 1; ms <= 200; ms++)
+                {
+                    engine.recordTtftMicros(smart, ms);
+                    clock.advance(msNs);
+                    assertThat(engine.refresh()).isPositive();
+                }
+                clock.advance(pauseMs * msNs);
+
+                // What the stress test did first: refreshNow and select with nothing recorded since the pause.
+                engine.refreshNow();
+                engine.select(d, null, out);
+                if (pauseMs < 50)
+                {
+                    // Slice 20 is live until slice 25 starts, 50 ms after it was drained.
+                    assertThat(out.ttftMs(0)).as("pause %d ms", pauseMs).isBetween(0.0, 0.202);
+                }
+                else
+                {
+                    // The window emptied while the test was paused: "no observation", the NaN the stress test saw.
+                    assertThat(out.ttftMs(0)).as("pause %d ms", pauseMs).isNaN();
+                }
+
+                // What it does now: one sample, then refreshNow. It is drained and published whatever the pause.
+                assertThat(engine.recordTtftMicros(smart, 1_000_000)).isEqualTo(LatencyRecorder.RECORDED);
+                engine.refreshNow();
+                engine.select(d, null, out);
+                assertThat(out.ttftMs(0)).as("pause %d ms", pauseMs).isBetween(0.0, 1_010.0);
+                if (pauseMs >= 50)
+                {
+                    assertThat(out.ttftMs(0)).as("pause %d ms", pauseMs).isBetween(1_000.0, 1_010.0);
+                }
+
+                // A cycle at a time behind the windows' slice (a refresh that read the clock before the last one took
+                // the lock) drains into the newest slice and expires nothing.
+                clock.update(clock.nanoTime() - 2 * msNs);
+                assertThat(engine.recordTtftMicros(smart, 2_000_000)).isEqualTo(LatencyRecorder.RECORDED);
+                engine.refreshNow();
+                engine.select(d, null, out);
+                assertThat(out.ttftMs(0)).as("pause %d ms", pauseMs).isBetween(0.0, 2_020.0);
+                if (pauseMs >= 50)
+                {
+                    assertThat(out.ttftMs(0)).as("pause %d ms", pauseMs).isBetween(2_000.0, 2_020.0);
+                }
+            }
+        }
+    }
+
     @Test
     void shouldKeepMemoryPerModelWithin256KB()
     {

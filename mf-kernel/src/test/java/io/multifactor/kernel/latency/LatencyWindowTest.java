@@ -91,6 +91,61 @@ class LatencyWindowTest
     }
 
     @Test
+    void shouldHoldExactlyTheSamplesOfTheLastSlicesWhateverTheSequenceOfAdvances()
+    {
+        // Reference model: each drained sample and the slice it went into; pending ones wait for the next advance.
+        final SplittableRandom random = new SplittableRandom(11);
+        final LatencyWindow window = new LatencyWindow(0);
+        final java.util.ArrayList<long[]> live = new java.util.ArrayList<>();
+        final java.util.ArrayList<Long> pending = new java.util.ArrayList<>();
+        long sliceIndex = 0;
+        for (int step = 0; step < 20_000; step++)
+        {
+            if (random.nextInt(3) != 0)
+            {
+                final long micros = 1 + random.nextLong(random.nextBoolean() ? 300 : 3_000_000);
+                assertThat(window.record(micros)).isEqualTo(LatencyRecorder.RECORDED);
+                pending.add(micros);
+                continue;
+            }
+            final int kind = random.nextInt(10);
+            final long next = kind < 4 ? sliceIndex :                          // same slice
+                kind < 8 ? sliceIndex + 1 + random.nextInt(LatencyWindow.SLICE_COUNT) :   // a few slices on
+                kind < 9 ? sliceIndex + LatencyWindow.SLICE_COUNT + random.nextInt(50) :  // a gap of a window or more
+                sliceIndex - 1 - random.nextInt(3);                            // a clock behind the window's slice
+            window.advance(next);
+            sliceIndex = Math.max(sliceIndex, next);
+            final long oldestLive = sliceIndex - LatencyWindow.SLICE_COUNT + 1;
+            live.removeIf(sample -> sample[1] < oldestLive);
+            for (final long micros : pending)
+            {
+                live.add(new long[] { micros, sliceIndex });
+            }
+            pending.clear();
+
+            assertThat(window.sampleCount()).as("step %d", step).isEqualTo(live.size());
+            if (live.isEmpty())
+            {
+                assertThat(window.percentileMicros(95)).as("step %d", step).isEqualTo(LatencyWindow.NO_OBSERVATION);
+                continue;
+            }
+            final long[] sorted = new long[live.size()];
+            for (int i = 0; i < sorted.length; i++)
+            {
+                sorted[i] = live.get(i)[0];
+            }
+            Arrays.sort(sorted);
+            for (final int p : new int[] { 1, 50, 95, 100 })
+            {
+                final long expected = nearestRank(sorted, p);
+                assertThat((double)window.percentileMicros(p))
+                    .as("step %d p%d", step, p)
+                    .isBetween((double)expected, expected * 1.01);
+            }
+        }
+    }
+
+    @Test
     void shouldClampAboveTrackableMaximum()
     {
         final LatencyWindow window = new LatencyWindow(0);
