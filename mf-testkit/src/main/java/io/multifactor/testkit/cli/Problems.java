@@ -6,23 +6,25 @@ import io.multifactor.api.InvalidConfigurationException;
 import java.io.PrintWriter;
 
 /**
- * Prints refused input the same way for every subcommand: one located problem per line on stderr, then a count.
+ * Prints refused input the same way for every subcommand ({@code validate}, {@code explain}, {@code simulate}): one located problem per line on stderr, then a count.
  * <p>
  * This class is stateless and threadsafe.
  */
-final class Problems
+public final class Problems
 {
     private Problems()
     {
     }
 
     /**
+     * Prints every problem, located, then {@code FILE: refused, N problems}.
+     *
      * @param err standard error.
      * @param file the file that was refused.
      * @param ex its problems.
      * @return {@link ExitCodes#INVALID_INPUT}.
      */
-    static int report(final PrintWriter err, final String file, final InvalidConfigurationException ex)
+    public static int report(final PrintWriter err, final String file, final InvalidConfigurationException ex)
     {
         for (final ConfigProblem problem : ex.problems())
         {

@@ -1,12 +1,12 @@
 package io.multifactor.testkit.sim;
 
-import io.multifactor.api.ConfigProblem;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.model.SignalsConfig;
 import io.multifactor.kernel.engine.SignalSettings;
 import io.multifactor.testkit.cli.ExitCodes;
+import io.multifactor.testkit.cli.Problems;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -111,11 +111,8 @@ public final class SimulateCommand implements Callable<Integer>
         }
         catch (final InvalidConfigurationException ex)
         {
-            for (final ConfigProblem problem : ex.problems())
-            {
-                err.println(problem);
-            }
-            return ExitCodes.INVALID_INPUT;
+            // The problems name their file: the configuration or the profile, whichever was refused.
+            return Problems.report(err, ex.problems().get(0).file(), ex);
         }
 
         // An output file that cannot be created is a command-line mistake: refuse it before any output (exit 2).

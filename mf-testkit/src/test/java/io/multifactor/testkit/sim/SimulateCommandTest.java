@@ -163,6 +163,21 @@ class SimulateCommandTest
     }
 
     @Test
+    void shouldReportARefusedConfigLikeValidateDoes() throws IOException
+    {
+        final Path config = dir.resolve("bad.yaml");
+        Files.writeString(config, "models:\n  - name: a\n    quality_score: .nan\n");
+
+        final Result result = run("--config", config.toString(), "--profile",
+            ProfileReaderTest.EXAMPLE_PROFILE.toString());
+
+        assertThat(result.exitCode).isEqualTo(2);
+        assertThat(result.out).isEmpty();
+        assertThat(result.err).contains(config + ":3:20: models[0].quality_score: must be a finite number, got .nan\n")
+            .endsWith(config + ": refused, 2 problems\n");
+    }
+
+    @Test
     void shouldRefuseAMissingConfigWithExitCode2()
     {
         final Result result = run("--config", dir.resolve("absent.yaml").toString(), "--profile",
