@@ -35,9 +35,12 @@ final class RouterConfigReader
     static final List<String> DECISION_KEYS = List.of("name", "modelRefs", "algorithm");
     static final List<String> MODEL_REF_KEYS = List.of("model");
     static final List<String> ALGORITHM_KEYS = List.of("type", "multi_factor");
-    static final List<String> MULTI_FACTOR_KEYS = List.of("weights", "slo", "latency_percentile", "on_no_candidates");
+    static final List<String> MULTI_FACTOR_KEYS = List.of(
+        "weights", "slo", "latency_percentile", "on_no_candidates",
+        "latency_metric", "cost_mix", "objective", "priority", "tolerance", "tie_band", "tie_break");
     static final List<String> WEIGHT_KEYS = List.of("quality", "latency", "cost", "load");
-    static final List<String> SLO_KEYS = List.of("max_tpot_ms", "max_ttft_ms", "max_cost_per_1m", "max_inflight");
+    static final List<String> SLO_KEYS =
+        List.of("max_tpot_ms", "max_ttft_ms", "max_cost_per_1m", "max_inflight", "min_quality");
     static final List<String> SIGNALS_KEYS = List.of("latency_window", "latency_refresh", "inflight_max_age");
     static final List<String> POLICIES = List.of("cheapest", "first", "fail");
     static final String ALGORITHM = "multi_factor";
@@ -220,7 +223,7 @@ final class RouterConfigReader
                 policy = NoCandidatesPolicy.CHEAPEST;
             }
         }
-        return new MultiFactorConfig(weights, slo, percentile, policy);
+        return new MultiFactorConfig(weights, slo, percentile, policy, RankingReader.read(mf, problems));
     }
 
     private static WeightsConfig weights(final MappingReader mf, final Problems problems)
@@ -269,7 +272,8 @@ final class RouterConfigReader
             slo.optionalNumber("max_tpot_ms", 0.0, true),
             slo.optionalNumber("max_ttft_ms", 0.0, true),
             slo.optionalNumber("max_cost_per_1m", 0.0, true),
-            slo.optionalInteger("max_inflight", 0L, 0L, Long.MAX_VALUE));
+            slo.optionalInteger("max_inflight", 0L, 0L, Long.MAX_VALUE),
+            slo.optionalNumber("min_quality", 0.0, true));
     }
 
     private static SignalsConfig signals(final MappingReader top)
