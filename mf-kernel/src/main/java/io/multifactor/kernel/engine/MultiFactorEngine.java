@@ -4,6 +4,7 @@ import io.multifactor.api.Exclusions;
 import io.multifactor.api.Handles;
 import io.multifactor.api.InflightTracker;
 import io.multifactor.api.LatencyRecorder;
+import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.explain.Explanation;
 import io.multifactor.kernel.inflight.InflightCounters;
@@ -170,6 +171,26 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
      */
     public void select(final int decisionId, final Exclusions exclusionsOrNull, final Selection out)
     {
+        select(decisionId, exclusionsOrNull, null, out);
+    }
+
+    /**
+     * Selects a model for one request, as {@link #select(int, Exclusions, Selection)}, with what the request carries:
+     * its decision, its exclusions, its token counts (which price the candidates instead of the decision's
+     * {@code cost_mix}) and its tie-break generator. Allocates nothing, takes no lock, never throws for an expected
+     * outcome.
+     *
+     * @param request the caller's reusable request, its decision set.
+     * @param out the caller's reusable result.
+     */
+    public void select(final Request request, final Selection out)
+    {
+        select(request.decisionId(), request.exclusions(), request, out);
+    }
+
+    private void select(
+        final int decisionId, final Exclusions exclusionsOrNull, final Request requestOrNull, final Selection out)
+    {
         final EngineState s = state;
         final DecisionPlan plan = s.plans.decision(decisionId);
         if (plan == null)
@@ -196,7 +217,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
                 s.latencyMs(index + EngineState.TTFT),
                 values.getLongVolatile(counterOffsets[modelId]));
         }
-        ScoringKernel.score(plan, out);
+        ScoringKernel.score(plan, out, requestOrNull);
     }
 
     /**
@@ -212,6 +233,25 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
      */
     public Explanation explain(final int decisionId, final Exclusions exclusionsOrNull)
     {
+        return explain(decisionId, exclusionsOrNull, null);
+    }
+
+    /**
+     * Explains what {@link #select(Request, Selection)} would choose now for a request, as
+     * {@link #explain(int, Exclusions)}. A {@code tie_break: random} draw advances the request's generator, as a
+     * selection would: seed it for a reproducible explanation.
+     *
+     * @param request the request: decision, exclusions, token counts, generator.
+     * @return the explanation.
+     * @throws IllegalArgumentException when the request's decision is not one of the current plans.
+     */
+    public Explanation explain(final Request request)
+    {
+        return explain(request.decisionId(), request.exclusions(), request);
+    }
+
+    private Explanation explain(final int decisionId, final Exclusions exclusionsOrNull, final Request requestOrNull)
+    {
         while (true)
         {
             // select reads the state once; selecting between two reads of the same snapshot guarantees that the names,
@@ -223,7 +263,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
                 throw new IllegalArgumentException("no decision with handle " + decisionId + " in the current plans");
             }
             final Selection selection = new Selection(plan.candidateCount());
-            select(decisionId, exclusionsOrNull, selection);
+            select(decisionId, exclusionsOrNull, requestOrNull, selection);
             if (state == before)
             {
                 return Explanation.of(before.plans, plan, selection);

@@ -2,10 +2,17 @@ package io.multifactor.kernel.scoring;
 
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Factor;
+import io.multifactor.api.LatencyMetric;
+import io.multifactor.api.Objective;
 import io.multifactor.api.Outcome;
+import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
+import io.multifactor.kernel.plan.CostMix;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
+import io.multifactor.kernel.plan.TieBreak;
+
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Scores one decision exactly as section 4 of the design says, given the observed signals already in the
@@ -39,7 +46,29 @@ public final class ScoringKernel
      */
     public static void score(final DecisionPlan plan, final Selection selection)
     {
+        score(plan, selection, null);
+    }
+
+    /**
+     * Filters, normalizes and ranks the candidates of {@code plan} for one request, writing drops, costs, normalized
+     * factors, scores, eliminating factors and the outcome into {@code selection}. The request's token counts, when it
+     * has them, price the candidates instead of the decision's {@code cost_mix}; {@code tie_break: random} draws from its
+     * generator (from the thread's {@link ThreadLocalRandom} without a request).
+     *
+     * @param plan the decision's plan.
+     * @param selection reset for {@code plan} and observed for each of its candidates.
+     * @param requestOrNull the request, or null for one without token counts.
+     */
+    public static void score(final DecisionPlan plan, final Selection selection, final Request requestOrNull)
+    {
         final int n = plan.candidateCount();
+        final boolean qualityFloor = plan.hasQualityFloor();
+        final double minQuality = plan.minQuality();
+        final int latencyMetric = plan.latencyMetric();
+        final boolean requestMix = requestOrNull != null && requestOrNull.hasTokens();
+        final double promptShare = requestMix ? requestOrNull.promptShare() : 0.0;
+        final double completionShare = requestMix ? requestOrNull.completionShare() : 0.0;
+        selection.ranking(plan.objective(), latencyMetric);
         final double maxTpotMs = plan.effectiveMaxTpotMs();
         final double maxTtftMs = plan.effectiveMaxTtftMs();
         final double maxCost = plan.effectiveMaxCostPer1M();
@@ -58,7 +87,9 @@ public final class ScoringKernel
         for (int i = 0; i < n; i++)
         {
             final double quality = plan.quality(i);
-            final double cost = plan.promptPer1M(i);
+            final double cost = requestMix ?
+                CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i)) :
+                plan.costPer1M(i);
             selection.configured(i, quality, cost);
             if (selection.dropReason(i) == DropReason.EXCLUDED)
             {
@@ -68,7 +99,9 @@ public final class ScoringKernel
             final double ttft = selection.ttftMs(i);
             final long inflight = selection.inflight(i);
             // NaN compares false: a missing observation never breaks a ceiling; an off ceiling is +Infinity.
+            // The floor is off for most decisions: one predictable branch; a missing quality fails >= and drops.
             final int reason =
+                qualityFloor && !(quality >= minQuality) ? DropReason.QUALITY :
                 tpot > maxTpotMs ? DropReason.TPOT :
                 ttft > maxTtftMs ? DropReason.TTFT :
                 cost > maxCost ? DropReason.COST :
@@ -79,7 +112,8 @@ public final class ScoringKernel
                 continue;
             }
             survivors++;
-            final double latency = tpot == tpot ? tpot : ttft;
+            final double latency = latencyMetric == LatencyMetric.AUTO ? (tpot == tpot ? tpot : ttft) :
+                latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
             final double load = inflight;
             // A NaN fails both comparisons, so a missing signal never moves a bound.
             if (quality < qMin)
@@ -133,6 +167,11 @@ public final class ScoringKernel
         final double lInv = inverseRange(lMin, lMax);
         final double cInv = inverseRange(cMin, cMax);
         final double nInv = inverseRange(nMin, nMax);
+        if (plan.objective() == Objective.LEXICOGRAPHIC)
+        {
+            lexicographicSlowPath(plan, selection, requestOrNull, qMin, qInv, lMin, lInv, cMin, cInv, nMin, nInv);
+            return;
+        }
 
         int best = -1;
         double bestScore = Double.NEGATIVE_INFINITY;
@@ -164,7 +203,147 @@ public final class ScoringKernel
                 best = i;
             }
         }
+        if (plan.spreadsTies())
+        {
+            best = tieSlowPath(plan, selection, requestOrNull, bestScore - plan.tieBand(), best);
+        }
         selection.outcome(Outcome.SCORED, best);
+    }
+
+    /**
+     * Chooses among the survivors whose score is at least {@code threshold} (the best minus the tie band).
+     *
+     * @return the earliest of them ({@code first}) or one drawn uniformly ({@code random}).
+     */
+    private static int tieSlowPath(
+        final DecisionPlan plan, final Selection selection, final Request requestOrNull, final double threshold,
+        final int best)
+    {
+        final int n = plan.candidateCount();
+        int tied = 0;
+        int first = -1;
+        for (int i = 0; i < n; i++)
+        {
+            // A dropped candidate's score is NaN and never compares >=.
+            if (selection.score(i) >= threshold)
+            {
+                first = first < 0 ? i : first;
+                tied++;
+            }
+        }
+        if (plan.tieBreak() != TieBreak.RANDOM || tied <= 1)
+        {
+            return first < 0 ? best : first;
+        }
+        return nthSlowPath(selection, n, draw(requestOrNull, tied), threshold);
+    }
+
+    private static int nthSlowPath(final Selection selection, final int n, final int nth, final double threshold)
+    {
+        int seen = 0;
+        for (int i = 0; i < n; i++)
+        {
+            if (selection.score(i) >= threshold && seen++ == nth)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static int draw(final Request requestOrNull, final int bound)
+    {
+        return requestOrNull != null ? requestOrNull.nextIndex(bound) : ThreadLocalRandom.current().nextInt(bound);
+    }
+
+    /**
+     * The lexicographic objective: normalizes every survivor once, then for each priority factor keeps the candidates
+     * within {@code tolerance} of the best remaining value; a survivor left out is marked with that factor. The earliest
+     * finalist wins ({@code first}) or one drawn uniformly ({@code random}); a survivor's score is its normalized value
+     * of the first priority factor.
+     */
+    private static void lexicographicSlowPath(
+        final DecisionPlan plan,
+        final Selection selection,
+        final Request requestOrNull,
+        final double qMin,
+        final double qInv,
+        final double lMin,
+        final double lInv,
+        final double cMin,
+        final double cInv,
+        final double nMin,
+        final double nInv)
+    {
+        final int n = plan.candidateCount();
+        final int firstFactor = plan.priority(0);
+        for (int i = 0; i < n; i++)
+        {
+            if (selection.dropReason(i) != DropReason.NONE)
+            {
+                selection.score(i, Double.NaN);
+                selection.normalized(i, Factor.QUALITY, Double.NaN);
+                selection.normalized(i, Factor.LATENCY, Double.NaN);
+                selection.normalized(i, Factor.COST, Double.NaN);
+                selection.normalized(i, Factor.LOAD, Double.NaN);
+                continue;
+            }
+            selection.normalized(i, Factor.QUALITY, higherIsBetter(selection.quality(i), qMin, qInv));
+            selection.normalized(i, Factor.LATENCY, lowerIsBetter(selection.latencyMs(i), lMin, lInv));
+            selection.normalized(i, Factor.COST, lowerIsBetter(selection.costPer1M(i), cMin, cInv));
+            selection.normalized(i, Factor.LOAD, lowerIsBetter(selection.inflight(i), nMin, nInv));
+            selection.score(i, selection.normalized(i, firstFactor));
+        }
+        final double tolerance = plan.tolerance();
+        final int priorityCount = plan.priorityCount();
+        for (int rank = 0; rank < priorityCount; rank++)
+        {
+            final int factor = plan.priority(rank);
+            double best = Double.NEGATIVE_INFINITY;
+            for (int i = 0; i < n; i++)
+            {
+                if (isFinalist(selection, i) && selection.normalized(i, factor) > best)
+                {
+                    best = selection.normalized(i, factor);
+                }
+            }
+            final double threshold = best - tolerance;
+            for (int i = 0; i < n; i++)
+            {
+                if (isFinalist(selection, i) && selection.normalized(i, factor) < threshold)
+                {
+                    selection.eliminatedBy(i, factor);
+                }
+            }
+        }
+        int finalists = 0;
+        int first = -1;
+        for (int i = 0; i < n; i++)
+        {
+            if (isFinalist(selection, i))
+            {
+                first = first < 0 ? i : first;
+                finalists++;
+            }
+        }
+        if (plan.tieBreak() == TieBreak.RANDOM && finalists > 1)
+        {
+            int nth = draw(requestOrNull, finalists);
+            for (int i = 0; i < n; i++)
+            {
+                if (isFinalist(selection, i) && nth-- == 0)
+                {
+                    first = i;
+                    break;
+                }
+            }
+        }
+        selection.outcome(Outcome.SCORED, first);
+    }
+
+    private static boolean isFinalist(final Selection selection, final int index)
+    {
+        return selection.dropReason(index) == DropReason.NONE && selection.eliminatedBy(index) == Selection.NOT_ELIMINATED;
     }
 
     /**
@@ -244,7 +423,7 @@ public final class ScoringKernel
             {
                 first = i;
             }
-            final double price = plan.promptPer1M(i);
+            final double price = selection.costPer1M(i);
             // Unpriced (NaN) never wins over priced; strict < keeps the earlier of equal prices.
             if (price < cheapestPrice)
             {
