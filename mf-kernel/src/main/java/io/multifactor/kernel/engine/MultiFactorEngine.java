@@ -38,12 +38,15 @@ import java.util.Objects;
  * memory-mapped file; requests hold leases from a fixed {@link LeaseTable}. Latencies go into one
  * {@link LatencyWindow} per model and metric. The refresh duty cycle ({@link #refresh()}, or {@link #agent()} on an
  * {@link org.agrona.concurrent.AgentRunner}) rotates and drains the windows, republishes percentiles every
- * {@code latency_refresh}, and reclaims leases older than {@code inflight_max_age}, sweeping the lease table every
- * {@code inflight_max_age / 64} (at least every {@code latency_refresh}): a lost lease is reclaimed between
- * {@code inflight_max_age} and {@code inflight_max_age * 65 / 64} after it began.
+ * {@code latency_refresh}, and reclaims leases older than {@code inflight_max_age}, sweeping the lease table once per
+ * sweep period P = max({@code latency_refresh}, {@code inflight_max_age / 64}).
  * <p>
- * Lease start times come from the time of the last duty cycle (read with one volatile load), not from the clock on
- * every {@code begin}; a lease may therefore be reclaimed up to one duty-cycle period early.
+ * A lease's age is measured from its own {@code begin}, without a clock read on {@code begin}: it is stamped with the
+ * running epoch (one volatile load; a new epoch begins at most once per P, see {@code LeaseEpochs}) and reclaimed only
+ * once the epoch after its own began more than {@code inflight_max_age} ago. A lost lease is therefore reclaimed no
+ * earlier than {@code inflight_max_age} after its begin, even after the refresh agent stalled, and at most
+ * {@code inflight_max_age + 2 * (P + latency_refresh)} after it (10 min 20.75 s with the defaults), later only by as
+ * long as the refresh agent stalls.
  * <p>
  * Counters of retired model names stay allocated (labelled {@link #RETIRED_SUFFIX}; they read 0 once their leases end)
  * and come back if the name does; the counter capacity bounds the number of distinct model names over the engine's
@@ -77,17 +80,16 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     private final long originNs;
     private final long sliceNs;
     private final long sweepPeriodNs;
+    private final LeaseEpochs leaseEpochs;
     private final RefreshAgent agent;
     private final Object lock = new Object();
 
     private volatile EngineState state;
-    private volatile long cachedNowNs;
 
     // Guarded by lock.
     private Map<String, ModelSignals> signalsByName = new HashMap<>();
     private final Map<String, Integer> counterIdsByName = new HashMap<>();
     private long nextRefreshNs;
-    private long nextSweepNs;
     private boolean closed;
 
     private MultiFactorEngine(final Builder builder)
@@ -108,11 +110,10 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             counters.allocate("multi-factor leases reclaimed", InflightCounters.EVENT_TYPE_ID));
         leases = new LeaseTable(builder.leaseCapacity, values, fullOffset, reclaimedOffset);
         originNs = clock.nanoTime();
-        cachedNowNs = originNs;
         sliceNs = Math.max(1L, settings.latencyWindowNs() / LatencyWindow.SLICE_COUNT);
         nextRefreshNs = originNs + settings.latencyRefreshNs();
         sweepPeriodNs = Math.max(settings.latencyRefreshNs(), settings.inflightMaxAgeNs() / SWEEPS_PER_MAX_AGE);
-        nextSweepNs = originNs + sweepPeriodNs;
+        leaseEpochs = new LeaseEpochs(originNs, sweepPeriodNs);
         agent = new RefreshAgent(this);
         synchronized (lock)
         {
@@ -251,7 +252,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         {
             return NO_LEASE;
         }
-        return leases.acquire(counterOffset, cachedNowNs);
+        return leases.acquire(counterOffset, leaseEpochs.current());
     }
 
     /**
@@ -362,7 +363,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     }
 
     /**
-     * One duty cycle at the clock's current time: remembers the time for lease starts and, when {@code latency_refresh}
+     * One duty cycle at the clock's current time: when {@code latency_refresh}
      * has passed since the last republication, rotates and drains every window, republishes the percentiles and, when
      * the sweep period has passed, reclaims stale leases. Call from one thread at a time (an {@link org.agrona.concurrent.AgentRunner} through
      * {@link #agent()}, a simulator, a test). Allocates nothing in steady state.
@@ -372,7 +373,6 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     public int refresh()
     {
         final long nowNs = clock.nanoTime();
-        cachedNowNs = nowNs;
         synchronized (lock)
         {
             if (closed || nowNs - nextRefreshNs < 0)
@@ -391,7 +391,6 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     public void refreshNow()
     {
         final long nowNs = clock.nanoTime();
-        cachedNowNs = nowNs;
         synchronized (lock)
         {
             if (!closed)
@@ -512,10 +511,10 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             }
         }
         publish(s);
-        if (nowNs - nextSweepNs >= 0)
+        if (leaseEpochs.advance(nowNs))
         {
-            nextSweepNs = nowNs + sweepPeriodNs;
-            work += leases.sweep(nowNs, settings.inflightMaxAgeNs());
+            // Leases are stamped with epochs, not times: one stamped below the cutoff began more than the max age ago.
+            work += leases.sweep(leaseEpochs.cutoff(nowNs, settings.inflightMaxAgeNs()), 0L);
         }
         return work;
     }
