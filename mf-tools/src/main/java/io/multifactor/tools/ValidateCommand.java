@@ -1,4 +1,4 @@
-package io.multifactor.testkit.cli;
+package io.multifactor.tools;
 
 import io.multifactor.api.ConfigProblem;
 import io.multifactor.api.InvalidConfigurationException;

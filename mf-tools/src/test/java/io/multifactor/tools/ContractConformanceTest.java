@@ -1,6 +1,5 @@
-package io.multifactor.testkit.cli;
+package io.multifactor.tools;
 
-import io.multifactor.testkit.sim.SimulateCommand;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,9 +1,16 @@
-package io.multifactor.testkit.sim;
+package io.multifactor.tools;
 
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
-import io.multifactor.testkit.cli.Mf;
+import io.multifactor.testkit.sim.IntervalRow;
+import io.multifactor.testkit.sim.ModelBehaviour;
+import io.multifactor.testkit.sim.ProfileReader;
+import io.multifactor.testkit.sim.SimulationListener;
+import io.multifactor.testkit.sim.SimulationProfile;
+import io.multifactor.testkit.sim.SimulationReport;
+import io.multifactor.testkit.sim.Simulator;
+import io.multifactor.tools.report.CsvReport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -25,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SimulateCommandTest
 {
     static final Path EXAMPLE_CONFIG = Path.of("..", "examples", "router.yaml");
+    private static final Path EXAMPLE_PROFILE = Path.of("..", "examples", "router.profile.yaml");
 
     @TempDir
     Path dir;
@@ -86,7 +94,7 @@ class SimulateCommandTest
     void shouldMeetMoreSlosWithCeilingsOnInTheBundledProfile() throws InvalidConfigurationException
     {
         final LoadedConfig config = ConfigLoader.load(EXAMPLE_CONFIG);
-        final SimulationProfile profile = ProfileReader.read(ProfileReaderTest.EXAMPLE_PROFILE);
+        final SimulationProfile profile = ProfileReader.read(EXAMPLE_PROFILE);
 
         final SimulationReport on = new Simulator(config.plans(), SimulateCommand.settings(config.config().signals()),
             profile, true).run(SimulationListener.NONE);
@@ -101,7 +109,7 @@ class SimulateCommandTest
     void shouldShowTheShiftAndTheRecoveryInTheBundledRun() throws InvalidConfigurationException
     {
         final LoadedConfig config = ConfigLoader.load(EXAMPLE_CONFIG);
-        final SimulationProfile profile = ProfileReader.read(ProfileReaderTest.EXAMPLE_PROFILE);
+        final SimulationProfile profile = ProfileReader.read(EXAMPLE_PROFILE);
         final SimulationReport report = new Simulator(config.plans(), SimulateCommand.settings(config.config().signals()),
             profile).run(SimulationListener.NONE);
         final int strong = report.modelNames().indexOf("slow-strong");
@@ -169,7 +177,7 @@ class SimulateCommandTest
         Files.writeString(config, "models:\n  - name: a\n    quality_score: .nan\n");
 
         final Result result = run("--config", config.toString(), "--profile",
-            ProfileReaderTest.EXAMPLE_PROFILE.toString());
+            EXAMPLE_PROFILE.toString());
 
         assertThat(result.exitCode).isEqualTo(2);
         assertThat(result.out).isEmpty();
@@ -181,7 +189,7 @@ class SimulateCommandTest
     void shouldRefuseAMissingConfigWithExitCode2()
     {
         final Result result = run("--config", dir.resolve("absent.yaml").toString(), "--profile",
-            ProfileReaderTest.EXAMPLE_PROFILE.toString());
+            EXAMPLE_PROFILE.toString());
 
         assertThat(result.exitCode).isEqualTo(2);
         assertThat(result.out).isEmpty();

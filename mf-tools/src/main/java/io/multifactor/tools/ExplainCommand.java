@@ -1,13 +1,12 @@
-package io.multifactor.testkit.cli;
+package io.multifactor.tools;
 
 import io.multifactor.api.Exclusions;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.api.Outcome;
-import io.multifactor.api.Selection;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.kernel.engine.MultiFactorEngine;
-import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.explain.Explanation;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.testkit.scenario.Scenario;
 import io.multifactor.testkit.scenario.ScenarioLoader;
@@ -43,7 +42,7 @@ final class ExplainCommand implements Callable<Integer>
         description = "The scenario file: decision, exclusions, latency samples (ms) and in-flight counts.")
     private Path scenarioFile;
 
-    @Option(names = "--json", description = "Print the JSON object of the design's section 5 instead of a table.")
+    @Option(names = "--json", description = "Print one JSON object instead of a table.")
     private boolean json;
 
     @Override
@@ -84,10 +83,7 @@ final class ExplainCommand implements Callable<Integer>
             clamped = ScenarioReplay.apply(scenario, engine, exclusions);
             engine.refreshNow();
             final int decisionId = engine.decisionId(scenario.decision().name());
-            final Selection selection = new Selection(plans.maxCandidateCount());
-            engine.select(decisionId, exclusions, selection);
-            final DecisionPlan plan = plans.decision(decisionId);
-            explanation = Explanation.of(plans, plan, selection);
+            explanation = engine.explain(decisionId, exclusions);
         }
         if (clamped > 0)
         {

@@ -1,6 +1,7 @@
-package io.multifactor.testkit.cli;
+package io.multifactor.tools;
 
 import io.multifactor.api.Factor;
+import io.multifactor.kernel.explain.Explanation;
 
 /**
  * Writes an {@link Explanation} as a table for people: the outcome and weights, then one row per candidate with its

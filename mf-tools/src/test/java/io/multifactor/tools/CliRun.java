@@ -1,4 +1,4 @@
-package io.multifactor.testkit.cli;
+package io.multifactor.tools;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -1,4 +1,4 @@
-package io.multifactor.testkit.cli;
+package io.multifactor.kernel.explain;
 
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Factor;
@@ -12,7 +12,7 @@ import java.util.List;
 
 /**
  * A readable record of one selection (why the engine chose what it chose), built from a filled {@link Selection} off
- * the hot path; {@code explain} prints it as the JSON of section 5 of the design or as a table.
+ * the hot path by {@code MultiFactorEngine.explain}; {@code bin/mf explain} prints it as JSON or as a table.
  * <p>
  * Instances are immutable and threadsafe.
  *

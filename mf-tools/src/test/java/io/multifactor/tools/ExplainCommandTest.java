@@ -1,4 +1,4 @@
-package io.multifactor.testkit.cli;
+package io.multifactor.tools;
 
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;

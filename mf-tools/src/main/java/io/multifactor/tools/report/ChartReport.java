@@ -1,7 +1,11 @@
-package io.multifactor.testkit.sim;
+package io.multifactor.tools.report;
 
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.testkit.sim.IntervalRow;
+import io.multifactor.testkit.sim.ModelBehaviour;
+import io.multifactor.testkit.sim.SimulationProfile;
+import io.multifactor.testkit.sim.SimulationReport;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.NumberAxis;

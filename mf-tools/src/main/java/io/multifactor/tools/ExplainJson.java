@@ -1,6 +1,7 @@
-package io.multifactor.testkit.cli;
+package io.multifactor.tools;
 
 import io.multifactor.api.Factor;
+import io.multifactor.kernel.explain.Explanation;
 
 /**
  * Writes an {@link Explanation} as exactly the JSON object of section 5 of the design: fields in the documented order,

@@ -1,12 +1,19 @@
-package io.multifactor.testkit.sim;
+package io.multifactor.tools;
 
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.model.SignalsConfig;
 import io.multifactor.kernel.engine.SignalSettings;
-import io.multifactor.testkit.cli.ExitCodes;
-import io.multifactor.testkit.cli.Problems;
+import io.multifactor.testkit.sim.IntervalRow;
+import io.multifactor.testkit.sim.ProfileReader;
+import io.multifactor.testkit.sim.SimulationListener;
+import io.multifactor.testkit.sim.SimulationProfile;
+import io.multifactor.testkit.sim.SimulationReport;
+import io.multifactor.testkit.sim.Simulator;
+import io.multifactor.tools.report.ChartReport;
+import io.multifactor.tools.report.CsvReport;
+import io.multifactor.tools.report.TextReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

@@ -1,4 +1,4 @@
-package io.multifactor.testkit.cli;
+package io.multifactor.tools;
 
 /**
  * Exit codes of {@code bin/mf}, a contract (section 5 of the design): other programs branch on them.

@@ -1,4 +1,4 @@
-package io.multifactor.testkit.cli;
+package io.multifactor.tools;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -21,13 +21,13 @@ import java.util.concurrent.Callable;
     mixinStandardHelpOptions = true,
     version = "mf 0.1.0",
     description = "Validate a multi-factor configuration, explain a selection, simulate traffic.",
-    // To register a subcommand, add its class here (one line), as for io.multifactor.testkit.sim.SimulateCommand: a
+    // To register a subcommand, add its class here (one line), as for SimulateCommand: a
     // picocli @Command(name = ...) implementing Callable<Integer> that returns an ExitCodes value and writes to
     // spec.commandLine().getOut() / getErr() (so tests that run Mf.run(...) in-process capture its output).
     subcommands = {
         ValidateCommand.class,
         ExplainCommand.class,
-        io.multifactor.testkit.sim.SimulateCommand.class,
+        SimulateCommand.class,
         // `mf help` and `mf help explain`, the reflex of a newcomer; usage on stdout, exit 0.
         CommandLine.HelpCommand.class,
     })

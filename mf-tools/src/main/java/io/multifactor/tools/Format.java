@@ -1,4 +1,4 @@
-package io.multifactor.testkit.cli;
+package io.multifactor.tools;
 
 /**
  * Number formatting for the human-readable output (the JSON output has its own rules).

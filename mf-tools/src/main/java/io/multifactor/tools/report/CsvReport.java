@@ -1,4 +1,6 @@
-package io.multifactor.testkit.sim;
+package io.multifactor.tools.report;
+
+import io.multifactor.testkit.sim.IntervalRow;
 
 import java.io.IOException;
 import java.io.Writer;

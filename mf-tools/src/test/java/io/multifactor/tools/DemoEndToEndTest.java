@@ -1,4 +1,4 @@
-package io.multifactor.testkit.sim;
+package io.multifactor.tools;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
