@@ -6,6 +6,7 @@ import io.multifactor.api.InflightTracker;
 import io.multifactor.api.LatencyRecorder;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.explain.Explanation;
+import io.multifactor.kernel.fleet.FleetSignals;
 import io.multifactor.kernel.inflight.InflightCounters;
 import io.multifactor.kernel.inflight.LeaseTable;
 import io.multifactor.kernel.latency.LatencyWindow;
@@ -91,6 +92,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     private final Map<String, Integer> counterIdsByName = new HashMap<>();
     private long nextRefreshNs;
     private boolean closed;
+    private boolean fleetAttached;
 
     private MultiFactorEngine(final Builder builder)
     {
@@ -283,6 +285,119 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     }
 
     /**
+     * This replica's own in-flight count of a model: with a fleet attached, {@link #inflight(int)} (what
+     * {@link #select} and the {@code max_inflight} ceiling read) also holds the other replicas' last published counts.
+     *
+     * @param modelId model handle.
+     * @return the count of this engine's open leases, or 0 for an unknown model.
+     */
+    public long localInflight(final int modelId)
+    {
+        final ModelSignals signals = state.signals(modelId);
+        return signals == null ? 0L : values.getLongVolatile(signals.counterOffset) - signals.remoteInflight;
+    }
+
+    /**
+     * Fleet agent, first half of an exchange: drains every window and adds, per model name of the current plans, this
+     * engine's own in-flight count and the latency samples drained since the previous call into {@code local}. The
+     * first call makes the windows keep their drained samples for the next one. Off the hot path: takes the engine's
+     * lock; allocates only on the first call and for new models.
+     *
+     * @param local cleared by the caller; models beyond its capacity are left out.
+     */
+    public void collectFleet(final FleetSignals local)
+    {
+        synchronized (lock)
+        {
+            if (closed)
+            {
+                return;
+            }
+            final long sliceIndex = sliceIndex(clock.nanoTime());
+            for (final ModelSignals signals : state.byModel)
+            {
+                if (signals == null)
+                {
+                    continue;
+                }
+                if (!fleetAttached)
+                {
+                    signals.ttft.keepUnsent();
+                    signals.tpot.keepUnsent();
+                }
+                signals.ttft.advance(sliceIndex);
+                signals.tpot.advance(sliceIndex);
+                final int index = local.add(signals.name);
+                if (index != FleetSignals.NONE)
+                {
+                    local.inflight(index, values.getLongVolatile(signals.counterOffset) - signals.remoteInflight);
+                    signals.ttft.takeUnsent(local.ttft(index));
+                    signals.tpot.takeUnsent(local.tpot(index));
+                }
+            }
+            fleetAttached = true;
+        }
+    }
+
+    /**
+     * Fleet agent, second half of an exchange: per model name of the current plans, replaces the other replicas'
+     * in-flight count held in its counter by the count in {@code remote} (0 when absent), so that {@link #select},
+     * {@code selectAndBegin} and the {@code max_inflight} ceiling read the fleet-wide count, and merges the other
+     * replicas' intervals into the current slice of its windows, where they age like local samples. Models of
+     * {@code remote} that the plans do not have are ignored. Off the hot path: takes the engine's lock, allocates
+     * nothing.
+     *
+     * @param remote the other replicas' counts and new intervals; histograms within the windows' range.
+     */
+    public void mergeFleet(final FleetSignals remote)
+    {
+        synchronized (lock)
+        {
+            if (closed)
+            {
+                return;
+            }
+            for (final ModelSignals signals : state.byModel)
+            {
+                if (signals == null)
+                {
+                    continue;
+                }
+                final int index = remote.indexOf(signals.name);
+                setRemoteInflight(signals, index == FleetSignals.NONE ? 0L : Math.max(0L, remote.inflight(index)));
+                if (index != FleetSignals.NONE)
+                {
+                    signals.ttft.merge(remote.ttft(index));
+                    signals.tpot.merge(remote.tpot(index));
+                }
+            }
+        }
+    }
+
+    /** Removes the other replicas' in-flight counts from every counter (when the fleet agent stops). */
+    public void detachFleet()
+    {
+        synchronized (lock)
+        {
+            for (final ModelSignals signals : signalsByName.values())
+            {
+                setRemoteInflight(signals, 0L);
+            }
+        }
+    }
+
+    // Under lock: the fleet thread is the only writer of remoteInflight, so the delta keeps local leases intact.
+    private void setRemoteInflight(final ModelSignals signals, final long remoteInflight)
+    {
+        final long delta = remoteInflight - signals.remoteInflight;
+        if (delta != 0)
+        {
+            values.getAndAddLong(signals.counterOffset, delta);
+            signals.remoteInflight = remoteInflight;
+        }
+    }
+
+    /**
      * Records a TTFT sample. Wait-free, allocates nothing, never throws.
      *
      * @param modelId model handle.
@@ -405,6 +520,12 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     public Agent agent()
     {
         return agent;
+    }
+
+    /** @return the engine's clock. */
+    public NanoClock clock()
+    {
+        return clock;
     }
 
     /** @return the signal settings. */
@@ -574,6 +695,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         {
             if (!nextByName.containsKey(retired.name))
             {
+                setRemoteInflight(retired, 0L);
                 counters.relabel(retired.counterId, inflightLabel(retired.name) + RETIRED_SUFFIX);
             }
         }
@@ -604,7 +726,14 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         {
             counters.relabel(counterId, inflightLabel(name));
         }
-        return new ModelSignals(name, counterId, InflightCounters.valueOffset(counterId), sliceIndex);
+        final ModelSignals signals =
+            new ModelSignals(name, counterId, InflightCounters.valueOffset(counterId), sliceIndex);
+        if (fleetAttached)
+        {
+            signals.ttft.keepUnsent();
+            signals.tpot.keepUnsent();
+        }
+        return signals;
     }
 
     /**
