@@ -43,6 +43,19 @@ class VsrCommandsTest
     }
 
     @Test
+    void shouldPrintTheSummaryThatTheDocsShow() throws IOException
+    {
+        final String docs = Files.readString(ROOT.resolve("docs/configuration.md"));
+        final String command = "$ bin/mf validate examples/vsr-config.yaml\n";
+        final int start = docs.indexOf(command) + command.length();
+        final String shown = docs.substring(start, docs.indexOf("$ ", start));
+
+        final CliRun run = CliRun.of("validate", CONFIG.toString());
+
+        assertThat(run.out().replace(CONFIG.toString(), "examples/vsr-config.yaml")).isEqualTo(shown);
+    }
+
+    @Test
     void shouldSummarizeTheSameConfigurationUnderConfigOfHelmValues() throws IOException
     {
         final Path values = helmValues();
