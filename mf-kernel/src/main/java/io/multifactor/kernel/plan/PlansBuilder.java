@@ -1,6 +1,8 @@
 package io.multifactor.kernel.plan;
 
 import io.multifactor.api.Factor;
+import io.multifactor.api.LatencyMetric;
+import io.multifactor.api.Objective;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -168,7 +170,8 @@ public final class PlansBuilder
         for (int i = 0; i < decisions.size(); i++)
         {
             final DecisionSpec spec = decisions.get(i);
-            plans[ids[i]] = spec.compile(ids[i], Arrays.binarySearch(percentiles, spec.percentile), quality, prompt);
+            plans[ids[i]] = spec.compile(
+                ids[i], Arrays.binarySearch(percentiles, spec.percentile), quality, prompt, completion);
         }
         return new Plans(names, quality, prompt, completion, plans, percentiles);
     }
@@ -190,7 +193,9 @@ public final class PlansBuilder
     }
 
     /**
-     * One decision being specified. Defaults: equal weights, no ceilings, percentile 95, policy {@code cheapest}.
+     * One decision being specified. Defaults: equal weights, no floor, no ceilings, percentile 95, policy
+     * {@code cheapest}, latency metric {@code auto}, cost mix {@code {prompt: 1, completion: 0}}, weighted objective, no
+     * tie band, tie break {@code first}.
      * <p>
      * This class is not threadsafe.
      */
@@ -206,6 +211,15 @@ public final class PlansBuilder
         private long maxInflight;
         private int percentile = 95;
         private int policy = NoCandidatesPolicy.CHEAPEST;
+        private double minQuality;
+        private int latencyMetric = LatencyMetric.AUTO;
+        private double costMixPrompt = CostMix.DEFAULT_PROMPT;
+        private double costMixCompletion = CostMix.DEFAULT_COMPLETION;
+        private int objective = Objective.WEIGHTED;
+        private int[] priority = new int[0];
+        private double tolerance;
+        private double tieBand;
+        private int tieBreak = TieBreak.FIRST;
 
         DecisionSpec(final PlansBuilder builder, final String name)
         {
@@ -286,6 +300,93 @@ public final class PlansBuilder
         }
 
         /**
+         * @param minQuality quality floor ({@code slo.min_quality}): a candidate below it or without quality score is
+         *     dropped; 0 means off.
+         * @return this specification.
+         */
+        public DecisionSpec minQuality(final double minQuality)
+        {
+            if (!(minQuality >= 0.0 && minQuality < Double.POSITIVE_INFINITY))
+            {
+                throw new IllegalArgumentException("min_quality must be finite and >= 0: " + minQuality);
+            }
+            this.minQuality = minQuality;
+            return this;
+        }
+
+        /**
+         * @param latencyMetric a {@link LatencyMetric} code.
+         * @return this specification.
+         */
+        public DecisionSpec latencyMetric(final int latencyMetric)
+        {
+            LatencyMetric.label(latencyMetric);
+            this.latencyMetric = latencyMetric;
+            return this;
+        }
+
+        /**
+         * @param prompt prompt share, finite and >= 0.
+         * @param completion completion share, finite and >= 0; not both 0.
+         * @return this specification.
+         */
+        public DecisionSpec costMix(final double prompt, final double completion)
+        {
+            if (!CostMix.isValid(prompt, completion))
+            {
+                throw new IllegalArgumentException("cost_mix must be finite, >= 0 and not both 0: " + prompt + ", " +
+                    completion);
+            }
+            this.costMixPrompt = prompt;
+            this.costMixCompletion = completion;
+            return this;
+        }
+
+        /**
+         * Ranks survivors factor by factor instead of by weighted score (the weights are then ignored).
+         *
+         * @param tolerance how far below the best normalized value a candidate may be and stay, 0..1.
+         * @param priorityFactors distinct {@link Factor} indices, most important first; at least one.
+         * @return this specification.
+         */
+        public DecisionSpec lexicographic(final double tolerance, final int... priorityFactors)
+        {
+            if (priorityFactors.length == 0)
+            {
+                throw new IllegalArgumentException("lexicographic objective needs at least one priority factor");
+            }
+            this.objective = Objective.LEXICOGRAPHIC;
+            this.priority = priorityFactors.clone();
+            this.tolerance = tolerance;
+            return this;
+        }
+
+        /**
+         * @param tieBand weighted objective: a survivor whose score is at least the best minus this is tied, 0..1.
+         * @return this specification.
+         */
+        public DecisionSpec tieBand(final double tieBand)
+        {
+            if (!(tieBand >= 0.0 && tieBand <= 1.0))
+            {
+                throw new IllegalArgumentException("tie_band must be in 0..1: " + tieBand);
+            }
+            this.tieBand = tieBand;
+            return this;
+        }
+
+        /**
+         * @param tieBreak a {@link TieBreak} code.
+         * @return this specification.
+         */
+        public DecisionSpec tieBreak(final int tieBreak)
+        {
+            TieBreak.label(tieBreak);
+            this.tieBreak = tieBreak;
+            return this;
+        }
+
+        /**
          * Adds this decision to its builder.
          *
          * @return the builder.
@@ -300,12 +401,15 @@ public final class PlansBuilder
             return builder;
         }
 
-        DecisionPlan compile(final int id, final int slot, final double[] qualityById, final double[] promptById)
+        DecisionPlan compile(
+            final int id, final int slot, final double[] qualityById, final double[] promptById,
+            final double[] completionById)
         {
             final int n = candidates.size();
             final int[] modelIds = new int[n];
             final double[] quality = new double[n];
             final double[] prompt = new double[n];
+            final double[] completion = new double[n];
             for (int i = 0; i < n; i++)
             {
                 final String model = candidates.get(i);
@@ -324,12 +428,14 @@ public final class PlansBuilder
                 modelIds[i] = modelId;
                 quality[i] = qualityById[modelId];
                 prompt[i] = promptById[modelId];
+                completion[i] = completionById[modelId];
             }
             final double[] w = new double[Factor.COUNT];
             System.arraycopy(weights, 0, w, 0, Factor.COUNT);
             return new DecisionPlan(
-                id, name, modelIds, quality, prompt, w, maxTpotMs, maxTtftMs, maxCostPer1M, maxInflight, percentile, slot,
-                policy);
+                id, name, modelIds, quality, prompt, completion, w, minQuality, maxTpotMs, maxTtftMs, maxCostPer1M,
+                maxInflight, percentile, slot, policy, latencyMetric, costMixPrompt, costMixCompletion, objective,
+                priority, tolerance, tieBand, tieBreak);
         }
     }
 }
