@@ -21,15 +21,18 @@ public final class BucketCounts
     private long total;
 
     /**
-     * Adds samples to one bucket. Allocates nothing.
+     * Adds samples to one bucket, saturating at {@link Integer#MAX_VALUE} samples per bucket. Allocates nothing.
      *
      * @param index a {@link BucketLayout} bucket.
-     * @param count samples to add, at least 1 (at most 2^31 - 1 per bucket in all).
+     * @param count samples to add, at least 1.
+     * @return the samples added: {@code count}, or fewer when the bucket is full.
      */
-    public void add(final int index, final int count)
+    public int add(final int index, final int count)
     {
-        counts[index] += count;
-        total += count;
+        final int before = counts[index];
+        final int added = before > Integer.MAX_VALUE - count ? Integer.MAX_VALUE - before : count;
+        counts[index] = before + added;
+        total += added;
         if (index < low)
         {
             low = index;
@@ -38,6 +41,7 @@ public final class BucketCounts
         {
             high = index;
         }
+        return added;
     }
 
     /**
@@ -46,7 +50,7 @@ public final class BucketCounts
      * from its smallest to its largest recorded value. Allocates nothing.
      *
      * @param histogram samples in microseconds, at any precision.
-     * @return the number of samples added.
+     * @return the number of samples added (fewer than the histogram holds when a bucket is full).
      */
     public long addAll(final AbstractHistogram histogram)
     {
@@ -64,15 +68,14 @@ public final class BucketCounts
             if (count > 0)
             {
                 final long micros = Math.min(histogram.highestEquivalentValue(value), LatencyWindow.MAX_TRACKABLE_MICROS);
-                add(BucketLayout.index(micros), (int)Math.min(count, Integer.MAX_VALUE));
-                added += count;
+                added += add(BucketLayout.index(micros), (int)Math.min(count, Integer.MAX_VALUE));
             }
         }
         return added;
     }
 
     /**
-     * Adds every sample of {@code other} to this. Allocates nothing.
+     * Adds every sample of {@code other} to this (saturating per bucket). Allocates nothing.
      *
      * @param other counts to add.
      */
@@ -90,17 +93,46 @@ public final class BucketCounts
     }
 
     /**
-     * Adds this to a long count array and zeroes this. Allocates nothing.
+     * Moves this into {@code slice} and {@code sum}: each bucket adds to the slice what the slice can take (see
+     * {@link #add}) and exactly that to the sum, so that expiring the slice later takes out of the sum what it put in.
+     * Zeroes this. Allocates nothing.
      *
-     * @param sum the array to add into ({@link BucketLayout#LENGTH} long).
-     * @param sign 1 to add, -1 to subtract.
+     * @param slice the slice that receives the samples.
+     * @param sum the running sum of the live slices ({@link BucketLayout#LENGTH} long).
+     * @return the samples moved.
      */
-    void moveInto(final long[] sum, final int sign)
+    long moveInto(final BucketCounts slice, final long[] sum)
+    {
+        final int[] counts = this.counts;
+        long moved = 0;
+        for (int i = low, last = high; i <= last; i++)
+        {
+            final int count = counts[i];
+            if (count != 0)
+            {
+                final int added = slice.add(i, count);
+                sum[i] += added;
+                moved += added;
+                counts[i] = 0;
+            }
+        }
+        low = Integer.MAX_VALUE;
+        high = -1;
+        total = 0;
+        return moved;
+    }
+
+    /**
+     * Subtracts this from the running sum and zeroes this: the slice expires. Allocates nothing.
+     *
+     * @param sum the running sum of the live slices.
+     */
+    void expireFrom(final long[] sum)
     {
         final int[] counts = this.counts;
         for (int i = low, last = high; i <= last; i++)
         {
-            sum[i] += sign * (long)counts[i];
+            sum[i] -= counts[i];
             counts[i] = 0;
         }
         low = Integer.MAX_VALUE;

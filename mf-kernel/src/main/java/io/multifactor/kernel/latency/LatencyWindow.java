@@ -96,7 +96,7 @@ public final class LatencyWindow
         {
             final BucketCounts expiring = slices[ring(sliceIndex + i)];
             sumTotal -= expiring.total();
-            expiring.moveInto(sum, -1);
+            expiring.expireFrom(sum);
         }
         if (currentSliceIndex > sliceIndex)
         {
@@ -225,9 +225,7 @@ public final class LatencyWindow
 
     private void addToCurrentSlice(final BucketCounts drained)
     {
-        slices[ring(sliceIndex)].addAll(drained);
-        sumTotal += drained.total();
-        drained.moveInto(sum, 1);
+        sumTotal += drained.moveInto(slices[ring(sliceIndex)], sum);
     }
 
     private static int ring(final long sliceIndex)

@@ -220,4 +220,25 @@ class LatencyWindowTest
         assertThat(into.getTotalCount()).as("taken once").isEqualTo(3);
         assertThat(window.sampleCount()).isEqualTo(5);
     }
+
+    @Test
+    void shouldSaturateABucketRatherThanCorruptTheWindowWhenARemoteIntervalIsHuge()
+    {
+        final LatencyWindow window = new LatencyWindow(0);
+        final Histogram remote = new Histogram(1, LatencyWindow.MAX_TRACKABLE_MICROS, LatencyWindow.SIGNIFICANT_DIGITS);
+        remote.recordValueWithCount(1_000, Long.MAX_VALUE / 4);
+        window.merge(remote);
+        window.merge(remote);
+        window.record(2_000);
+        window.advance(0);
+        assertThat(window.sampleCount()).isEqualTo(Integer.MAX_VALUE + 1L);
+        assertThat(window.percentileMicros(100)).isEqualTo(remote.highestEquivalentValue(2_000));
+
+        window.advance(LatencyWindow.SLICE_COUNT);
+        assertThat(window.sampleCount()).isZero();
+        assertThat(window.percentileMicros(50)).isEqualTo(LatencyWindow.NO_OBSERVATION);
+        window.record(3_000);
+        window.advance(LatencyWindow.SLICE_COUNT + 1);
+        assertThat(window.percentileMicros(1)).isEqualTo(remote.highestEquivalentValue(3_000));
+    }
 }
