@@ -12,8 +12,9 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * Builds a {@link Plans} snapshot programmatically (the YAML compiler uses it too). Given the previous snapshot, names
- * that stay keep their handles and new names get handles never issued before.
+ * Builds a {@link Plans} snapshot programmatically (the YAML compiler uses it too). Given the previous snapshot, every
+ * name the lineage has ever held keeps its handle (names that stay, and names removed by an earlier snapshot and now
+ * restored), and names never seen get handles never issued before.
  * <p>
  * Programming errors (an unknown or duplicate name, an empty candidate list, a value out of range) are refused with
  * {@link IllegalArgumentException}; user-facing validation with located messages belongs to the configuration layer.
@@ -24,8 +25,8 @@ public final class PlansBuilder
 {
     private final Map<String, Integer> previousModelIds = new HashMap<>();
     private final Map<String, Integer> previousDecisionIds = new HashMap<>();
-    private int nextModelId;
-    private int nextDecisionId;
+    private final List<String> modelLineage = new ArrayList<>();
+    private final List<String> decisionLineage = new ArrayList<>();
 
     private final Map<String, Integer> modelIds = new HashMap<>();
     private final List<String> modelNames = new ArrayList<>();
@@ -39,30 +40,25 @@ public final class PlansBuilder
     }
 
     /**
-     * A builder for the snapshot that replaces {@code previous}: names that stay keep their handles.
+     * A builder for the snapshot that replaces {@code previous}: every name of its lineage keeps its handle, whether it
+     * is in {@code previous} or was removed by an earlier snapshot.
      *
      * @param previous the snapshot being replaced.
      */
     public PlansBuilder(final Plans previous)
     {
-        final String[] names = previous.modelNamesByIdForLineage();
-        for (int i = 0; i < names.length; i++)
+        final String[] models = previous.modelLineage();
+        for (int i = 0; i < models.length; i++)
         {
-            if (names[i] != null)
-            {
-                previousModelIds.put(names[i], i);
-            }
+            previousModelIds.put(models[i], i);
+            modelLineage.add(models[i]);
         }
-        final DecisionPlan[] plans = previous.decisionsByIdForLineage();
-        for (int i = 0; i < plans.length; i++)
+        final String[] decisionNames = previous.decisionLineage();
+        for (int i = 0; i < decisionNames.length; i++)
         {
-            if (plans[i] != null)
-            {
-                previousDecisionIds.put(plans[i].name(), i);
-            }
+            previousDecisionIds.put(decisionNames[i], i);
+            decisionLineage.add(decisionNames[i]);
         }
-        nextModelId = names.length;
-        nextDecisionId = plans.length;
     }
 
     /**
@@ -88,7 +84,16 @@ public final class PlansBuilder
         requireOptionalNonNegative("model " + name + " prompt_per_1m", promptPer1M);
         requireOptionalNonNegative("model " + name + " completion_per_1m", completionPer1M);
         final Integer previous = previousModelIds.get(name);
-        final int id = previous != null ? previous : nextModelId++;
+        final int id;
+        if (previous != null)
+        {
+            id = previous;
+        }
+        else
+        {
+            id = modelLineage.size();
+            modelLineage.add(name);
+        }
         modelIds.put(name, id);
         modelNames.add(name);
         modelIdOrder.add(id);
@@ -126,7 +131,7 @@ public final class PlansBuilder
      */
     public Plans build()
     {
-        final int modelCapacity = nextModelId;
+        final int modelCapacity = modelLineage.size();
         final String[] names = new String[modelCapacity];
         final double[] quality = nanArray(modelCapacity);
         final double[] prompt = nanArray(modelCapacity);
@@ -153,7 +158,7 @@ public final class PlansBuilder
         }
 
         final Map<String, Integer> decisionIds = new HashMap<>();
-        int decisionCapacity = nextDecisionId;
+        final List<String> decisionNames = new ArrayList<>(decisionLineage);
         final int[] ids = new int[decisions.size()];
         for (int i = 0; i < decisions.size(); i++)
         {
@@ -163,17 +168,26 @@ public final class PlansBuilder
                 throw new IllegalArgumentException("duplicate decision: " + spec.name);
             }
             final Integer previous = previousDecisionIds.get(spec.name);
-            ids[i] = previous != null ? previous : decisionCapacity++;
+            if (previous != null)
+            {
+                ids[i] = previous;
+            }
+            else
+            {
+                ids[i] = decisionNames.size();
+                decisionNames.add(spec.name);
+            }
             decisionIds.put(spec.name, ids[i]);
         }
-        final DecisionPlan[] plans = new DecisionPlan[decisionCapacity];
+        final DecisionPlan[] plans = new DecisionPlan[decisionNames.size()];
         for (int i = 0; i < decisions.size(); i++)
         {
             final DecisionSpec spec = decisions.get(i);
             plans[ids[i]] = spec.compile(
                 ids[i], Arrays.binarySearch(percentiles, spec.percentile), quality, prompt, completion);
         }
-        return new Plans(names, quality, prompt, completion, plans, percentiles);
+        return new Plans(names, quality, prompt, completion, plans, percentiles, modelLineage.toArray(new String[0]),
+            decisionNames.toArray(new String[0]));
     }
 
 
