@@ -7,7 +7,9 @@ package io.multifactor.api;
  * <p>
  * Missing values are {@link Double#NaN}: a signal the candidate does not have, or the score and normalized factors of a
  * candidate that was not scored (excluded or dropped). Normalized factors are in [0, 1], higher is better (latency,
- * cost and load already inverted), before weighting.
+ * cost and load already inverted), before weighting. With {@code objective: lexicographic} a survivor's score is its
+ * normalized value of the first priority factor, and {@link #eliminatedBy(int)} names the factor that took a survivor
+ * out of the finalists.
  * <p>
  * What the engine writes per call is only what cannot be derived afterwards: per candidate the observed signals (TPOT
  * and TTFT percentiles, in-flight count), the drop reason and, for survivors, the score; per call the bounds of each
@@ -22,6 +24,9 @@ package io.multifactor.api;
  */
 public final class Selection
 {
+    /** Value of {@link #eliminatedBy(int)} for a candidate no factor eliminated. */
+    public static final int NOT_ELIMINATED = -1;
+
     private static final int DEFAULT_CAPACITY = 16;
     private static final double[] NO_WEIGHTS = new double[Factor.COUNT];
     private static final int[] NO_MODELS = new int[0];
@@ -31,6 +36,8 @@ public final class Selection
     private int outcome = Outcome.FAILED;
     private int selectedIndex = -1;
     private int candidateCount;
+    private int objective = Objective.WEIGHTED;
+    private int latencyMetric = LatencyMetric.AUTO;
 
     // Shared, read-only: the decision plan's arrays (never written here).
     private int[] modelIds = NO_MODELS;
@@ -44,6 +51,8 @@ public final class Selection
     private double[] ttftMs;
     private long[] inflight;
     private double[] scores;
+    private int[] eliminatedBy;
+    private double[] ownCostPer1M;
     private final double[] boundMin = new double[Factor.COUNT];
     private final double[] boundMax = new double[Factor.COUNT];
 
@@ -79,6 +88,8 @@ public final class Selection
         this.candidateCount = candidateCount;
         this.outcome = Outcome.FAILED;
         this.selectedIndex = -1;
+        this.objective = Objective.WEIGHTED;
+        this.latencyMetric = LatencyMetric.AUTO;
         if (candidateCount == 0)
         {
             modelIds = NO_MODELS;
@@ -94,7 +105,7 @@ public final class Selection
      *
      * @param modelIds model handle per candidate.
      * @param quality quality score per candidate, NaN when not configured.
-     * @param costPer1M price per 1M tokens per candidate, NaN when not configured.
+     * @param costPer1M cost per 1M tokens per candidate under the decision's cost mix, NaN when not configured.
      * @param weights effective weights indexed by {@link Factor}.
      */
     public void candidates(final int[] modelIds, final double[] quality, final double[] costPer1M, final double[] weights)
@@ -103,6 +114,50 @@ public final class Selection
         this.quality = quality;
         this.costPer1M = costPer1M;
         this.weights = weights;
+    }
+
+    /**
+     * Makes {@link #costPer1M(int)} read costs written by {@link #costPer1M(int, double)} instead of the plan's: for a
+     * request whose token counts blend the prices its own way. Called by the kernel after {@link #candidates}.
+     */
+    public void ownCosts()
+    {
+        costPer1M = ownCostPer1M;
+    }
+
+    /**
+     * Sets the cost of candidate {@code index} for this request, after {@link #ownCosts()}. Called by the kernel.
+     *
+     * @param index candidate position.
+     * @param costPer1M its cost in USD per 1M tokens, NaN when a price it needs is not configured.
+     */
+    public void costPer1M(final int index, final double costPer1M)
+    {
+        ownCostPer1M[index] = costPer1M;
+    }
+
+    /**
+     * Sets how the survivors were ranked and which latency signal was read. Called by the kernel.
+     *
+     * @param objective an {@link Objective} code.
+     * @param latencyMetric a {@link LatencyMetric} code.
+     */
+    public void ranking(final int objective, final int latencyMetric)
+    {
+        this.objective = objective;
+        this.latencyMetric = latencyMetric;
+    }
+
+    /**
+     * Records the factor that took a lexicographic survivor out of the finalists; the lexicographic ranking sets it
+     * for every candidate ({@link #NOT_ELIMINATED} for the others). Called by the kernel.
+     *
+     * @param index candidate position.
+     * @param factor a {@link Factor} index, or {@link #NOT_ELIMINATED}.
+     */
+    public void eliminatedBy(final int index, final int factor)
+    {
+        eliminatedBy[index] = factor;
     }
 
     /**
@@ -157,6 +212,18 @@ public final class Selection
     {
         this.outcome = outcome;
         this.selectedIndex = selectedIndex;
+    }
+
+    /** @return the {@link Objective} code of the decision of this selection. */
+    public int objective()
+    {
+        return objective;
+    }
+
+    /** @return the {@link LatencyMetric} code of the decision of this selection. */
+    public int latencyMetric()
+    {
+        return latencyMetric;
     }
 
     /** @return handle of the decision of this selection. */
@@ -239,12 +306,12 @@ public final class Selection
 
     /**
      * @param index candidate position.
-     * @return the latency signal used for scoring: TPOT percentile if observed, else TTFT percentile, else NaN.
+     * @return the latency signal used for scoring under the decision's {@link #latencyMetric()} ({@code auto}: TPOT
+     *     percentile if observed, else TTFT percentile), NaN when missing.
      */
     public double latencyMs(final int index)
     {
-        final double tpot = tpotMs[index];
-        return tpot == tpot ? tpot : ttftMs[index];
+        return LatencyMetric.select(latencyMetric, tpotMs[index], ttftMs[index]);
     }
 
     /**
@@ -267,7 +334,8 @@ public final class Selection
 
     /**
      * @param index candidate position.
-     * @return its prompt price in USD per 1M tokens, NaN when not configured.
+     * @return its cost in USD per 1M tokens under the decision's {@code cost_mix} or the request's token counts (the
+     *     prompt price by default), NaN when a price with a non-zero share is not configured.
      */
     public double costPer1M(final int index)
     {
@@ -325,6 +393,16 @@ public final class Selection
     }
 
     /**
+     * @param index candidate position.
+     * @return the {@link Factor} that eliminated this lexicographic survivor, {@link #NOT_ELIMINATED} for a finalist,
+     *     a candidate that did not survive the filter, or any candidate of a weighted decision.
+     */
+    public int eliminatedBy(final int index)
+    {
+        return objective == Objective.LEXICOGRAPHIC ? eliminatedBy[index] : NOT_ELIMINATED;
+    }
+
+    /**
      * Min-max normalization of one signal over the survivors, as section 4.1 of the semantics defines it.
      *
      * @param value the candidate's value, NaN when missing.
@@ -361,5 +439,8 @@ public final class Selection
         ttftMs = new double[capacity];
         inflight = new long[capacity];
         scores = new double[capacity];
+        eliminatedBy = new int[capacity];
+        java.util.Arrays.fill(eliminatedBy, NOT_ELIMINATED);
+        ownCostPer1M = new double[capacity];
     }
 }

@@ -61,7 +61,7 @@ public final class MappingReader
             if (!keys.contains(key))
             {
                 problems.error(entry.keyLine(), entry.keyColumn(), keyPath,
-                    "unknown key \"" + key + "\" (did you mean " + NearestName.of(key, keys) + "?)");
+                    "unknown key \"" + key + '"' + NearestName.suggestion(key, keys));
                 continue;
             }
             final YamlEntry first = reader.entries.putIfAbsent(key, entry);

@@ -5,6 +5,7 @@ import io.multifactor.api.Handles;
 import io.multifactor.api.InflightTracker;
 import io.multifactor.api.LatencyRecorder;
 import io.multifactor.api.Selection;
+import io.multifactor.kernel.explain.Explanation;
 import io.multifactor.kernel.inflight.InflightCounters;
 import io.multifactor.kernel.inflight.LeaseTable;
 import io.multifactor.kernel.latency.LatencyWindow;
@@ -178,6 +179,38 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             return;
         }
         ScoringKernel.select(plan, s.byDecision[decisionId], exclusionsOrNull, out);
+    }
+
+    /**
+     * Explains what {@link #select} would choose now for one request of a decision, and why: every candidate with its
+     * signals, drop reason, normalized factors and score, as a readable record. Use it off the hot path (an admin
+     * endpoint, a log line on a surprising choice, {@code bin/mf explain}): it allocates a {@link Selection} and the
+     * record. Like {@code select}, it reads the published signals; it begins no lease and records nothing.
+     *
+     * @param decisionId decision handle, from {@link #decisionId(String)}.
+     * @param exclusionsOrNull models this request leaves out, or null.
+     * @return the explanation, built against the plans snapshot the selection ran on.
+     * @throws IllegalArgumentException when the handle names no decision of the current plans.
+     */
+    public Explanation explain(final int decisionId, final Exclusions exclusionsOrNull)
+    {
+        while (true)
+        {
+            // select reads the state once; selecting between two reads of the same snapshot guarantees that the names,
+            // ceilings and percentile of the record are those the selection ran on, even across a concurrent reload.
+            final EngineState before = state;
+            final DecisionPlan plan = before.plans.decision(decisionId);
+            if (plan == null)
+            {
+                throw new IllegalArgumentException("no decision with handle " + decisionId + " in the current plans");
+            }
+            final Selection selection = new Selection(plan.candidateCount());
+            select(decisionId, exclusionsOrNull, selection);
+            if (state == before)
+            {
+                return Explanation.of(before.plans, plan, selection);
+            }
+        }
     }
 
     /**

@@ -79,7 +79,7 @@ public final class ScoringKernel
             final double ttft = signals.ttftMs(i);
             final long inflight = signals.inflight(i);
             final double quality = plan.quality(i);
-            final double cost = plan.promptPer1M(i);
+            final double cost = plan.costPer1M(i);
             // NaN compares false: a missing observation never breaks a ceiling; an off ceiling is +Infinity.
             int reason =
                 tpot > maxTpotMs ? DropReason.TPOT :
@@ -165,9 +165,9 @@ public final class ScoringKernel
             {
                 continue;
             }
-            final double quality = plan.quality(i);
+            final double quality = out.quality(i);
             final double latency = out.latencyMs(i);
-            final double cost = plan.promptPer1M(i);
+            final double cost = out.costPer1M(i);
             final double load = out.inflight(i);
             double score = nBase + nSlope * (load - nMin);
             score += quality == quality ? qBase + qSlope * (quality - qMin) : 0.0;
@@ -229,7 +229,7 @@ public final class ScoringKernel
             {
                 first = i;
             }
-            final double price = plan.promptPer1M(i);
+            final double price = out.costPer1M(i);
             // Unpriced (NaN) never wins over priced; strict < keeps the earlier of equal prices.
             if (price < cheapestPrice)
             {
