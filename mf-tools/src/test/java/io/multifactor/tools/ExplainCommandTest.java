@@ -282,7 +282,8 @@ class ExplainCommandTest
         assertThat(run.out()).contains("{\"model\": \"z\", \"dropped\": null, \"score\": 0.0,\n" +
             "    \"quality\": null, \"latency_ms\": null, \"tpot_ms\": null, \"ttft_ms\": null,\n" +
             "    \"cost_per_1m\": null, \"inflight\": 0,\n" +
-            "    \"normalized\": {\"quality\": 0.0, \"latency\": 0.0, \"cost\": 0.0, \"load\": 0.5}}");
+            "    \"normalized\": {\"quality\": 0.0, \"latency\": 0.0, \"cost\": 0.0, \"load\": 0.5},\n" +
+            "    \"eliminated_by\": null}");
     }
 
     @Test
@@ -301,7 +302,8 @@ class ExplainCommandTest
 
         assertThat(run.exit()).isEqualTo(0);
         assertThat(run.out()).contains(" \"selected\": \"second\",\n");
-        assertThat(run.out()).contains("\"normalized\": {\"quality\": 0.0, \"latency\": 0.0, \"cost\": 0.0, \"load\": 0.5}}]}");
+        assertThat(run.out()).contains("\"normalized\": {\"quality\": 0.0, \"latency\": 0.0, \"cost\": 0.0, \"load\": 0.5},\n" +
+            "    \"eliminated_by\": null}]}");
     }
 
     @Test

@@ -328,4 +328,67 @@ class EngineExtensionsTest
         assertThat(out.outcome()).isEqualTo(Outcome.SCORED);
         assertThat(out.costPer1M(0)).isEqualTo(20.0);
     }
+
+    /**
+     * The contract's rule (per factor, {@code best} over the candidates still in) does not make the finalists grow with
+     * the tolerance once the priority has two factors: a wider first cut can let in a candidate that raises the best of
+     * the second factor and eliminates an earlier finalist.
+     */
+    @Test
+    void shouldLetAWiderToleranceReplaceAFinalistWhenTheSecondFactorDecides()
+    {
+        // a: best quality, dear; b: quality normalized 0.9, cheap; c: worst quality.
+        final Plans plans = new PlansBuilder()
+            .model("a", 1.0, 10.0).model("b", 0.9, 1.0).model("c", 0.0, 5.0)
+            .decision("narrow").candidates("a", "b", "c").lexicographic(0.0, Factor.QUALITY, Factor.COST).add()
+            .decision("wide").candidates("a", "b", "c").lexicographic(0.2, Factor.QUALITY, Factor.COST).add()
+            .build();
+        engine(plans);
+        select("narrow");
+        assertThat(selected()).isEqualTo("a");
+        assertThat(out.eliminatedBy(1)).isEqualTo(Factor.QUALITY);
+        select("wide");
+        assertThat(selected()).isEqualTo("b");
+        assertThat(out.eliminatedBy(0)).as("a was a finalist at tolerance 0").isEqualTo(Factor.COST);
+    }
+
+    @Test
+    void shouldAllocateNothingWithEveryExtensionOn()
+    {
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        final Plans plans = threeModels()
+            .decision("lex").candidates("premium", "standard", "economy").minQuality(0.1).costMix(3, 1)
+            .latencyMetric(LatencyMetric.TTFT).lexicographic(0.1, Factor.QUALITY, Factor.LATENCY, Factor.COST)
+            .tieBreak(TieBreak.RANDOM).add()
+            .decision("band").candidates("premium", "standard", "economy").minQuality(0.1).costMix(1, 1)
+            .latencyMetric(LatencyMetric.TPOT).tieBand(0.5).tieBreak(TieBreak.RANDOM).add()
+            .build();
+        engine(plans);
+        for (final String model : new String[] { "premium", "standard", "economy" })
+        {
+            engine.recordTpotMs(engine.modelId(model), 30.0);
+            engine.recordTtftMs(engine.modelId(model), 300.0);
+        }
+        engine.refreshNow();
+        request.promptTokens(1_000).maxOutputTokens(200).exclude(engine.modelId("economy"));
+        final int lex = engine.decisionId("lex");
+        final int band = engine.decisionId("band");
+        long sink = 0;
+        for (int round = 0; round < 3; round++)
+        {
+            final long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+            for (int i = 0; i < 100_000; i++)
+            {
+                engine.select(request.decision((i & 1) == 0 ? lex : band), out);
+                sink += out.selectedIndex();
+            }
+            final long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+            if (round == 2)
+            {
+                assertThat(allocated).as("bytes over 100,000 selections").isLessThan(1_024L);
+            }
+        }
+        assertThat(sink).isPositive();
+    }
 }
