@@ -21,9 +21,12 @@ import java.util.List;
 final class MultiFactorReader
 {
     static final String ALGORITHM = "multi_factor";
-    static final List<String> KEYS = List.of("weights", "slo", "latency_percentile", "on_no_candidates");
+    static final List<String> KEYS = List.of(
+        "weights", "slo", "latency_percentile", "on_no_candidates",
+        "latency_metric", "cost_mix", "objective", "priority", "tolerance", "tie_band", "tie_break");
     static final List<String> WEIGHT_KEYS = List.of("quality", "latency", "cost", "load");
-    static final List<String> SLO_KEYS = List.of("max_tpot_ms", "max_ttft_ms", "max_cost_per_1m", "max_inflight");
+    static final List<String> SLO_KEYS =
+        List.of("max_tpot_ms", "max_ttft_ms", "max_cost_per_1m", "max_inflight", "min_quality");
     static final List<String> POLICIES = List.of("cheapest", "first", "fail");
 
     private MultiFactorReader()
@@ -59,7 +62,7 @@ final class MultiFactorReader
                 policy = NoCandidatesPolicy.CHEAPEST;
             }
         }
-        return new MultiFactorConfig(weights, slo, percentile, policy);
+        return new MultiFactorConfig(weights, slo, percentile, policy, RankingReader.read(mf, problems));
     }
 
     private static String nearestHint(final String policyText)
@@ -114,6 +117,7 @@ final class MultiFactorReader
             slo.optionalNumber("max_tpot_ms", 0.0, true),
             slo.optionalNumber("max_ttft_ms", 0.0, true),
             slo.optionalNumber("max_cost_per_1m", 0.0, true),
-            slo.optionalInteger("max_inflight", 0L, 0L, Long.MAX_VALUE));
+            slo.optionalInteger("max_inflight", 0L, 0L, Long.MAX_VALUE),
+            slo.optionalNumber("min_quality", 0.0, true));
     }
 }

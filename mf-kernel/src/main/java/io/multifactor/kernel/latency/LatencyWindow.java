@@ -1,6 +1,7 @@
 package io.multifactor.kernel.latency;
 
 import io.multifactor.api.LatencyRecorder;
+import org.HdrHistogram.AbstractHistogram;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.IntCountsHistogram;
 import org.HdrHistogram.Recorder;
@@ -43,6 +44,7 @@ public final class LatencyWindow
     private final IntCountsHistogram[] slices;
     private final Histogram sum;
     private Histogram interval;
+    private Histogram unsent;
     private long sliceIndex;
 
     /**
@@ -108,6 +110,51 @@ public final class LatencyWindow
         {
             slices[ring(sliceIndex)].add(interval);
             sum.add(interval);
+            if (unsent != null)
+            {
+                unsent.add(interval);
+            }
+        }
+    }
+
+    /**
+     * From now on, keeps a copy of every drained interval until {@link #takeUnsent} (for the fleet exchange).
+     * Allocates one histogram the first time.
+     */
+    public void keepUnsent()
+    {
+        if (unsent == null)
+        {
+            unsent = new Histogram(1, MAX_TRACKABLE_MICROS, SIGNIFICANT_DIGITS);
+        }
+    }
+
+    /**
+     * Adds the samples drained since the previous call into {@code into} and forgets them here. Allocates nothing.
+     *
+     * @param into a histogram with this window's range and precision.
+     */
+    public void takeUnsent(final Histogram into)
+    {
+        if (unsent != null && unsent.getTotalCount() != 0)
+        {
+            into.add(unsent);
+            unsent.reset();
+        }
+    }
+
+    /**
+     * Merges another replica's interval into the current slice, where it ages like a local sample drained now; it is
+     * not kept for {@link #takeUnsent}. Allocates nothing.
+     *
+     * @param remote samples in microseconds, within this window's range (checked by the caller).
+     */
+    public void merge(final AbstractHistogram remote)
+    {
+        if (remote.getTotalCount() != 0)
+        {
+            slices[ring(sliceIndex)].add(remote);
+            sum.add(remote);
         }
     }
 
@@ -137,7 +184,8 @@ public final class LatencyWindow
      */
     public long footprintBytes()
     {
-        long bytes = 2L * interval.getEstimatedFootprintInBytes() + sum.getEstimatedFootprintInBytes();
+        long bytes = 2L * interval.getEstimatedFootprintInBytes() + sum.getEstimatedFootprintInBytes() +
+            (unsent == null ? 0L : unsent.getEstimatedFootprintInBytes());
         for (final IntCountsHistogram slice : slices)
         {
             bytes += slice.getEstimatedFootprintInBytes();
