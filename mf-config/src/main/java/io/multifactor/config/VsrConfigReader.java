@@ -16,6 +16,7 @@ import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.config.yaml.YamlSequence;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -130,10 +131,11 @@ final class VsrConfigReader
         version(top);
         final MappingReader routing = top.optionalMappingIgnoringOthers("routing", ROUTING_KEYS);
         final Map<String, YamlNode> modelNodes = new LinkedHashMap<>();
-        final List<ModelConfig> models = models(top, routing, problems, modelNodes);
+        final Map<String, String> loraOwners = new HashMap<>();
+        final List<ModelConfig> models = models(top, routing, problems, modelNodes, loraOwners);
         final List<SkippedDecision> skipped = new ArrayList<>();
-        final List<DecisionConfig> decisions = VsrDecisionReader.read(
-            routing, top.optionalSequence("recipes"), top.path("recipes"), problems, modelNodes, skipped);
+        final List<DecisionConfig> decisions = VsrDecisionReader.read(routing, top.optionalSequence("recipes"),
+            top.path("recipes"), problems, new VsrDecisionReader.Models(modelNodes, loraOwners), skipped);
         if (decisions.isEmpty() && !problems.hasErrors())
         {
             problems.warning(vsrRoot, prefix, "no decision has algorithm.type multi_factor: the engine has no plan " +
@@ -171,7 +173,7 @@ final class VsrConfigReader
 
     private static List<ModelConfig> models(
         final MappingReader top, final MappingReader routing, final Problems problems,
-        final Map<String, YamlNode> modelNodes)
+        final Map<String, YamlNode> modelNodes, final Map<String, String> loraOwners)
     {
         final Map<String, double[]> cards = new LinkedHashMap<>();
         final Map<String, YamlNode> cardNodes = new LinkedHashMap<>();
@@ -187,6 +189,7 @@ final class VsrConfigReader
                 if (name != null && unique(name, card, cardNodes, routing.path("modelCards")))
                 {
                     cards.put(name, new double[] {quality});
+                    loraNames(card, name, loraOwners);
                 }
             }
         }
@@ -233,6 +236,25 @@ final class VsrConfigReader
             }
         }
         return models;
+    }
+
+    /** Notes the names of a card's LoRA adapters (vSR's, not read otherwise), to explain a candidate that names one. */
+    private static void loraNames(final MappingReader card, final String cardName, final Map<String, String> loraOwners)
+    {
+        for (final YamlEntry entry : card.ignored())
+        {
+            if ("loras".equals(entry.key()) && entry.value() instanceof YamlSequence)
+            {
+                for (final YamlNode lora : ((YamlSequence)entry.value()).items())
+                {
+                    final YamlEntry name = entry(lora, "name");
+                    if (name != null && name.value() instanceof YamlScalar)
+                    {
+                        loraOwners.putIfAbsent(((YamlScalar)name.value()).text(), cardName);
+                    }
+                }
+            }
+        }
     }
 
     private static boolean unique(
