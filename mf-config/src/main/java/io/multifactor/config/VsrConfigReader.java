@@ -48,6 +48,12 @@ final class VsrConfigReader
     {
     }
 
+    /** The prices of one {@code providers.models[]} entry, NaN when absent. */
+    private record Price(double promptPer1M, double completionPer1M)
+    {
+        static final Price NONE = new Price(Double.NaN, Double.NaN);
+    }
+
     /** What reading a vSR file produced. */
     record Result(RouterConfig config, ConfigOutline outline)
     {
@@ -175,7 +181,7 @@ final class VsrConfigReader
         final MappingReader top, final MappingReader routing, final Problems problems,
         final Map<String, YamlNode> modelNodes, final Map<String, String> loraOwners)
     {
-        final Map<String, double[]> cards = new LinkedHashMap<>();
+        final Map<String, Double> cards = new LinkedHashMap<>();
         final Map<String, YamlNode> cardNodes = new LinkedHashMap<>();
         final YamlSequence cardList = routing == null ? null : routing.optionalSequence("modelCards");
         if (cardList != null)
@@ -188,12 +194,12 @@ final class VsrConfigReader
                 final double quality = card.optionalNumber("quality_score", Double.NaN, true);
                 if (name != null && unique(name, card, cardNodes, routing.path("modelCards")))
                 {
-                    cards.put(name, new double[] {quality});
+                    cards.put(name, quality);
                     loraNames(card, name, loraOwners);
                 }
             }
         }
-        final Map<String, double[]> prices = new LinkedHashMap<>();
+        final Map<String, Price> prices = new LinkedHashMap<>();
         final Map<String, YamlNode> providerNodes = new LinkedHashMap<>();
         final MappingReader providers = top.optionalMappingIgnoringOthers("providers", PROVIDERS_KEYS);
         final YamlSequence providerList = providers == null ? null : providers.optionalSequence("models");
@@ -214,24 +220,24 @@ final class VsrConfigReader
                 }
                 if (name != null && unique(name, model, providerNodes, providers.path("models")))
                 {
-                    prices.put(name, new double[] {prompt, completion});
+                    prices.put(name, new Price(prompt, completion));
                 }
             }
         }
         // A card without a provider entry, or a provider model without a card, is still a model.
         final List<ModelConfig> models = new ArrayList<>();
-        for (final Map.Entry<String, double[]> card : cards.entrySet())
+        for (final Map.Entry<String, Double> card : cards.entrySet())
         {
-            final double[] price = prices.get(card.getKey());
-            models.add(new ModelConfig(card.getKey(), card.getValue()[0],
-                price == null ? Double.NaN : price[0], price == null ? Double.NaN : price[1]));
+            final Price price = prices.getOrDefault(card.getKey(), Price.NONE);
+            models.add(new ModelConfig(card.getKey(), card.getValue(), price.promptPer1M(), price.completionPer1M()));
             modelNodes.put(card.getKey(), cardNodes.get(card.getKey()));
         }
-        for (final Map.Entry<String, double[]> price : prices.entrySet())
+        for (final Map.Entry<String, Price> price : prices.entrySet())
         {
             if (!cards.containsKey(price.getKey()))
             {
-                models.add(new ModelConfig(price.getKey(), Double.NaN, price.getValue()[0], price.getValue()[1]));
+                models.add(new ModelConfig(
+                    price.getKey(), Double.NaN, price.getValue().promptPer1M(), price.getValue().completionPer1M()));
                 modelNodes.put(price.getKey(), providerNodes.get(price.getKey()));
             }
         }
