@@ -30,6 +30,7 @@ public final class Selection
     private int candidateCount;
     private int objective = Objective.WEIGHTED;
     private int latencyMetric = LatencyMetric.AUTO;
+    private long lease = InflightTracker.NO_LEASE;
     private final double[] weights = new double[Factor.COUNT];
 
     private int[] modelIds;
@@ -77,6 +78,7 @@ public final class Selection
         this.selectedIndex = -1;
         this.objective = Objective.WEIGHTED;
         this.latencyMetric = LatencyMetric.AUTO;
+        this.lease = InflightTracker.NO_LEASE;
     }
 
     /**
@@ -201,6 +203,25 @@ public final class Selection
     {
         this.outcome = outcome;
         this.selectedIndex = selectedIndex;
+    }
+
+    /**
+     * Sets the lease taken on the chosen model. Called by the engine's {@code selectAndBegin}.
+     *
+     * @param lease the lease, or {@link InflightTracker#NO_LEASE}.
+     */
+    public void lease(final long lease)
+    {
+        this.lease = lease;
+    }
+
+    /**
+     * @return the lease {@code selectAndBegin} took on the chosen model, to end when the request completes; or
+     *     {@link InflightTracker#NO_LEASE} after a plain {@code select}, a failed outcome, or a full lease table.
+     */
+    public long lease()
+    {
+        return lease;
     }
 
     /** @return the {@link Objective} code of the decision of this selection. */
