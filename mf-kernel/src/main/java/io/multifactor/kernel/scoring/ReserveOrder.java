@@ -35,7 +35,6 @@ public final class ReserveOrder
     public static int dropFullAndChooseNext(final DecisionPlan plan, final Selection selection, final int full)
     {
         selection.dropReason(full, DropReason.INFLIGHT);
-        selection.score(full, Double.NaN);
         final int n = selection.candidateCount();
         int next = -1;
         double nextKey = Double.NEGATIVE_INFINITY;
