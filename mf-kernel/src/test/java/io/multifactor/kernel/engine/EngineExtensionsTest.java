@@ -391,4 +391,28 @@ class EngineExtensionsTest
         }
         assertThat(sink).isPositive();
     }
+
+    @Test
+    void shouldReserveFinalistsFirstThenTheLaterEliminated()
+    {
+        // Quality normalized 1 / 0.95 / 0: tolerance 0.1 keeps a and b; b is cheaper. Order: b, a (cost), c (quality).
+        final Plans plans = new PlansBuilder()
+            .model("a", 1.0, 10.0).model("b", 0.95, 1.0).model("c", 0.0, 5.0)
+            .decision("d").candidates("a", "b", "c").slo(0.0, 0.0, 0.0, 1)
+            .lexicographic(0.1, Factor.QUALITY, Factor.COST).policy(NoCandidatesPolicy.FAIL).add()
+            .build();
+        engine(plans);
+        request.decision(engine.decisionId("d"));
+        final long first = engine.selectAndBegin(request, out);
+        assertThat(selected()).isEqualTo("b");
+        final long second = engine.selectAndBegin(request, out);
+        assertThat(selected()).as("eliminated by cost, the later factor").isEqualTo("a");
+        final long third = engine.selectAndBegin(request, out);
+        assertThat(selected()).isEqualTo("c");
+        assertThat(engine.selectAndBegin(request, out)).isEqualTo(MultiFactorEngine.NO_LEASE);
+        assertThat(out.outcome()).isEqualTo(Outcome.FAILED);
+        engine.end(first);
+        engine.end(second);
+        engine.end(third);
+    }
 }
