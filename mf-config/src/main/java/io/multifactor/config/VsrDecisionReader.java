@@ -6,6 +6,7 @@ import io.multifactor.config.model.SkippedDecision;
 import io.multifactor.config.read.MappingReader;
 import io.multifactor.config.read.NearestName;
 import io.multifactor.config.read.Problems;
+import io.multifactor.config.yaml.Excerpt;
 import io.multifactor.config.yaml.YamlMapping;
 import io.multifactor.config.yaml.YamlNode;
 import io.multifactor.config.yaml.YamlScalar;
@@ -71,7 +72,7 @@ final class VsrDecisionReader
             {
                 final MappingReader recipe = MappingReader.openIgnoringOthers(
                     recipes.items().get(r), recipesPath + '[' + r + ']', problems, RECIPE_KEYS);
-                final String name = recipe.requiredString("name");
+                final String name = recipe.requiredName("name");
                 String qualifier = null;
                 if (name != null)
                 {
@@ -79,7 +80,7 @@ final class VsrDecisionReader
                     if (first != null)
                     {
                         problems.error(recipe.value("name"), recipe.path("name"),
-                            "duplicate recipe \"" + name + "\" (first defined at line " + first.line() + ')');
+                            "duplicate recipe \"" + Excerpt.value(name) + "\" (first defined at line " + first.line() + ')');
                     }
                     else
                     {
@@ -133,7 +134,7 @@ final class VsrDecisionReader
         private void decision(final YamlNode node, final String path, final String qualifier)
         {
             final MappingReader decision = MappingReader.openIgnoringOthers(node, path, problems, DECISION_KEYS);
-            final String name = decision.requiredString("name");
+            final String name = decision.requiredName("name");
             final MappingReader algorithm = algorithm(decision);
             final String type;
             if (algorithm == null)
@@ -235,7 +236,7 @@ final class VsrDecisionReader
             {
                 final MappingReader ref = MappingReader.openIgnoringOthers(
                     list.items().get(i), decision.path("modelRefs") + '[' + i + ']', problems, MODEL_REF_KEYS);
-                final String model = ref.requiredString("model");
+                final String model = ref.requiredName("model");
                 if (model == null)
                 {
                     continue;
@@ -243,7 +244,7 @@ final class VsrDecisionReader
                 final YamlNode node = ref.value("model");
                 if (!modelNodes.containsKey(model))
                 {
-                    problems.error(node, ref.path("model"), "unknown model \"" + model +
+                    problems.error(node, ref.path("model"), "unknown model \"" + Excerpt.value(model) +
                         "\": defined in neither providers.models nor routing.modelCards" +
                         NearestName.suggestion(model, modelNodes.keySet()));
                     continue;
@@ -252,7 +253,7 @@ final class VsrDecisionReader
                 if (first != null)
                 {
                     problems.error(node, ref.path("model"),
-                        "duplicate model \"" + model + "\" in modelRefs (first at line " + first.line() + ')');
+                        "duplicate model \"" + Excerpt.value(model) + "\" in modelRefs (first at line " + first.line() + ')');
                     continue;
                 }
                 refs.add(model);
