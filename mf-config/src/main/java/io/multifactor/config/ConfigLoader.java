@@ -15,6 +15,8 @@ import io.multifactor.kernel.plan.Plans;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * Loads a configuration file: YAML to a located tree, validation that reports every problem at once as
@@ -124,12 +126,15 @@ public final class ConfigLoader
         final YamlNode root, final RouterConfig config, final int counterCapacity, final Problems problems)
     {
         int candidates = 0;
+        final Set<Integer> percentiles = new HashSet<>();
         for (final DecisionConfig decision : config.decisions())
         {
             candidates += decision.modelRefs().size();
+            percentiles.add(decision.multiFactor().latencyPercentile());
         }
         final int models = config.models().size();
-        final int needed = MultiFactorEngine.countersNeeded(models, config.decisions().size(), candidates);
+        final int needed =
+            MultiFactorEngine.countersNeeded(models, config.decisions().size(), candidates, percentiles.size());
         if (needed <= counterCapacity)
         {
             return;

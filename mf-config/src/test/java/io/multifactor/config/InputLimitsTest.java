@@ -161,20 +161,25 @@ class InputLimitsTest
     void shouldRefuseMoreModelsThanTheEngineCanHoldAsAValidationProblem()
     {
         final int capacity = MultiFactorEngine.DEFAULT_COUNTER_CAPACITY;
+        int models = 0;
+        while (MultiFactorEngine.countersNeeded(models, 1, 2, 1) <= capacity)
+        {
+            models++;
+        }
         final StringBuilder yaml = new StringBuilder("models:\n");
-        for (int i = 0; i < capacity; i++)
+        for (int i = 0; i < models; i++)
         {
             yaml.append("  - {name: m").append(i).append("}\n");
         }
         yaml.append("decisions:\n  - {name: d, modelRefs: [{model: m0}, {model: nope}]}\n");
-        final int needed = MultiFactorEngine.countersNeeded(capacity, 1, 1);
+        final int needed = MultiFactorEngine.countersNeeded(models, 1, 2, 1);
 
         // Reported with the file's other problems, in one pass.
         assertThat(refused(yaml.toString())).extracting(Object::toString).containsExactly(
-            "r.yaml:2:3: models: too many models for the engine: " + capacity + " models need " + needed +
+            "r.yaml:2:3: models: too many models for the engine: " + models + " models need " + needed +
             " counters, the engine holds " + capacity + " (raise MultiFactorEngine.Builder.counterCapacity, or " +
             "remove models)",
-            "r.yaml:" + (capacity + 3) + ":48: decisions[0].modelRefs[1].model: unknown model \"nope\"");
+            "r.yaml:" + (models + 3) + ":48: decisions[0].modelRefs[1].model: unknown model \"nope\"");
     }
 
     @Test

@@ -133,9 +133,11 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
      * @param models models of the plans.
      * @param decisions decisions of the plans.
      * @param candidates candidates of every decision, added up.
-     * @return counters needed by a new engine on those plans: today 4 engine-wide counters plus one per model.
+     * @param percentiles distinct latency percentiles the decisions read.
+     * @return counters needed by a new engine on those plans (an upper bound): today 4 engine-wide counters plus one
+     *     per model.
      */
-    public static int countersNeeded(final int models, final int decisions, final int candidates)
+    public static int countersNeeded(final int models, final int decisions, final int candidates, final int percentiles)
     {
         return ENGINE_WIDE_COUNTERS + models;
     }
