@@ -47,7 +47,8 @@ class ConfigFuzzTest
             ConfigRefusalTest.VALID,
             DesignSampleTest.SECTION_3_SAMPLE.replace("decisions:\n", DesignSampleTest.ECONOMY_MODEL + "decisions:\n"),
             resource("vsr/router-v0.3.yaml"),
-            resource("vsr/router-helm-values.yaml")
+            resource("vsr/router-helm-values.yaml"),
+            VsrConfigTest.RECIPES_ONLY
         };
         final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         int accepted = 0;
