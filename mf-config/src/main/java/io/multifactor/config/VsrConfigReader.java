@@ -9,6 +9,7 @@ import io.multifactor.config.model.SignalsConfig;
 import io.multifactor.config.model.SkippedDecision;
 import io.multifactor.config.read.MappingReader;
 import io.multifactor.config.read.Problems;
+import io.multifactor.config.yaml.Excerpt;
 import io.multifactor.config.yaml.YamlEntry;
 import io.multifactor.config.yaml.YamlMapping;
 import io.multifactor.config.yaml.YamlNode;
@@ -190,7 +191,7 @@ final class VsrConfigReader
             {
                 final MappingReader card = MappingReader.openIgnoringOthers(
                     cardList.items().get(i), routing.path("modelCards") + '[' + i + ']', problems, MODEL_CARD_KEYS);
-                final String name = card.requiredString("name");
+                final String name = card.requiredName("name");
                 final double quality = card.optionalNumber("quality_score", Double.NaN, true);
                 warnIfZero(card, "quality_score", quality, "a quality of 0", "no quality signal");
                 if (name != null && unique(name, card, cardNodes, routing.path("modelCards")))
@@ -210,7 +211,7 @@ final class VsrConfigReader
             {
                 final MappingReader model = MappingReader.openIgnoringOthers(
                     providerList.items().get(i), providers.path("models") + '[' + i + ']', problems, PROVIDER_MODEL_KEYS);
-                final String name = model.requiredString("name");
+                final String name = model.requiredName("name");
                 double prompt = Double.NaN;
                 double completion = Double.NaN;
                 final MappingReader pricing = model.optionalMappingIgnoringOthers("pricing", PRICING_KEYS);
@@ -288,7 +289,7 @@ final class VsrConfigReader
         if (first != null)
         {
             entry.problems().error(nameNode, entry.path("name"),
-                "duplicate model \"" + name + "\" in " + list + " (first defined at line " + first.line() + ')');
+                "duplicate model \"" + Excerpt.value(name) + "\" in " + list + " (first defined at line " + first.line() + ')');
             return false;
         }
         return true;
