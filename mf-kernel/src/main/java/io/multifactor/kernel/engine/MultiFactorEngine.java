@@ -13,6 +13,7 @@ import io.multifactor.kernel.latency.LatencyWindow;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.scoring.CandidateSignals;
 import io.multifactor.kernel.scoring.ScoringKernel;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AtomicBuffer;
@@ -39,12 +40,15 @@ import java.util.Objects;
  * memory-mapped file; requests hold leases from a fixed {@link LeaseTable}. Latencies go into one
  * {@link LatencyWindow} per model and metric. The refresh duty cycle ({@link #refresh()}, or {@link #agent()} on an
  * {@link org.agrona.concurrent.AgentRunner}) rotates and drains the windows, republishes percentiles every
- * {@code latency_refresh}, and reclaims leases older than {@code inflight_max_age}, sweeping the lease table every
- * {@code inflight_max_age / 64} (at least every {@code latency_refresh}): a lost lease is reclaimed between
- * {@code inflight_max_age} and {@code inflight_max_age * 65 / 64} after it began.
+ * {@code latency_refresh}, and reclaims leases older than {@code inflight_max_age}, sweeping the lease table once per
+ * sweep period P = max({@code latency_refresh}, {@code inflight_max_age / 64}).
  * <p>
- * Lease start times come from the time of the last duty cycle (read with one volatile load), not from the clock on
- * every {@code begin}; a lease may therefore be reclaimed up to one duty-cycle period early.
+ * A lease's age is measured from its own {@code begin}, without a clock read on {@code begin}: it is stamped with the
+ * running epoch (one volatile load; a new epoch begins at most once per P, see {@code LeaseEpochs}) and reclaimed only
+ * once the epoch after its own began more than {@code inflight_max_age} ago. A lost lease is therefore reclaimed no
+ * earlier than {@code inflight_max_age} after its begin, even after the refresh agent stalled, and at most
+ * {@code inflight_max_age + 2 * (P + latency_refresh)} after it (10 min 20.75 s with the defaults), later only by as
+ * long as the refresh agent stalls.
  * <p>
  * Counters of retired model names stay allocated (labelled {@link #RETIRED_SUFFIX}; they read 0 once their leases end)
  * and come back if the name does; the counter capacity bounds the number of distinct model names over the engine's
@@ -78,17 +82,16 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     private final long originNs;
     private final long sliceNs;
     private final long sweepPeriodNs;
+    private final LeaseEpochs leaseEpochs;
     private final RefreshAgent agent;
     private final Object lock = new Object();
 
     private volatile EngineState state;
-    private volatile long cachedNowNs;
 
     // Guarded by lock.
     private Map<String, ModelSignals> signalsByName = new HashMap<>();
     private final Map<String, Integer> counterIdsByName = new HashMap<>();
     private long nextRefreshNs;
-    private long nextSweepNs;
     private boolean closed;
     private boolean fleetAttached;
 
@@ -110,11 +113,10 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             counters.allocate("multi-factor leases reclaimed", InflightCounters.EVENT_TYPE_ID));
         leases = new LeaseTable(builder.leaseCapacity, values, fullOffset, reclaimedOffset);
         originNs = clock.nanoTime();
-        cachedNowNs = originNs;
         sliceNs = Math.max(1L, settings.latencyWindowNs() / LatencyWindow.SLICE_COUNT);
         nextRefreshNs = originNs + settings.latencyRefreshNs();
         sweepPeriodNs = Math.max(settings.latencyRefreshNs(), settings.inflightMaxAgeNs() / SWEEPS_PER_MAX_AGE);
-        nextSweepNs = originNs + sweepPeriodNs;
+        leaseEpochs = new LeaseEpochs(originNs, sweepPeriodNs);
         agent = new RefreshAgent(this);
         synchronized (lock)
         {
@@ -158,13 +160,13 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     }
 
     /**
-     * Selects a model for one request of a decision, writing every candidate's signals, drops, normalized factors,
-     * scores and the outcome into {@code out}. An unknown decision gives {@link io.multifactor.api.Outcome#FAILED} with
-     * 0 candidates.
+     * Selects a model for one request of a decision, writing every candidate's observed signals, drops, scores and the
+     * outcome into {@code out} (configured values and normalized factors are read through it from the plan and the
+     * bounds). An unknown decision gives {@link io.multifactor.api.Outcome#FAILED} with 0 candidates.
      * <p>
-     * Reads the published state once (one volatile load), then the published percentiles (opaque loads) and the
-     * in-flight counters (volatile loads). Allocates nothing (once {@code out} is large enough), takes no lock, never
-     * throws for an expected outcome.
+     * Reads the published state once (one volatile load), then, in the kernel's first loop over the candidates, the
+     * decision's published percentiles (opaque loads) and in-flight counters (volatile loads). Allocates nothing (once
+     * {@code out} is large enough), takes no lock, never throws for an expected outcome.
      *
      * @param decisionId decision handle.
      * @param exclusionsOrNull models this request leaves out, or null.
@@ -179,26 +181,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             out.reset(decisionId, 0);
             return;
         }
-        final int n = plan.candidateCount();
-        out.reset(decisionId, n);
-        final int slotCount = s.slotCount;
-        final int slot = plan.percentileSlot();
-        final int[] counterOffsets = s.counterOffsets;
-        final AtomicBuffer values = this.values;
-        for (int i = 0; i < n; i++)
-        {
-            final int modelId = plan.candidateModelId(i);
-            final boolean excluded = exclusionsOrNull != null && exclusionsOrNull.contains(modelId);
-            final int index = EngineState.index(modelId, slotCount, slot, EngineState.TPOT);
-            out.observe(
-                i,
-                modelId,
-                excluded,
-                s.latencyMs(index),
-                s.latencyMs(index + EngineState.TTFT),
-                values.getLongVolatile(counterOffsets[modelId]));
-        }
-        ScoringKernel.score(plan, out);
+        ScoringKernel.select(plan, s.byDecision[decisionId], exclusionsOrNull, out);
     }
 
     /**
@@ -253,7 +236,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         {
             return NO_LEASE;
         }
-        return leases.acquire(counterOffset, cachedNowNs);
+        return leases.acquire(counterOffset, leaseEpochs.current());
     }
 
     /**
@@ -477,7 +460,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     }
 
     /**
-     * One duty cycle at the clock's current time: remembers the time for lease starts and, when {@code latency_refresh}
+     * One duty cycle at the clock's current time: when {@code latency_refresh}
      * has passed since the last republication, rotates and drains every window, republishes the percentiles and, when
      * the sweep period has passed, reclaims stale leases. Call from one thread at a time (an {@link org.agrona.concurrent.AgentRunner} through
      * {@link #agent()}, a simulator, a test). Allocates nothing in steady state.
@@ -487,7 +470,6 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     public int refresh()
     {
         final long nowNs = clock.nanoTime();
-        cachedNowNs = nowNs;
         synchronized (lock)
         {
             if (closed || nowNs - nextRefreshNs < 0)
@@ -506,7 +488,6 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     public void refreshNow()
     {
         final long nowNs = clock.nanoTime();
-        cachedNowNs = nowNs;
         synchronized (lock)
         {
             if (!closed)
@@ -590,7 +571,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             if (!closed)
             {
                 closed = true;
-                state = new EngineState(new PlansBuilder().build(), new ModelSignals[0]);
+                state = new EngineState(new PlansBuilder().build(), new ModelSignals[0], values);
                 signalsByName = new HashMap<>();
             }
         }
@@ -633,10 +614,10 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             }
         }
         publish(s);
-        if (nowNs - nextSweepNs >= 0)
+        if (leaseEpochs.advance(nowNs))
         {
-            nextSweepNs = nowNs + sweepPeriodNs;
-            work += leases.sweep(nowNs, settings.inflightMaxAgeNs());
+            // Leases are stamped with epochs, not times: one stamped below the cutoff began more than the max age ago.
+            work += leases.sweep(leaseEpochs.cutoff(nowNs, settings.inflightMaxAgeNs()), 0L);
         }
         return work;
     }
@@ -660,6 +641,23 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
                 final int index = EngineState.index(modelId, slotCount, slot, EngineState.TPOT);
                 s.publishLatencyMs(index, toMs(signals.tpot.percentileMicros(percentile)));
                 s.publishLatencyMs(index + EngineState.TTFT, toMs(signals.ttft.percentileMicros(percentile)));
+            }
+        }
+        // The same values per decision, in candidate order: what select reads.
+        final CandidateSignals[] byDecision = s.byDecision;
+        for (int decisionId = 0; decisionId < byDecision.length; decisionId++)
+        {
+            final CandidateSignals candidates = byDecision[decisionId];
+            if (candidates == null)
+            {
+                continue;
+            }
+            final DecisionPlan plan = plans.decision(decisionId);
+            final int slot = plan.percentileSlot();
+            for (int i = 0; i < candidates.candidateCount(); i++)
+            {
+                final int index = EngineState.index(plan.candidateModelId(i), slotCount, slot, EngineState.TPOT);
+                candidates.publishLatencyMs(i, s.latencyMs(index), s.latencyMs(index + EngineState.TTFT));
             }
         }
     }
@@ -690,7 +688,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             byModel[modelId] = signals;
             nextByName.put(name, signals);
         }
-        final EngineState nextState = new EngineState(next, byModel);
+        final EngineState nextState = new EngineState(next, byModel, values);
         publish(nextState);
         for (final ModelSignals retired : signalsByName.values())
         {
