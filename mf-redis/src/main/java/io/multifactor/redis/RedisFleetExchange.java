@@ -330,8 +330,8 @@ public final class RedisFleetExchange implements FleetExchange
             if (outage)
             {
                 outage = false;
-                LOG.log(System.Logger.Level.INFO, "fleet exchange with " + settings.redactedUrl() +
-                    " recovered after " + outageFailures + " failed exchanges");
+                LOG.log(System.Logger.Level.INFO, "fleet exchange of replica " + settings.replicaId() + " with " +
+                    settings.redactedUrl() + " recovered after " + outageFailures + " failed exchanges");
             }
             return success;
         }
@@ -340,8 +340,8 @@ public final class RedisFleetExchange implements FleetExchange
         {
             outage = true;
             outageFailures = 0;
-            LOG.log(System.Logger.Level.WARNING, "fleet exchange with " + settings.redactedUrl() +
-                " failed; running on local signals until it recovers: " + describe(failure));
+            LOG.log(System.Logger.Level.WARNING, "fleet exchange of replica " + settings.replicaId() + " with " +
+                settings.redactedUrl() + " failed; running on local signals until it recovers: " + describe(failure));
         }
         outageFailures++;
         return FAILED;
