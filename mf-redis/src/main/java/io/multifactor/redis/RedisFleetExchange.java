@@ -2,7 +2,6 @@ package io.multifactor.redis;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -13,7 +12,6 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.resource.ClientResources;
 import io.multifactor.kernel.fleet.FleetExchange;
 import io.multifactor.kernel.fleet.FleetSignals;
 import org.HdrHistogram.Histogram;
@@ -112,7 +110,6 @@ public final class RedisFleetExchange implements FleetExchange
     private final String password;
     private final byte[] replicaIdBytes;
     private final String keyPrefix;
-    private final ClientResources resources;
     private final RedisClient client;
     private final FleetCodec codec = new FleetCodec();
     // Latency samples: pending (recorded, for the next latency period), current (this latency period's entry, pushed
@@ -162,15 +159,7 @@ public final class RedisFleetExchange implements FleetExchange
         merged = new FleetSignals(modelCapacity);
 
         final RedisURI uri = RedisURI.create(settings.redisUrl());
-        String urlPassword = null;
-        if (uri.getCredentialsProvider() != null)
-        {
-            final RedisCredentials credentials = uri.getCredentialsProvider().resolveCredentials().block();
-            if (credentials != null && credentials.hasPassword())
-            {
-                urlPassword = new String(credentials.getPassword());
-            }
-        }
+        String urlPassword = passwordOf(settings.redisUrl());
         final String envPassword = System.getenv(RedisFleetSettings.PASSWORD_ENV);
         if (urlPassword == null && envPassword != null && !envPassword.isEmpty())
         {
@@ -179,8 +168,8 @@ public final class RedisFleetExchange implements FleetExchange
         }
         password = urlPassword;
         uri.setTimeout(connectTimeout);
-        resources = ClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1).build();
-        client = RedisClient.create(resources, uri);
+        // The client owns its resources (event loops): shutdown() releases both.
+        client = RedisClient.create(uri);
         // Reconnection is this class's own (backoff, one warning per outage): Lettuce neither buffers nor reconnects.
         client.setOptions(ClientOptions.builder()
             .autoReconnect(false)
@@ -293,11 +282,10 @@ public final class RedisFleetExchange implements FleetExchange
             {
                 c.close();
             }
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }
         finally
         {
-            resources.shutdown(0, 2, TimeUnit.SECONDS);
+            client.shutdown();
         }
     }
 
@@ -678,6 +666,23 @@ public final class RedisFleetExchange implements FleetExchange
             }
         }
         return false;
+    }
+
+    // The password of redis://[user:]password@host..., or null.
+    private static String passwordOf(final String url)
+    {
+        final int scheme = url.indexOf("://");
+        final int slash = url.indexOf('/', scheme + 3);
+        final String authority = url.substring(scheme + 3, slash < 0 ? url.length() : slash);
+        final int at = authority.lastIndexOf('@');
+        if (at < 0)
+        {
+            return null;
+        }
+        final String userInfo = authority.substring(0, at);
+        final int colon = userInfo.indexOf(':');
+        final String password = colon < 0 ? userInfo : userInfo.substring(colon + 1);
+        return password.isEmpty() ? null : java.net.URLDecoder.decode(password, StandardCharsets.UTF_8);
     }
 
     private static long parseCount(final Object value)
