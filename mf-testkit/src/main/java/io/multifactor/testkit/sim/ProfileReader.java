@@ -25,6 +25,7 @@ import java.util.Map;
  * arrivals_per_s: 12         # Poisson arrivals over all decisions (default 10)
  * prompt_tokens: 500         # per request, for cost (default 500)
  * output_tokens: {mean: 150, sigma: 0.5}   # lognormal per request (defaults 200, 0.5)
+ * tokens_in_request: true    # requests carry prompt_tokens and their output length to select (default false)
  * decisions:                 # relative share of arrivals; absent = equal over every decision
  *   fast_chat: 0.6
  * models:                    # required: one entry per model of the configuration
@@ -41,7 +42,8 @@ import java.util.Map;
 public final class ProfileReader
 {
     private static final List<String> ROOT_KEYS = List.of(
-        "duration_s", "interval_s", "seed", "arrivals_per_s", "prompt_tokens", "output_tokens", "decisions", "models");
+        "duration_s", "interval_s", "seed", "arrivals_per_s", "prompt_tokens", "output_tokens", "tokens_in_request",
+        "decisions", "models");
     private static final List<String> OUTPUT_KEYS = List.of("mean", "sigma");
     private static final List<String> MODEL_KEYS =
         List.of("ttft_ms", "tpot_ms", "sigma", "capacity", "slowdown_per_request", "degraded");
@@ -91,6 +93,8 @@ public final class ProfileReader
             outputSigma = sigma(output, "sigma", outputSigma);
         }
 
+        final boolean tokensInRequest = flag(reader, "tokens_in_request");
+
         final Map<String, Double> shares = new LinkedHashMap<>();
         final YamlMapping decisions = mapping(reader, "decisions");
         if (decisions != null)
@@ -134,7 +138,24 @@ public final class ProfileReader
 
         problems.throwIfErrors();
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputMean, outputSigma,
-            shares, models);
+            shares, models, tokensInRequest);
+    }
+
+    /** @return a {@code true}/{@code false} key, false when absent or wrong (reported). */
+    private static boolean flag(final MappingReader reader, final String key)
+    {
+        if (!reader.has(key))
+        {
+            return false;
+        }
+        final YamlNode node = reader.value(key);
+        if (!(node instanceof YamlScalar) || ((YamlScalar)node).kind() != YamlScalar.Kind.BOOLEAN)
+        {
+            reader.problems().error(node, reader.path(key), "expected true or false, got " + node.describe());
+            return false;
+        }
+        final String text = ((YamlScalar)node).text().toLowerCase(java.util.Locale.ROOT);
+        return "true".equals(text) || "yes".equals(text) || "on".equals(text) || "y".equals(text);
     }
 
     private static ModelBehaviour model(final String name, final MappingReader reader)

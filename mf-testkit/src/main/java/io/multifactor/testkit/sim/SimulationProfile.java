@@ -20,6 +20,9 @@ import java.util.Map;
  * @param decisionShares relative share of arrivals per decision name, in order; empty means equal shares over every
  *     decision of the configuration.
  * @param models behaviour per model name, in order.
+ * @param tokensInRequest whether each request carries its token counts to the selection ({@code prompt_tokens} and
+ *     its drawn output length as {@code max_output_tokens}), pricing the candidates by its own mix instead of the
+ *     decision's {@code cost_mix}.
  */
 public record SimulationProfile(
     double durationS,
@@ -30,7 +33,8 @@ public record SimulationProfile(
     double outputTokensMean,
     double outputTokensSigma,
     Map<String, Double> decisionShares,
-    Map<String, ModelBehaviour> models)
+    Map<String, ModelBehaviour> models,
+    boolean tokensInRequest)
 {
     /**
      * Checks ranges and freezes the maps, keeping their order.
@@ -67,13 +71,41 @@ public record SimulationProfile(
     }
 
     /**
+     * A profile whose requests carry no token counts to the selection.
+     *
+     * @param durationS simulated duration in seconds.
+     * @param intervalS report interval in simulated seconds.
+     * @param seed seed of every random draw.
+     * @param arrivalsPerS mean arrivals per simulated second.
+     * @param promptTokens prompt tokens of every request.
+     * @param outputTokensMean mean output tokens per request.
+     * @param outputTokensSigma shape of the lognormal output length.
+     * @param decisionShares relative share of arrivals per decision name.
+     * @param models behaviour per model name.
+     */
+    public SimulationProfile(
+        final double durationS,
+        final double intervalS,
+        final long seed,
+        final double arrivalsPerS,
+        final int promptTokens,
+        final double outputTokensMean,
+        final double outputTokensSigma,
+        final Map<String, Double> decisionShares,
+        final Map<String, ModelBehaviour> models)
+    {
+        this(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean, outputTokensSigma, decisionShares,
+            models, false);
+    }
+
+    /**
      * @param durationS the new duration in simulated seconds.
      * @return this profile with another duration.
      */
     public SimulationProfile withDurationS(final double durationS)
     {
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
-            outputTokensSigma, decisionShares, models);
+            outputTokensSigma, decisionShares, models, tokensInRequest);
     }
 
     /**
@@ -83,7 +115,7 @@ public record SimulationProfile(
     public SimulationProfile withSeed(final long seed)
     {
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
-            outputTokensSigma, decisionShares, models);
+            outputTokensSigma, decisionShares, models, tokensInRequest);
     }
 
     /**
@@ -93,7 +125,7 @@ public record SimulationProfile(
     public SimulationProfile withIntervalS(final double intervalS)
     {
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
-            outputTokensSigma, decisionShares, models);
+            outputTokensSigma, decisionShares, models, tokensInRequest);
     }
 
     /**
@@ -105,7 +137,7 @@ public record SimulationProfile(
         final Map<String, ModelBehaviour> next = new LinkedHashMap<>(models);
         next.put(behaviour.name(), behaviour);
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
-            outputTokensSigma, decisionShares, next);
+            outputTokensSigma, decisionShares, next, tokensInRequest);
     }
 
     private static void requirePositive(final String what, final double value)

@@ -4,6 +4,7 @@ import io.multifactor.api.DropReason;
 import io.multifactor.api.Handles;
 import io.multifactor.api.InflightTracker;
 import io.multifactor.api.Outcome;
+import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.config.RecipeDecisionNames;
 import io.multifactor.kernel.engine.MultiFactorEngine;
@@ -214,6 +215,7 @@ public final class Simulator
         private final ManualClock clock;
         private final SimulationListener listener;
         private final Selection selection;
+        private final Request request;
         private final PriorityQueue<Pending> pending = new PriorityQueue<>(
             (a, b) -> a.timeNs != b.timeNs ? Long.compare(a.timeNs, b.timeNs) : Long.compare(a.sequence, b.sequence));
         private final SplittableRandom arrivals;
@@ -247,6 +249,8 @@ public final class Simulator
             this.clock = clock;
             this.listener = listener;
             this.selection = new Selection(Math.max(1, plans.maxCandidateCount()));
+            // Seeded from the run's seed: a decision with tie_break: random draws the same ties on every run.
+            this.request = new Request().seed(profile.seed());
             final SplittableRandom root = new SplittableRandom(profile.seed());
             this.arrivals = root.split();
             this.routing = root.split();
@@ -317,7 +321,13 @@ public final class Simulator
             intervalRequests++;
             final int decisionId = pickDecision(routing.nextDouble());
             // Reserve on select: the lease is taken within max_inflight, or on the next candidate in ranking order.
-            final long lease = engine.selectAndBegin(decisionId, null, selection);
+            // A request that carries its token counts is priced by its own mix; its length is drawn before it is routed.
+            final int drawnOutputTokens = profile.tokensInRequest() ? outputTokens() : 0;
+            if (profile.tokensInRequest())
+            {
+                request.promptTokens(profile.promptTokens()).maxOutputTokens(drawnOutputTokens);
+            }
+            final long lease = engine.selectAndBegin(request.decision(decisionId), selection);
             final DecisionPlan target = plans.decision(decisionId);
             for (int i = 0; i < selection.candidateCount(); i++)
             {
@@ -351,8 +361,7 @@ public final class Simulator
             peakInflight[model] = Math.max(peakInflight[model], inflight);
             final double ttftMs = Draws.lognormal(latencies, behaviour.meanTtftMs(nowNs, inflight), behaviour.sigma());
             final double tpotMs = Draws.lognormal(latencies, behaviour.meanTpotMs(nowNs, inflight), behaviour.sigma());
-            final int outputTokens = (int)Math.max(1L, Math.round(
-                Draws.lognormal(lengths, profile.outputTokensMean(), profile.outputTokensSigma())));
+            final int outputTokens = profile.tokensInRequest() ? drawnOutputTokens : outputTokens();
 
             final long ttftMicros = Math.max(1L, Math.round(ttftMs * 1000.0));
             final long tpotMicros = Math.max(1L, Math.round(tpotMs * 1000.0));
@@ -367,6 +376,12 @@ public final class Simulator
             }
             costUsd += price(plans.modelPromptPer1M(modelId)) * profile.promptTokens() / 1e6 +
                 price(plans.modelCompletionPer1M(modelId)) * outputTokens / 1e6;
+        }
+
+        private int outputTokens()
+        {
+            return (int)Math.max(1L, Math.round(
+                Draws.lognormal(lengths, profile.outputTokensMean(), profile.outputTokensSigma())));
         }
 
         private void complete(final Pending event)

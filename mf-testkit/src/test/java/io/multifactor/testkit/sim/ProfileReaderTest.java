@@ -41,6 +41,21 @@ class ProfileReaderTest
         assertThat(profile.decisionShares()).isEmpty();
         assertThat(profile.models().get("m").capacity()).isEqualTo(32);
         assertThat(profile.models().get("m").degrades()).isFalse();
+        assertThat(profile.tokensInRequest()).isFalse();
+    }
+
+    @Test
+    void shouldReadTokensInRequestAndRefuseAWord()
+    {
+        final String models = "models:\n  m:\n    ttft_ms: 100\n    tpot_ms: 10\n";
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() ->
+            assertThat(ProfileReader.read("p.yaml", "tokens_in_request: true\n" + models).tokensInRequest()).isTrue()))
+            .isNull();
+        final Throwable refused = org.assertj.core.api.Assertions.catchThrowable(() ->
+            ProfileReader.read("p.yaml", "tokens_in_request: sometimes\n" + models));
+        assertThat(refused).isInstanceOf(InvalidConfigurationException.class);
+        assertThat(((InvalidConfigurationException)refused).problems().get(0).toString())
+            .isEqualTo("p.yaml:1:20: tokens_in_request: expected true or false, got string \"sometimes\"");
     }
 
     @Test
