@@ -68,6 +68,8 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     /** Default number of Agrona counters: one per model name ever seen, plus 4 event counters. */
     public static final int DEFAULT_COUNTER_CAPACITY = 1024;
 
+    private static final int ENGINE_WIDE_COUNTERS = 4;
+
     /** Stale leases are swept every {@code inflight_max_age / SWEEPS_PER_MAX_AGE} (at least every refresh period). */
     public static final int SWEEPS_PER_MAX_AGE = 64;
 
@@ -124,6 +126,28 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         {
             install(builder.plans, originNs);
         }
+    }
+
+    /**
+     * How many counters an engine needs for plans of this size, so that validation can refuse a configuration that
+     * the engine could not hold (see {@link Builder#counterCapacity(int)}).
+     *
+     * @param models models of the plans.
+     * @param decisions decisions of the plans.
+     * @param candidates candidates of every decision, added up.
+     * @param percentiles distinct latency percentiles the decisions read.
+     * @return counters needed by a new engine on those plans (an upper bound): today 4 engine-wide counters plus one
+     *     per model.
+     */
+    public static int countersNeeded(final int models, final int decisions, final int candidates, final int percentiles)
+    {
+        return ENGINE_WIDE_COUNTERS + models;
+    }
+
+    /** @return the number of counters this engine was built with. */
+    public int counterCapacity()
+    {
+        return counters.capacity();
     }
 
     /**
