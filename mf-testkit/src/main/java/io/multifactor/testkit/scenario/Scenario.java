@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The observations for one request, as read from a scenario file (section 5 of the design): the decision to select, the
+ * The observations for one request, as read from a scenario file (docs/configuration.md): the decision to select, the
  * candidates the request excludes, and per model its latency samples and in-flight count.
  * <p>
  * Instances are immutable and threadsafe.
