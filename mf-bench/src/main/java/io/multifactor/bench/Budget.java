@@ -1,7 +1,7 @@
 package io.multifactor.bench;
 
 /**
- * One figure to reach from DESIGN section 7: a time per operation and an allocation per operation, either of which may
+ * One figure to reach (the goals of mf-bench/RESULTS.md): a time per operation and an allocation per operation, either of which may
  * be absent (NaN).
  * <p>
  * Instances are immutable and threadsafe.

@@ -3,7 +3,7 @@ package io.multifactor.bench;
 import java.util.Map;
 
 /**
- * The figures of DESIGN section 7, keyed by benchmark and parameters.
+ * The goals of mf-bench/RESULTS.md, keyed by benchmark and parameters.
  * <ul>
  *   <li>select (the engine, and the kernel it contains) with all four ceilings active: 4, 16 and 64 candidates have a
  *       time budget; every other select case must still allocate nothing;</li>
