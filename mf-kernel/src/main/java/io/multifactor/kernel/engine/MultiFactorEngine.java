@@ -165,7 +165,8 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
      * bounds). An unknown decision gives {@link io.multifactor.api.Outcome#FAILED} with 0 candidates.
      * <p>
      * Reads the published state once (one volatile load), then, in the kernel's first loop over the candidates, the
-     * decision's published percentiles (opaque loads) and in-flight counters (volatile loads). Allocates nothing (once
+     * decision's published percentiles and in-flight counters (plain loads after that volatile load, see
+     * {@link CandidateSignals}). Allocates nothing (once
      * {@code out} is large enough), takes no lock, never throws for an expected outcome.
      *
      * @param decisionId decision handle.

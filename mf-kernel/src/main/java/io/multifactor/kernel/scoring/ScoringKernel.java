@@ -80,21 +80,15 @@ public final class ScoringKernel
             final long inflight = signals.inflight(i);
             final double quality = plan.quality(i);
             final double cost = plan.costPer1M(i);
-            // NaN compares false: a missing observation never breaks a ceiling; an off ceiling is +Infinity.
-            int reason =
-                tpot > maxTpotMs ? DropReason.TPOT :
-                ttft > maxTtftMs ? DropReason.TTFT :
-                cost > maxCost ? DropReason.COST :
-                inflight > maxInflight ? DropReason.INFLIGHT : DropReason.NONE;
-            if (anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
+            // NaN compares false: a missing observation never breaks a ceiling; an off ceiling is +Infinity. Non-short-
+            // circuit ORs: one branch for the common case, the reason is worked out only for a drop.
+            final boolean broken = tpot > maxTpotMs | ttft > maxTtftMs | cost > maxCost | inflight > maxInflight;
+            if (broken || anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
-                reason = DropReason.EXCLUDED;
-            }
-            out.observed(i, reason, tpot, ttft, inflight);
-            if (reason != DropReason.NONE)
-            {
+                out.observed(i, dropReason(plan, exclusionsOrNull, i, tpot, ttft, cost, inflight), tpot, ttft, inflight);
                 continue;
             }
+            out.observed(i, DropReason.NONE, tpot, ttft, inflight);
             survivors++;
             final double latency = tpot == tpot ? tpot : ttft;
             final double load = inflight;
@@ -108,10 +102,7 @@ public final class ScoringKernel
             nMin = load < nMin ? load : nMin;
             nMax = load > nMax ? load : nMax;
         }
-        out.bounds(Factor.QUALITY, qMin, qMax);
-        out.bounds(Factor.LATENCY, lMin, lMax);
-        out.bounds(Factor.COST, cMin, cMax);
-        out.bounds(Factor.LOAD, nMin, nMax);
+        out.bounds(qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
 
         if (survivors == 0)
         {
@@ -119,6 +110,25 @@ public final class ScoringKernel
             return;
         }
         rank(plan, out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
+    }
+
+    /** The first broken ceiling, in the order TPOT, TTFT, cost, in-flight; {@code EXCLUDED} first of all. */
+    private static int dropReason(
+        final DecisionPlan plan,
+        final Exclusions exclusionsOrNull,
+        final int i,
+        final double tpot,
+        final double ttft,
+        final double cost,
+        final long inflight)
+    {
+        if (exclusionsOrNull != null && exclusionsOrNull.contains(plan.candidateModelId(i)))
+        {
+            return DropReason.EXCLUDED;
+        }
+        return tpot > plan.effectiveMaxTpotMs() ? DropReason.TPOT :
+            ttft > plan.effectiveMaxTtftMs() ? DropReason.TTFT :
+            cost > plan.effectiveMaxCostPer1M() ? DropReason.COST : DropReason.INFLIGHT;
     }
 
     private static void rank(
