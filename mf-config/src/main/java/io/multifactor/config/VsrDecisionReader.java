@@ -6,6 +6,7 @@ import io.multifactor.config.model.SkippedDecision;
 import io.multifactor.config.read.MappingReader;
 import io.multifactor.config.read.NearestName;
 import io.multifactor.config.read.Problems;
+import io.multifactor.config.yaml.Excerpt;
 import io.multifactor.config.yaml.YamlMapping;
 import io.multifactor.config.yaml.YamlNode;
 import io.multifactor.config.yaml.YamlScalar;
@@ -47,19 +48,29 @@ final class VsrDecisionReader
     }
 
     /**
+     * The names a candidate may take, and the names of LoRA adapters, which it may not.
+     *
+     * @param nodes every model name, with where it is defined.
+     * @param loraOwners every LoRA adapter name of {@code routing.modelCards[].loras[]}, with its card's name.
+     */
+    record Models(Map<String, YamlNode> nodes, Map<String, String> loraOwners)
+    {
+    }
+
+    /**
      * @param routing reader of the top-level {@code routing:}, or {@code null} when absent.
      * @param recipes the {@code recipes:} list, or {@code null} when absent.
      * @param recipesPath path of {@code recipes}.
      * @param problems where to report.
-     * @param modelNodes every model name, with where it is defined.
+     * @param models every model name, with where it is defined, and the LoRA adapter names.
      * @param skipped receives the decisions that are not multi_factor, in file order.
      * @return the multi_factor decisions in file order; meaningful only when no error was reported.
      */
     static List<DecisionConfig> read(
         final MappingReader routing, final YamlSequence recipes, final String recipesPath, final Problems problems,
-        final Map<String, YamlNode> modelNodes, final List<SkippedDecision> skipped)
+        final Models models, final List<SkippedDecision> skipped)
     {
-        final Profiles profiles = new Profiles(problems, modelNodes, skipped);
+        final Profiles profiles = new Profiles(problems, models, skipped);
         if (routing != null)
         {
             profiles.decisions(routing, "");
@@ -71,7 +82,7 @@ final class VsrDecisionReader
             {
                 final MappingReader recipe = MappingReader.openIgnoringOthers(
                     recipes.items().get(r), recipesPath + '[' + r + ']', problems, RECIPE_KEYS);
-                final String name = recipe.requiredString("name");
+                final String name = recipe.requiredName("name");
                 String qualifier = null;
                 if (name != null)
                 {
@@ -79,7 +90,7 @@ final class VsrDecisionReader
                     if (first != null)
                     {
                         problems.error(recipe.value("name"), recipe.path("name"),
-                            "duplicate recipe \"" + name + "\" (first defined at line " + first.line() + ')');
+                            "duplicate recipe \"" + Excerpt.value(name) + "\" (first defined at line " + first.line() + ')');
                     }
                     else
                     {
@@ -100,15 +111,15 @@ final class VsrDecisionReader
     private static final class Profiles
     {
         private final Problems problems;
-        private final Map<String, YamlNode> modelNodes;
+        private final Models models;
         private final List<SkippedDecision> skipped;
         private final List<DecisionConfig> decisions = new ArrayList<>();
         private final Map<String, YamlNode> decisionNodes = new HashMap<>();
 
-        Profiles(final Problems problems, final Map<String, YamlNode> modelNodes, final List<SkippedDecision> skipped)
+        Profiles(final Problems problems, final Models models, final List<SkippedDecision> skipped)
         {
             this.problems = problems;
-            this.modelNodes = modelNodes;
+            this.models = models;
             this.skipped = skipped;
         }
 
@@ -133,7 +144,7 @@ final class VsrDecisionReader
         private void decision(final YamlNode node, final String path, final String qualifier)
         {
             final MappingReader decision = MappingReader.openIgnoringOthers(node, path, problems, DECISION_KEYS);
-            final String name = decision.requiredString("name");
+            final String name = decision.requiredName("name");
             final MappingReader algorithm = algorithm(decision);
             final String type;
             if (algorithm == null)
@@ -235,24 +246,27 @@ final class VsrDecisionReader
             {
                 final MappingReader ref = MappingReader.openIgnoringOthers(
                     list.items().get(i), decision.path("modelRefs") + '[' + i + ']', problems, MODEL_REF_KEYS);
-                final String model = ref.requiredString("model");
+                final String model = ref.requiredName("model");
                 if (model == null)
                 {
                     continue;
                 }
                 final YamlNode node = ref.value("model");
-                if (!modelNodes.containsKey(model))
+                if (!models.nodes().containsKey(model))
                 {
-                    problems.error(node, ref.path("model"), "unknown model \"" + model +
-                        "\": defined in neither providers.models nor routing.modelCards" +
-                        NearestName.suggestion(model, modelNodes.keySet()));
+                    final String card = models.loraOwners().get(model);
+                    problems.error(node, ref.path("model"), "unknown model \"" + Excerpt.value(model) + '"' +
+                        (card != null ? ": it is a LoRA adapter of model card " + Excerpt.value(card) +
+                        ", and a multi_factor candidate must be a model" :
+                        ": defined in neither providers.models nor routing.modelCards" +
+                        NearestName.suggestion(model, models.nodes().keySet())));
                     continue;
                 }
                 final YamlNode first = seen.putIfAbsent(model, node);
                 if (first != null)
                 {
                     problems.error(node, ref.path("model"),
-                        "duplicate model \"" + model + "\" in modelRefs (first at line " + first.line() + ')');
+                        "duplicate model \"" + Excerpt.value(model) + "\" in modelRefs (first at line " + first.line() + ')');
                     continue;
                 }
                 refs.add(model);
