@@ -95,7 +95,9 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     // Guarded by lock.
     private Map<String, ModelSignals> signalsByName = new HashMap<>();
     private final Map<String, Integer> counterIdsByName = new HashMap<>();
-    private long nextRefreshNs;
+    // Written under lock once per refresh period; read first without the lock, so that a duty cycle with nothing due
+    // writes nothing at all (not even the monitor's word, which may share a cache line with what the hot paths read).
+    private volatile long nextRefreshNs;
     private boolean closed;
     private boolean fleetAttached;
 
@@ -559,8 +561,9 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     }
 
     /**
-     * One duty cycle at the clock's current time: when {@code latency_refresh}
-     * has passed since the last republication, rotates and drains every window, republishes the percentiles and, when
+     * One duty cycle at the clock's current time: when {@code latency_refresh} has passed since the last republication
+     * (checked first without taking the lock: a duty cycle with nothing due reads the clock and one volatile field and
+     * writes nothing), rotates and drains every window, republishes the percentiles and, when
      * the sweep period has passed, reclaims stale leases. Call from one thread at a time (an {@link org.agrona.concurrent.AgentRunner} through
      * {@link #agent()}, a simulator, a test). Allocates nothing in steady state.
      *
@@ -569,6 +572,10 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     public int refresh()
     {
         final long nowNs = clock.nanoTime();
+        if (nowNs - nextRefreshNs < 0)
+        {
+            return 0;
+        }
         synchronized (lock)
         {
             if (closed || nowNs - nextRefreshNs < 0)
