@@ -193,6 +193,7 @@ final class VsrConfigReader
                     cardList.items().get(i), routing.path("modelCards") + '[' + i + ']', problems, MODEL_CARD_KEYS);
                 final String name = card.requiredName("name");
                 final double quality = card.optionalNumber("quality_score", Double.NaN, true);
+                warnIfZero(card, "quality_score", quality, "a quality of 0", "no quality signal");
                 if (name != null && unique(name, card, cardNodes, routing.path("modelCards")))
                 {
                     cards.put(name, quality);
@@ -217,6 +218,7 @@ final class VsrConfigReader
                 if (pricing != null)
                 {
                     prompt = pricing.optionalNumber("prompt_per_1m", Double.NaN, true);
+                    warnIfZero(pricing, "prompt_per_1m", prompt, "free (the cheapest price)", "no price");
                     completion = pricing.optionalNumber("completion_per_1m", Double.NaN, true);
                 }
                 if (name != null && unique(name, model, providerNodes, providers.path("models")))
@@ -243,6 +245,21 @@ final class VsrConfigReader
             }
         }
         return models;
+    }
+
+    /**
+     * vSR's own multi_factor reads a quality or prompt price of 0 as absent; here 0 is a value (a price of 0 is free, a
+     * quality of 0 the lowest): a file moved from vSR keeps its meaning only if its author knows, so say it where the 0
+     * is written.
+     */
+    private static void warnIfZero(
+        final MappingReader reader, final String key, final double value, final String here, final String inVsr)
+    {
+        if (value == 0.0)
+        {
+            reader.problems().warning(reader.value(key), reader.path(key),
+                "0 means " + here + " here; vLLM Semantic Router's multi_factor reads it as " + inVsr);
+        }
     }
 
     /** Notes the names of a card's LoRA adapters (vSR's, not read otherwise), to explain a candidate that names one. */

@@ -266,6 +266,20 @@ class VsrConfigTest
     }
 
     @Test
+    void shouldWarnThatZeroIsAValueHereWhereVsrReadsItAsAbsent() throws Exception
+    {
+        final String zero = ROUTER.replace("        prompt_per_1m: 0.05", "        prompt_per_1m: 0")
+            .replace("      quality_score: 0.64", "      quality_score: 0.0");
+        final LoadedConfig loaded = ConfigLoader.load("router.yaml", zero, null);
+        assertThat(loaded.warnings()).extracting(ConfigProblem::toString).containsExactly(
+            "router.yaml:" + lineOf(zero, "prompt_per_1m: 0\n") + ":24: providers.models[3].pricing.prompt_per_1m: 0 " +
+                "means free (the cheapest price) here; vLLM Semantic Router's multi_factor reads it as no price",
+            "router.yaml:" + lineOf(zero, "quality_score: 0.0") + ":22: routing.modelCards[3].quality_score: 0 means " +
+                "a quality of 0 here; vLLM Semantic Router's multi_factor reads it as no quality signal");
+        assertThat(loaded.config().models()).contains(new ModelConfig("batch-only", Double.NaN, 0.0, 0.1));
+    }
+
+    @Test
     void shouldWarnWhenNoDecisionIsMultiFactor() throws Exception
     {
         final String none = String.join("\n",
