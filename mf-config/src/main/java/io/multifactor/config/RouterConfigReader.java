@@ -27,7 +27,7 @@ import java.util.Map;
  */
 final class RouterConfigReader
 {
-    static final List<String> ROOT_KEYS = List.of("models", "decisions", "signals");
+    static final List<String> ROOT_KEYS = List.of("models", "decisions", "signals", "fleet");
     static final List<String> MODEL_KEYS = List.of("name", "quality_score", "pricing");
     static final List<String> PRICING_KEYS = List.of("prompt_per_1m", "completion_per_1m");
     static final List<String> DECISION_KEYS = List.of("name", "modelRefs", "algorithm");
@@ -51,7 +51,7 @@ final class RouterConfigReader
         final List<ModelConfig> models = models(top, problems, modelNodes);
         final List<DecisionConfig> decisions = decisions(top, problems, modelNodes);
         final SignalsConfig signals = signals(top);
-        return new RouterConfig(models, decisions, signals);
+        return new RouterConfig(models, decisions, signals, FleetReader.read(top));
     }
 
     private static YamlSequence nonEmptyList(final MappingReader reader, final String key)

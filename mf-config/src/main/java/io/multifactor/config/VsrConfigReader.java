@@ -81,8 +81,9 @@ final class VsrConfigReader
     }
 
     /**
-     * Refuses, with one problem that says what to add, a file without {@code version:} whose root holds vSR sections
-     * but neither {@code models:} nor {@code decisions:} of the own format: a vSR file missing its version line.
+     * Refuses, with one problem that says what to add, a file without {@code version:} whose root (or Helm values'
+     * {@code config:}) holds vSR sections, and neither {@code models:} nor {@code decisions:} of the own format: a vSR
+     * file missing its version line.
      *
      * @param root root of the document, read as the own format.
      * @param problems where to report.
@@ -102,6 +103,20 @@ final class VsrConfigReader
                     "configuration (no models: or decisions:) nor, without \"version: " + VERSION + "\" at its root, " +
                     "a vLLM Semantic Router one: add that line to read it as vLLM Semantic Router's");
                 return true;
+            }
+        }
+        final YamlEntry config = entry(root, HELM_CONFIG_KEY);
+        if (config != null && config.value() instanceof YamlMapping)
+        {
+            for (final YamlEntry entry : ((YamlMapping)config.value()).entries())
+            {
+                if (VSR_ONLY_ROOT_KEYS.contains(entry.key()))
+                {
+                    problems.error(config.keyLine(), config.keyColumn(), HELM_CONFIG_KEY, "Helm values whose config: " +
+                        "has no \"version: " + VERSION + "\": add that line under config: to read it as vLLM Semantic " +
+                        "Router's configuration");
+                    return true;
+                }
             }
         }
         return false;

@@ -203,6 +203,9 @@ class VsrConfigTest
             "router.yaml:5:1: listeners: neither a multi-factor configuration (no models: or decisions:) nor, without " +
                 "\"version: v0.3\" at its root, a vLLM Semantic Router one: add that line to read it as vLLM Semantic " +
                 "Router's");
+        assertRefused("values.yaml", HELM.replace("  version: v0.3\n", ""),
+            "values.yaml:" + lineOf(HELM, "config:\n") + ":1: config: Helm values whose config: has no \"version: " +
+                "v0.3\": add that line under config: to read it as vLLM Semantic Router's configuration");
     }
 
     @Test

@@ -381,10 +381,31 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     }
 
     /**
+     * Makes the windows keep every sample they drain from now on for {@link #collectFleet}, so that nothing recorded
+     * after this call misses the fleet (the {@link FleetAgent} calls it when it is created). Idempotent; allocates one
+     * histogram per window the first time.
+     */
+    public void attachFleet()
+    {
+        synchronized (lock)
+        {
+            if (!fleetAttached && !closed)
+            {
+                for (final ModelSignals signals : signalsByName.values())
+                {
+                    signals.ttft.keepUnsent();
+                    signals.tpot.keepUnsent();
+                }
+                fleetAttached = true;
+            }
+        }
+    }
+
+    /**
      * Fleet agent, first half of an exchange: drains every window and adds, per model name of the current plans, this
-     * engine's own in-flight count and the latency samples drained since the previous call into {@code local}. The
-     * first call makes the windows keep their drained samples for the next one. Off the hot path: takes the engine's
-     * lock; allocates only on the first call and for new models.
+     * engine's own in-flight count and the latency samples drained since the previous call (or since
+     * {@link #attachFleet()}) into {@code local}. Off the hot path: takes the engine's lock; allocates only on the first
+     * call and for new models.
      *
      * @param local cleared by the caller; models beyond its capacity are left out.
      */
@@ -396,17 +417,13 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             {
                 return;
             }
+            attachFleet();
             final long sliceIndex = sliceIndex(clock.nanoTime());
             for (final ModelSignals signals : state.byModel)
             {
                 if (signals == null)
                 {
                     continue;
-                }
-                if (!fleetAttached)
-                {
-                    signals.ttft.keepUnsent();
-                    signals.tpot.keepUnsent();
                 }
                 signals.ttft.advance(sliceIndex);
                 signals.tpot.advance(sliceIndex);
@@ -418,7 +435,6 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
                     signals.tpot.takeUnsent(local.tpot(index));
                 }
             }
-            fleetAttached = true;
         }
     }
 
