@@ -3,7 +3,7 @@ package io.multifactor.bench;
 import java.util.Map;
 
 /**
- * The figures of DESIGN section 7, keyed by benchmark and parameters.
+ * The goals of mf-bench/RESULTS.md, keyed by benchmark and parameters.
  * <ul>
  *   <li>select (the engine, and the kernel it contains) with all four ceilings active: 4, 16 and 64 candidates are
  *       judged by their ratio to the hand loop in the same run ({@value #SELECT_HAND_LOOP_RATIO}x at most; the old

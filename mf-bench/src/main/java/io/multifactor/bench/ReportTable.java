@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Renders benchmark results as a Markdown table: benchmark, parameters, mean ns/op with its error, B/op, the DESIGN
- * section 7 budget and its verdict, and the time ratios against the baselines measured in the same run.
+ * Renders benchmark results as a Markdown table: benchmark, parameters, mean ns/op with its error, B/op, the
+ * budget and its verdict, and the time ratios against the baselines measured in the same run.
  * <p>
  * A baseline is the method named {@value #REFERENCE} or {@value #HAND_LOOP} of the same benchmark class, with the same
  * parameters. "speedup vs reference" is the reference's time divided by this row's (above 1: faster than the

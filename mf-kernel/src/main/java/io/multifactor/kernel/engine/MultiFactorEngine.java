@@ -189,6 +189,42 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     }
 
     /**
+     * Resolves a decision name once, at startup, and refuses a name the configuration does not have.
+     *
+     * @param name decision name.
+     * @return its handle in the current plans.
+     * @throws IllegalArgumentException naming the unknown name, the nearest known decision and the known decisions.
+     */
+    public int requireDecisionId(final String name)
+    {
+        final Plans plans = state.plans;
+        final int id = plans.decisionId(name);
+        if (id == Handles.NONE)
+        {
+            throw new IllegalArgumentException(KnownNames.unknown("decision", name, KnownNames.decisions(plans)));
+        }
+        return id;
+    }
+
+    /**
+     * Resolves a model name once, at startup, and refuses a name the configuration does not have.
+     *
+     * @param name model name.
+     * @return its handle in the current plans.
+     * @throws IllegalArgumentException naming the unknown name, the nearest known model and the known models.
+     */
+    public int requireModelId(final String name)
+    {
+        final Plans plans = state.plans;
+        final int id = plans.modelId(name);
+        if (id == Handles.NONE)
+        {
+            throw new IllegalArgumentException(KnownNames.unknown("model", name, KnownNames.models(plans)));
+        }
+        return id;
+    }
+
+    /**
      * Selects a model for one request of a decision, writing every candidate's observed signals, drops, scores and the
      * outcome into {@code out} (configured values and normalized factors are read through it from the plan and the
      * bounds). An unknown decision gives {@link io.multifactor.api.Outcome#FAILED} with 0 candidates.
@@ -992,10 +1028,12 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         /**
          * @return the engine.
          * @throws IllegalArgumentException when a capacity is out of range.
-         * @throws IllegalStateException when the plans have more models than counters.
+         * @throws IllegalStateException when the plans have more models than counters, or when the JVM lacks the flag
+         *     {@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED} that Agrona needs (the message names it).
          */
         public MultiFactorEngine build()
         {
+            AgronaAccess.check();
             return new MultiFactorEngine(this);
         }
     }
