@@ -44,7 +44,7 @@ public final class ReportTable
                 Double.isNaN(row.errorNs()) ? "-" : "± " + formatNs(row.errorNs()),
                 Double.isNaN(row.bytesPerOp()) ? "-" : String.format(Locale.ROOT, "%.3f", row.bytesPerOp()),
                 budget.label(),
-                budget.verdict(row.nsPerOp(), row.bytesPerOp()),
+                budget.verdict(row.nsPerOp(), row.bytesPerOp(), ratio(row, rows, HAND_LOOP)),
                 formatRatio(1.0 / ratio(row, rows, REFERENCE)),
                 formatRatio(ratio(row, rows, HAND_LOOP)) });
         }
@@ -83,7 +83,8 @@ public final class ReportTable
         int failures = 0;
         for (final ReportRow row : rows)
         {
-            if (Budgets.of(row.benchmark(), row.params()).verdict(row.nsPerOp(), row.bytesPerOp()).startsWith("FAIL"))
+            if (Budgets.of(row.benchmark(), row.params())
+                .verdict(row.nsPerOp(), row.bytesPerOp(), ratio(row, rows, HAND_LOOP)).startsWith("FAIL"))
             {
                 failures++;
             }

@@ -96,7 +96,9 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     // Guarded by lock.
     private Map<String, ModelSignals> signalsByName = new HashMap<>();
     private final Map<String, Integer> counterIdsByName = new HashMap<>();
-    private long nextRefreshNs;
+    // Written under lock once per refresh period; read first without the lock, so that a duty cycle with nothing due
+    // writes nothing at all (not even the monitor's word, which may share a cache line with what the hot paths read).
+    private volatile long nextRefreshNs;
     private boolean closed;
     private boolean fleetAttached;
 
@@ -228,7 +230,8 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
      * bounds). An unknown decision gives {@link io.multifactor.api.Outcome#FAILED} with 0 candidates.
      * <p>
      * Reads the published state once (one volatile load), then, in the kernel's first loop over the candidates, the
-     * decision's published percentiles (opaque loads) and in-flight counters (volatile loads). Allocates nothing (once
+     * decision's published percentiles and in-flight counters (plain loads after that volatile load, see
+     * {@link CandidateSignals}). Allocates nothing (once
      * {@code out} is large enough), takes no lock, never throws for an expected outcome.
      *
      * @param decisionId decision handle.
@@ -668,8 +671,9 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     }
 
     /**
-     * One duty cycle at the clock's current time: when {@code latency_refresh}
-     * has passed since the last republication, rotates and drains every window, republishes the percentiles and, when
+     * One duty cycle at the clock's current time: when {@code latency_refresh} has passed since the last republication
+     * (checked first without taking the lock: a duty cycle with nothing due reads the clock and one volatile field and
+     * writes nothing), rotates and drains every window, republishes the percentiles and, when
      * the sweep period has passed, reclaims stale leases. Call from one thread at a time (an {@link org.agrona.concurrent.AgentRunner} through
      * {@link #agent()}, a simulator, a test). Allocates nothing in steady state.
      *
@@ -678,6 +682,10 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     public int refresh()
     {
         final long nowNs = clock.nanoTime();
+        if (nowNs - nextRefreshNs < 0)
+        {
+            return 0;
+        }
         synchronized (lock)
         {
             if (closed || nowNs - nextRefreshNs < 0)
