@@ -68,6 +68,8 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     /** Default number of Agrona counters: one per model name ever seen, plus 4 event counters. */
     public static final int DEFAULT_COUNTER_CAPACITY = 1024;
 
+    private static final int ENGINE_WIDE_COUNTERS = 4;
+
     /** Stale leases are swept every {@code inflight_max_age / SWEEPS_PER_MAX_AGE} (at least every refresh period). */
     public static final int SWEEPS_PER_MAX_AGE = 64;
 
@@ -124,6 +126,28 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         {
             install(builder.plans, originNs);
         }
+    }
+
+    /**
+     * How many counters an engine needs for plans of this size, so that validation can refuse a configuration that
+     * the engine could not hold (see {@link Builder#counterCapacity(int)}).
+     *
+     * @param models models of the plans.
+     * @param decisions decisions of the plans.
+     * @param candidates candidates of every decision, added up.
+     * @param percentiles distinct latency percentiles the decisions read.
+     * @return counters needed by a new engine on those plans (an upper bound): today 4 engine-wide counters plus one
+     *     per model.
+     */
+    public static int countersNeeded(final int models, final int decisions, final int candidates, final int percentiles)
+    {
+        return ENGINE_WIDE_COUNTERS + models;
+    }
+
+    /** @return the number of counters this engine was built with. */
+    public int counterCapacity()
+    {
+        return counters.capacity();
     }
 
     /**
@@ -354,10 +378,31 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     }
 
     /**
+     * Makes the windows keep every sample they drain from now on for {@link #collectFleet}, so that nothing recorded
+     * after this call misses the fleet (the {@link FleetAgent} calls it when it is created). Idempotent; allocates one
+     * histogram per window the first time.
+     */
+    public void attachFleet()
+    {
+        synchronized (lock)
+        {
+            if (!fleetAttached && !closed)
+            {
+                for (final ModelSignals signals : signalsByName.values())
+                {
+                    signals.ttft.keepUnsent();
+                    signals.tpot.keepUnsent();
+                }
+                fleetAttached = true;
+            }
+        }
+    }
+
+    /**
      * Fleet agent, first half of an exchange: drains every window and adds, per model name of the current plans, this
-     * engine's own in-flight count and the latency samples drained since the previous call into {@code local}. The
-     * first call makes the windows keep their drained samples for the next one. Off the hot path: takes the engine's
-     * lock; allocates only on the first call and for new models.
+     * engine's own in-flight count and the latency samples drained since the previous call (or since
+     * {@link #attachFleet()}) into {@code local}. Off the hot path: takes the engine's lock; allocates only on the first
+     * call and for new models.
      *
      * @param local cleared by the caller; models beyond its capacity are left out.
      */
@@ -369,17 +414,13 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             {
                 return;
             }
+            attachFleet();
             final long sliceIndex = sliceIndex(clock.nanoTime());
             for (final ModelSignals signals : state.byModel)
             {
                 if (signals == null)
                 {
                     continue;
-                }
-                if (!fleetAttached)
-                {
-                    signals.ttft.keepUnsent();
-                    signals.tpot.keepUnsent();
                 }
                 signals.ttft.advance(sliceIndex);
                 signals.tpot.advance(sliceIndex);
@@ -391,7 +432,6 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
                     signals.tpot.takeUnsent(local.tpot(index));
                 }
             }
-            fleetAttached = true;
         }
     }
 
