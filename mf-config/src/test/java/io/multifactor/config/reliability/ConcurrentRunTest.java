@@ -150,8 +150,12 @@ class ConcurrentRunTest
             long applied = 0;
             long refused = 0;
             final Path[] cycle = {fileB, bad, fileA, bad};
-            final long endNs = System.nanoTime() + RUN_NS;
-            for (int i = 0; System.nanoTime() - endNs < 0 && failures.isEmpty(); i++)
+            final long startNs = System.nanoTime();
+            final long endNs = startNs + RUN_NS;
+            final long capNs = startNs + TimeUnit.SECONDS.toNanos(120);
+            // At least two rounds of the cycle, however starved the reloader is on a busy machine.
+            for (int i = 0; (System.nanoTime() - endNs < 0 || i < 2 * cycle.length) && System.nanoTime() - capNs < 0 &&
+                failures.isEmpty(); i++)
             {
                 final ReloadResult result = reloader.reload(cycle[i % cycle.length]);
                 if (result.applied())
@@ -184,10 +188,10 @@ class ConcurrentRunTest
             assertThat(ended.get()).as("leases ended").isEqualTo(begun.get());
             System.out.printf(Locale.ROOT, "ConcurrentRunTest: %.1f s, %d selections, %d leases begun and ended " +
                 "once each, %d samples, %d reloads applied and %d refused, 0 torn plans, 0 negative counts%n",
-                RUN_NS / 1e9, selections.get(), begun.get(), samples.get(), applied, refused);
+                (System.nanoTime() - startNs) / 1e9, selections.get(), begun.get(), samples.get(), applied, refused);
             assertThat(selections.get()).isPositive();
-            assertThat(applied).isGreaterThan(2);
-            assertThat(refused).isGreaterThan(2);
+            assertThat(applied).isGreaterThanOrEqualTo(4);
+            assertThat(refused).isGreaterThanOrEqualTo(4);
         }
     }
 
