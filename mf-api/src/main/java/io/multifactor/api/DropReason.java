@@ -26,6 +26,9 @@ public final class DropReason
     /** Its in-flight count is above {@code max_inflight}. */
     public static final int INFLIGHT = 5;
 
+    /** Number of codes (0 to {@code COUNT - 1}), for arrays indexed by reason. */
+    public static final int COUNT = 6;
+
     private static final String[] LABELS = { "none", "excluded", "tpot", "ttft", "cost", "inflight" };
 
     private DropReason()

@@ -24,6 +24,7 @@ public final class Selection
     private int outcome = Outcome.FAILED;
     private int selectedIndex = -1;
     private int candidateCount;
+    private int droppedCount;
     private final double[] weights = new double[Factor.COUNT];
 
     private int[] modelIds;
@@ -68,6 +69,7 @@ public final class Selection
         this.candidateCount = candidateCount;
         this.outcome = Outcome.FAILED;
         this.selectedIndex = -1;
+        this.droppedCount = 0;
     }
 
     /**
@@ -90,6 +92,7 @@ public final class Selection
     {
         modelIds[index] = modelId;
         dropReasons[index] = excluded ? DropReason.EXCLUDED : DropReason.NONE;
+        droppedCount += excluded ? 1 : 0;
         this.tpotMs[index] = tpotMs;
         this.ttftMs[index] = ttftMs;
         this.inflight[index] = inflight;
@@ -116,6 +119,8 @@ public final class Selection
      */
     public void dropReason(final int index, final int reason)
     {
+        // Counted so that the engine's drop counters look at the candidates only when some were dropped.
+        droppedCount += dropReasons[index] == DropReason.NONE && reason != DropReason.NONE ? 1 : 0;
         dropReasons[index] = reason;
     }
 
@@ -210,6 +215,15 @@ public final class Selection
     public int candidateCount()
     {
         return candidateCount;
+    }
+
+    /**
+     * @return number of candidates given a drop reason since {@link #reset(int, int)} (excluded ones included); 0 means
+     *     every candidate was scored, so a reader of drop reasons can skip the candidates.
+     */
+    public int droppedCount()
+    {
+        return droppedCount;
     }
 
     /**
