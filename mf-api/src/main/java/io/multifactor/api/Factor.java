@@ -10,10 +10,10 @@ public final class Factor
     /** Configured {@code quality_score}; higher is better. */
     public static final int QUALITY = 0;
 
-    /** Observed latency percentile (TPOT, else TTFT); lower is better. */
+    /** Observed latency percentile (by default TPOT, else TTFT; see {@link LatencyMetric}); lower is better. */
     public static final int LATENCY = 1;
 
-    /** Configured {@code prompt_per_1m}; lower is better. */
+    /** Configured price per 1M tokens ({@code prompt_per_1m}, or the decision's {@code cost_mix}); lower is better. */
     public static final int COST = 2;
 
     /** Current in-flight count; lower is better. */
@@ -42,5 +42,21 @@ public final class Factor
             throw new IllegalArgumentException("unknown factor: " + factor);
         }
         return LABELS[factor];
+    }
+
+    /**
+     * @param label a YAML spelling, such as {@code "cost"}.
+     * @return its index, or -1 when the spelling is unknown.
+     */
+    public static int parse(final String label)
+    {
+        for (int i = 0; i < COUNT; i++)
+        {
+            if (LABELS[i].equals(label))
+            {
+                return i;
+            }
+        }
+        return -1;
     }
 }

@@ -9,7 +9,8 @@ import java.util.Arrays;
  * <p>
  * Missing values are {@link Double#NaN}: a signal the candidate does not have, or the score of a candidate that was not
  * scored. Normalized factors are in [0, 1], higher is better (latency, cost and load already inverted), before
- * weighting.
+ * weighting. With {@code objective: lexicographic} a survivor's score is its normalized value of the first priority
+ * factor, and {@link #eliminatedBy(int)} names the factor that took a survivor out of the finalists.
  * <p>
  * Storage is parallel primitive arrays sized by the largest decision seen; {@link #reset(int, int)} grows them the
  * first time a larger decision is selected (the only allocation, off the steady state).
@@ -18,6 +19,9 @@ import java.util.Arrays;
  */
 public final class Selection
 {
+    /** Value of {@link #eliminatedBy(int)} for a candidate no factor eliminated. */
+    public static final int NOT_ELIMINATED = -1;
+
     private static final int DEFAULT_CAPACITY = 16;
 
     private int decisionId = Handles.NONE;
@@ -25,6 +29,8 @@ public final class Selection
     private int selectedIndex = -1;
     private int candidateCount;
     private int droppedCount;
+    private int objective = Objective.WEIGHTED;
+    private int latencyMetric = LatencyMetric.AUTO;
     private final double[] weights = new double[Factor.COUNT];
 
     private int[] modelIds;
@@ -36,6 +42,7 @@ public final class Selection
     private long[] inflight;
     private double[] scores;
     private double[] normalized;
+    private int[] eliminatedBy;
 
     /** A selection sized for decisions of up to 16 candidates; it grows on demand. */
     public Selection()
@@ -70,6 +77,8 @@ public final class Selection
         this.outcome = Outcome.FAILED;
         this.selectedIndex = -1;
         this.droppedCount = 0;
+        this.objective = Objective.WEIGHTED;
+        this.latencyMetric = LatencyMetric.AUTO;
     }
 
     /**
@@ -96,6 +105,7 @@ public final class Selection
         this.tpotMs[index] = tpotMs;
         this.ttftMs[index] = ttftMs;
         this.inflight[index] = inflight;
+        eliminatedBy[index] = NOT_ELIMINATED;
     }
 
     /**
@@ -109,6 +119,29 @@ public final class Selection
     {
         this.quality[index] = quality;
         this.costPer1M[index] = costPer1M;
+    }
+
+    /**
+     * Sets how the survivors were ranked and which latency signal was read. Called by the kernel.
+     *
+     * @param objective an {@link Objective} code.
+     * @param latencyMetric a {@link LatencyMetric} code.
+     */
+    public void ranking(final int objective, final int latencyMetric)
+    {
+        this.objective = objective;
+        this.latencyMetric = latencyMetric;
+    }
+
+    /**
+     * Records the factor that took a lexicographic survivor out of the finalists. Called by the kernel.
+     *
+     * @param index candidate position.
+     * @param factor a {@link Factor} index.
+     */
+    public void eliminatedBy(final int index, final int factor)
+    {
+        eliminatedBy[index] = factor;
     }
 
     /**
@@ -173,6 +206,18 @@ public final class Selection
     {
         this.outcome = outcome;
         this.selectedIndex = selectedIndex;
+    }
+
+    /** @return the {@link Objective} code of the decision of this selection. */
+    public int objective()
+    {
+        return objective;
+    }
+
+    /** @return the {@link LatencyMetric} code of the decision of this selection. */
+    public int latencyMetric()
+    {
+        return latencyMetric;
     }
 
     /** @return handle of the decision of this selection. */
@@ -264,12 +309,12 @@ public final class Selection
 
     /**
      * @param index candidate position.
-     * @return the latency signal used for scoring: TPOT percentile if observed, else TTFT percentile, else NaN.
+     * @return the latency signal used for scoring under the decision's {@link #latencyMetric()} ({@code auto}: TPOT
+     *     percentile if observed, else TTFT percentile), NaN when missing.
      */
     public double latencyMs(final int index)
     {
-        final double tpot = tpotMs[index];
-        return tpot == tpot ? tpot : ttftMs[index];
+        return LatencyMetric.select(latencyMetric, tpotMs[index], ttftMs[index]);
     }
 
     /**
@@ -292,7 +337,8 @@ public final class Selection
 
     /**
      * @param index candidate position.
-     * @return its prompt price in USD per 1M tokens, NaN when not configured.
+     * @return its cost in USD per 1M tokens under the decision's {@code cost_mix} or the request's token counts (the
+     *     prompt price by default), NaN when a price with a non-zero share is not configured.
      */
     public double costPer1M(final int index)
     {
@@ -327,6 +373,16 @@ public final class Selection
         return normalized[index * Factor.COUNT + factor];
     }
 
+    /**
+     * @param index candidate position.
+     * @return the {@link Factor} that eliminated this lexicographic survivor, {@link #NOT_ELIMINATED} for a finalist,
+     *     a candidate that did not survive the filter, or any candidate of a weighted decision.
+     */
+    public int eliminatedBy(final int index)
+    {
+        return eliminatedBy[index];
+    }
+
     private void growSlowPath(final int candidateCount)
     {
         final int capacity = Math.max(candidateCount, modelIds.length * 2);
@@ -344,6 +400,8 @@ public final class Selection
         inflight = new long[capacity];
         scores = new double[capacity];
         normalized = new double[capacity * Factor.COUNT];
+        eliminatedBy = new int[capacity];
+        Arrays.fill(eliminatedBy, NOT_ELIMINATED);
         Arrays.fill(modelIds, Handles.NONE);
     }
 }

@@ -1,6 +1,8 @@
 package io.multifactor.config;
 
 import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.model.ConfigFormat;
+import io.multifactor.config.model.ConfigOutline;
 import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.read.Problems;
 import io.multifactor.config.yaml.YamlNode;
@@ -12,7 +14,9 @@ import java.nio.file.Path;
 
 /**
  * Loads a configuration file: YAML to a located tree, validation that reports every problem at once as
- * {@code FILE:LINE:COLUMN: PATH: message}, then compilation into {@link Plans}.
+ * {@code FILE:LINE:COLUMN: PATH: message}, then compilation into {@link Plans}. The file is either in this library's
+ * own format or vLLM Semantic Router's canonical one (a root with {@code version: v0.3}, or a Helm values file with
+ * such a configuration under {@code config:}); both give the same validated model and plans.
  * <p>
  * This class is stateless and threadsafe.
  */
@@ -73,8 +77,21 @@ public final class ConfigLoader
         throws InvalidConfigurationException
     {
         final Problems problems = new Problems(file);
-        final RouterConfig config = RouterConfigReader.read(root, problems);
+        final ConfigFormat format = VsrConfigReader.formatOf(root);
+        final RouterConfig config;
+        final ConfigOutline outline;
+        if (format == ConfigFormat.MULTI_FACTOR)
+        {
+            config = VsrConfigReader.refuseWithoutVersion(root, problems) ? null : RouterConfigReader.read(root, problems);
+            outline = ConfigOutline.MULTI_FACTOR;
+        }
+        else
+        {
+            final VsrConfigReader.Result vsr = VsrConfigReader.read(root, format, problems);
+            config = vsr.config();
+            outline = vsr.outline();
+        }
         problems.throwIfErrors();
-        return new LoadedConfig(file, config, PlansCompiler.compile(config, previous), problems.warnings());
+        return new LoadedConfig(file, config, PlansCompiler.compile(config, previous), problems.warnings(), outline);
     }
 }

@@ -1,6 +1,7 @@
 package io.multifactor.config;
 
 import io.multifactor.api.ConfigProblem;
+import io.multifactor.config.model.ConfigOutline;
 import io.multifactor.config.model.RouterConfig;
 import io.multifactor.kernel.engine.SignalSettings;
 import io.multifactor.kernel.plan.Plans;
@@ -16,18 +17,34 @@ import java.util.List;
  * @param config the validated model.
  * @param plans the compiled snapshot.
  * @param warnings located warnings (such as a negative weight clamped to 0), in file order.
+ * @param outline the file's format, and for a vLLM Semantic Router file what it skipped and ignored.
  */
-public record LoadedConfig(String file, RouterConfig config, Plans plans, List<ConfigProblem> warnings)
+public record LoadedConfig(
+    String file, RouterConfig config, Plans plans, List<ConfigProblem> warnings, ConfigOutline outline)
 {
     /**
      * @param file name of the file as given.
      * @param config the validated model.
      * @param plans the compiled snapshot.
      * @param warnings located warnings; copied.
+     * @param outline the file's format, skipped decisions and ignored sections.
      */
     public LoadedConfig
     {
         warnings = List.copyOf(warnings);
+    }
+
+    /**
+     * A configuration read from a file in this library's own format.
+     *
+     * @param file name of the file as given.
+     * @param config the validated model.
+     * @param plans the compiled snapshot.
+     * @param warnings located warnings; copied.
+     */
+    public LoadedConfig(final String file, final RouterConfig config, final Plans plans, final List<ConfigProblem> warnings)
+    {
+        this(file, config, plans, warnings, ConfigOutline.MULTI_FACTOR);
     }
 
     /** @return the engine-wide {@code signals:} settings, for {@code MultiFactorEngine.Builder#settings}. */

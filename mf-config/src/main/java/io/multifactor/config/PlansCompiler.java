@@ -3,6 +3,7 @@ package io.multifactor.config;
 import io.multifactor.config.model.DecisionConfig;
 import io.multifactor.config.model.ModelConfig;
 import io.multifactor.config.model.MultiFactorConfig;
+import io.multifactor.config.model.RankingConfig;
 import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.model.SloConfig;
 import io.multifactor.config.model.WeightsConfig;
@@ -38,13 +39,23 @@ public final class PlansCompiler
             final MultiFactorConfig mf = decision.multiFactor();
             final WeightsConfig w = mf.weights();
             final SloConfig slo = mf.slo();
-            builder.decision(decision.name())
+            final RankingConfig ranking = mf.ranking();
+            final PlansBuilder.DecisionSpec spec = builder.decision(decision.name())
                 .candidates(decision.modelRefs().toArray(new String[0]))
                 .weights(w.quality(), w.latency(), w.cost(), w.load())
                 .slo(slo.maxTpotMs(), slo.maxTtftMs(), slo.maxCostPer1M(), slo.maxInflight())
+                .minQuality(slo.minQuality())
                 .percentile(mf.latencyPercentile())
                 .policy(mf.onNoCandidates())
-                .add();
+                .latencyMetric(ranking.latencyMetric())
+                .costMix(ranking.costMixPrompt(), ranking.costMixCompletion())
+                .tieBand(ranking.tieBand())
+                .tieBreak(ranking.tieBreak());
+            if (!ranking.priority().isEmpty())
+            {
+                spec.lexicographic(ranking.tolerance(), ranking.priorityFactors());
+            }
+            spec.add();
         }
         return builder.build();
     }

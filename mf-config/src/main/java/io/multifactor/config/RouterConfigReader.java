@@ -5,8 +5,6 @@ import io.multifactor.config.model.ModelConfig;
 import io.multifactor.config.model.MultiFactorConfig;
 import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.model.SignalsConfig;
-import io.multifactor.config.model.SloConfig;
-import io.multifactor.config.model.WeightsConfig;
 import io.multifactor.config.read.Durations;
 import io.multifactor.config.read.MappingReader;
 import io.multifactor.config.read.NearestName;
@@ -14,7 +12,6 @@ import io.multifactor.config.read.Problems;
 import io.multifactor.config.yaml.YamlNode;
 import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.config.yaml.YamlSequence;
-import io.multifactor.kernel.plan.NoCandidatesPolicy;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,12 +32,7 @@ final class RouterConfigReader
     static final List<String> DECISION_KEYS = List.of("name", "modelRefs", "algorithm");
     static final List<String> MODEL_REF_KEYS = List.of("model");
     static final List<String> ALGORITHM_KEYS = List.of("type", "multi_factor");
-    static final List<String> MULTI_FACTOR_KEYS = List.of("weights", "slo", "latency_percentile", "on_no_candidates");
-    static final List<String> WEIGHT_KEYS = List.of("quality", "latency", "cost", "load");
-    static final List<String> SLO_KEYS = List.of("max_tpot_ms", "max_ttft_ms", "max_cost_per_1m", "max_inflight");
     static final List<String> SIGNALS_KEYS = List.of("latency_window", "latency_refresh", "inflight_max_age");
-    static final List<String> POLICIES = List.of("cheapest", "first", "fail");
-    static final String ALGORITHM = "multi_factor";
 
     private RouterConfigReader()
     {
@@ -169,9 +161,8 @@ final class RouterConfigReader
             final YamlNode node = ref.value("model");
             if (!modelNodes.containsKey(model))
             {
-                final String nearest = NearestName.of(model, modelNodes.keySet());
-                problems.error(node, ref.path("model"), "unknown model \"" + model + '"' +
-                    (nearest == null ? "" : " (did you mean " + nearest + "?)"));
+                problems.error(node, ref.path("model"),
+                    "unknown model \"" + model + '"' + NearestName.suggestion(model, modelNodes.keySet()));
                 continue;
             }
             final YamlNode first = seen.putIfAbsent(model, node);
@@ -193,83 +184,13 @@ final class RouterConfigReader
         {
             return MultiFactorConfig.DEFAULTS;
         }
-        final String type = algorithm.optionalString("type", ALGORITHM);
-        if (type != null && !ALGORITHM.equals(type))
+        final String type = algorithm.optionalString("type", MultiFactorReader.ALGORITHM);
+        if (type != null && !MultiFactorReader.ALGORITHM.equals(type))
         {
             problems.error(algorithm.value("type"), algorithm.path("type"),
                 "unsupported algorithm type \"" + type + "\": this library implements multi_factor only");
         }
-        final MappingReader mf = algorithm.optionalMapping("multi_factor", MULTI_FACTOR_KEYS);
-        if (mf == null)
-        {
-            return MultiFactorConfig.DEFAULTS;
-        }
-        final WeightsConfig weights = weights(mf, problems);
-        final SloConfig slo = slo(mf);
-        final int percentile = (int)mf.optionalInteger("latency_percentile", MultiFactorConfig.DEFAULT_PERCENTILE, 1, 100);
-        int policy = NoCandidatesPolicy.CHEAPEST;
-        final String policyText = mf.optionalString("on_no_candidates", "cheapest");
-        if (policyText != null)
-        {
-            policy = NoCandidatesPolicy.parse(policyText);
-            if (policy < 0)
-            {
-                problems.error(mf.value("on_no_candidates"), mf.path("on_no_candidates"),
-                    "unknown on_no_candidates \"" + policyText + "\" (expected cheapest, first or fail; did you mean " +
-                    NearestName.of(policyText, POLICIES) + "?)");
-                policy = NoCandidatesPolicy.CHEAPEST;
-            }
-        }
-        return new MultiFactorConfig(weights, slo, percentile, policy);
-    }
-
-    private static WeightsConfig weights(final MappingReader mf, final Problems problems)
-    {
-        final MappingReader weights = mf.optionalMapping("weights", WEIGHT_KEYS);
-        if (weights == null)
-        {
-            return WeightsConfig.EQUAL;
-        }
-        final double[] w = new double[WEIGHT_KEYS.size()];
-        double sum = 0.0;
-        for (int i = 0; i < w.length; i++)
-        {
-            final String key = WEIGHT_KEYS.get(i);
-            w[i] = weights.optionalNumber(key, 0.0, false);
-            if (w[i] < 0.0)
-            {
-                problems.warning(weights.value(key), weights.path(key),
-                    "negative weight " + ((YamlScalar)weights.value(key)).text() + " is clamped to 0");
-            }
-            else if (w[i] > 0.0)
-            {
-                sum += w[i];
-            }
-        }
-        if (sum == Double.POSITIVE_INFINITY)
-        {
-            problems.error(weights.node(), weights.path(), "weights are too large to add up; scale them down");
-        }
-        else if (sum == 0.0 && !problems.hasErrors())
-        {
-            problems.warning(weights.node(), weights.path(),
-                "every weight is 0 after clamping; equal weights (0.25 each) are used");
-        }
-        return new WeightsConfig(w[0], w[1], w[2], w[3]);
-    }
-
-    private static SloConfig slo(final MappingReader mf)
-    {
-        final MappingReader slo = mf.optionalMapping("slo", SLO_KEYS);
-        if (slo == null)
-        {
-            return SloConfig.NONE;
-        }
-        return new SloConfig(
-            slo.optionalNumber("max_tpot_ms", 0.0, true),
-            slo.optionalNumber("max_ttft_ms", 0.0, true),
-            slo.optionalNumber("max_cost_per_1m", 0.0, true),
-            slo.optionalInteger("max_inflight", 0L, 0L, Long.MAX_VALUE));
+        return MultiFactorReader.read(algorithm, problems);
     }
 
     private static SignalsConfig signals(final MappingReader top)

@@ -8,16 +8,32 @@ import io.multifactor.kernel.plan.NoCandidatesPolicy;
  * Instances are immutable and threadsafe.
  *
  * @param weights configured weights.
- * @param slo ceilings.
+ * @param slo quality floor and ceilings.
  * @param latencyPercentile {@code latency_percentile}, 1..100.
  * @param onNoCandidates {@code on_no_candidates} as a {@link NoCandidatesPolicy} code.
+ * @param ranking latency metric, cost mix, objective and tie settings.
  */
-public record MultiFactorConfig(WeightsConfig weights, SloConfig slo, int latencyPercentile, int onNoCandidates)
+public record MultiFactorConfig(
+    WeightsConfig weights, SloConfig slo, int latencyPercentile, int onNoCandidates, RankingConfig ranking)
 {
     /** Default percentile. */
     public static final int DEFAULT_PERCENTILE = 95;
 
-    /** Every default: equal weights, no ceiling, p95, {@code cheapest}. */
+    /** Every default: equal weights, no floor or ceiling, p95, {@code cheapest}, default ranking. */
     public static final MultiFactorConfig DEFAULTS =
         new MultiFactorConfig(WeightsConfig.EQUAL, SloConfig.NONE, DEFAULT_PERCENTILE, NoCandidatesPolicy.CHEAPEST);
+
+    /**
+     * A block with the default ranking settings.
+     *
+     * @param weights configured weights.
+     * @param slo quality floor and ceilings.
+     * @param latencyPercentile {@code latency_percentile}.
+     * @param onNoCandidates a {@link NoCandidatesPolicy} code.
+     */
+    public MultiFactorConfig(
+        final WeightsConfig weights, final SloConfig slo, final int latencyPercentile, final int onNoCandidates)
+    {
+        this(weights, slo, latencyPercentile, onNoCandidates, RankingConfig.DEFAULTS);
+    }
 }

@@ -1,5 +1,5 @@
 /**
- * The validated configuration as immutable records, one per YAML block of section 3 of the design; the kernel never
+ * The validated configuration as immutable records, one per block of a configuration file (either format); the kernel never
  * reads them, it reads the plans compiled from them.
  * <p>
  * Threading: every record is immutable and safe to share.

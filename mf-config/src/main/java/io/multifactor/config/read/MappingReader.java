@@ -6,6 +6,7 @@ import io.multifactor.config.yaml.YamlNode;
 import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.config.yaml.YamlSequence;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +25,7 @@ public final class MappingReader
     private final String path;
     private final Problems problems;
     private final Map<String, YamlEntry> entries = new HashMap<>();
+    private final List<YamlEntry> ignored = new ArrayList<>();
 
     private MappingReader(final YamlNode node, final String path, final Problems problems)
     {
@@ -44,6 +46,29 @@ public final class MappingReader
     public static MappingReader open(
         final YamlNode node, final String path, final Problems problems, final List<String> keys)
     {
+        return open(node, path, problems, keys, true);
+    }
+
+    /**
+     * Opens a mapping of a file whose other keys belong to another program (vLLM Semantic Router's files): a key
+     * outside {@code keys} is not reported but kept in {@link #ignored()}; a duplicate of a listed key is reported.
+     *
+     * @param node the node that should be a mapping.
+     * @param path its path; empty for the root.
+     * @param problems where to report.
+     * @param keys the keys this library reads.
+     * @return a reader; empty (every key absent) when the node is not a mapping, which is reported.
+     */
+    public static MappingReader openIgnoringOthers(
+        final YamlNode node, final String path, final Problems problems, final List<String> keys)
+    {
+        return open(node, path, problems, keys, false);
+    }
+
+    private static MappingReader open(
+        final YamlNode node, final String path, final Problems problems, final List<String> keys,
+        final boolean refuseOthers)
+    {
         final MappingReader reader = new MappingReader(node, path, problems);
         if (node instanceof YamlScalar && ((YamlScalar)node).kind() == YamlScalar.Kind.NULL)
         {
@@ -60,8 +85,15 @@ public final class MappingReader
             final String keyPath = reader.path(key);
             if (!keys.contains(key))
             {
-                problems.error(entry.keyLine(), entry.keyColumn(), keyPath,
-                    "unknown key \"" + key + "\" (did you mean " + NearestName.of(key, keys) + "?)");
+                if (refuseOthers)
+                {
+                    problems.error(entry.keyLine(), entry.keyColumn(), keyPath,
+                        "unknown key \"" + key + '"' + NearestName.suggestion(key, keys));
+                }
+                else
+                {
+                    reader.ignored.add(entry);
+                }
                 continue;
             }
             final YamlEntry first = reader.entries.putIfAbsent(key, entry);
@@ -72,6 +104,47 @@ public final class MappingReader
             }
         }
         return reader;
+    }
+
+    /**
+     * @return the entries of a mapping {@link #openIgnoringOthers opened ignoring others} whose keys were not read, in
+     *     file order; empty for a mapping opened with {@link #open}.
+     */
+    public List<YamlEntry> ignored()
+    {
+        return List.copyOf(ignored);
+    }
+
+    /**
+     * Reports, as unknown keys, the {@link #ignored()} entries whose key is not in {@code tolerated}, suggesting the
+     * nearest of the read and tolerated keys: for a mapping where only some foreign keys are expected.
+     *
+     * @param read the keys the mapping was opened with.
+     * @param tolerated foreign keys that are ignored without a word.
+     */
+    public void refuseIgnoredOutside(final List<String> read, final List<String> tolerated)
+    {
+        final List<String> valid = new ArrayList<>(read);
+        valid.addAll(tolerated);
+        for (final YamlEntry entry : ignored)
+        {
+            if (!tolerated.contains(entry.key()))
+            {
+                problems.error(entry.keyLine(), entry.keyColumn(), path(entry.key()),
+                    "unknown key \"" + entry.key() + '"' + NearestName.suggestion(entry.key(), valid));
+            }
+        }
+    }
+
+    /**
+     * @param key an optional key.
+     * @param keys the keys of the nested mapping this library reads; others are ignored.
+     * @return a reader of the nested mapping {@link #openIgnoringOthers opened ignoring others}, or {@code null} when
+     *     the key is absent.
+     */
+    public MappingReader optionalMappingIgnoringOthers(final String key, final List<String> keys)
+    {
+        return has(key) ? openIgnoringOthers(value(key), path(key), problems, keys) : null;
     }
 
     /** @return the mapping node itself. */

@@ -27,6 +27,8 @@ public final class ConfigReloader implements AutoCloseable
 {
     private final MultiFactorEngine engine;
     private final List<ConfigFileWatcher> watchers = new ArrayList<>();
+    // Guarded by watchers.
+    private long closedWatcherFailures;
 
     /**
      * @param engine the running engine whose plans are replaced.
@@ -81,19 +83,56 @@ public final class ConfigReloader implements AutoCloseable
 
     /**
      * Watches a file and reloads it whenever its content changes, on a daemon thread, until {@link #close()}.
+     * <p>
+     * The watcher follows the path as the system resolves it: it sees the file written in place or replaced by a rename
+     * (as editors save), every symbolic link on the way re-pointed (a Kubernetes ConfigMap volume swaps its
+     * {@code ..data} link on update), the target of a link edited in its own directory, and a directory on the way
+     * deleted and created again. A burst of events is debounced ({@value ConfigFileWatcher#DEFAULT_DEBOUNCE_MS} ms of
+     * quiet) into one reload, and a change that leaves the content as it was reloads nothing. Anything the listener
+     * or the reload throws, {@link Error}s included, is counted in {@link #watchFailureCount()}, the first of a run is
+     * logged (on the {@link System.Logger} named {@code io.multifactor.config.reload}), and watching goes on.
      *
      * @param path the configuration file.
      * @param listener told the result of every reload, on the watcher thread.
-     * @throws java.io.IOException when the file's directory cannot be watched.
+     * @throws java.io.IOException when no directory on the way to the file can be watched.
      */
     public void watch(final Path path, final Consumer<ReloadResult> listener) throws java.io.IOException
     {
-        final ConfigFileWatcher watcher = new ConfigFileWatcher(path, () -> listener.accept(reload(path)));
+        watch(path, listener, ConfigFileWatcher.DEFAULT_DEBOUNCE_MS);
+    }
+
+    /**
+     * As {@link #watch(Path, Consumer)}, with a chosen debounce period.
+     *
+     * @param path the configuration file.
+     * @param listener told the result of every reload, on the watcher thread.
+     * @param debounceMs quiet period, in milliseconds (at least 1), that ends a burst of events.
+     * @throws java.io.IOException when no directory on the way to the file can be watched.
+     */
+    public void watch(final Path path, final Consumer<ReloadResult> listener, final long debounceMs)
+        throws java.io.IOException
+    {
+        final ConfigFileWatcher watcher =
+            new ConfigFileWatcher(path, () -> listener.accept(reload(path)), debounceMs);
         synchronized (watchers)
         {
             watchers.add(watcher);
         }
         watcher.start();
+    }
+
+    /** @return how many reloads (or listener calls) of every watcher threw, since this reloader was created. */
+    public long watchFailureCount()
+    {
+        long failures = closedWatcherFailures;
+        synchronized (watchers)
+        {
+            for (final ConfigFileWatcher watcher : watchers)
+            {
+                failures += watcher.failureCount();
+            }
+        }
+        return failures;
     }
 
     /** Stops every watcher; the engine keeps running with the plans it has. */
@@ -105,6 +144,7 @@ public final class ConfigReloader implements AutoCloseable
             for (final ConfigFileWatcher watcher : watchers)
             {
                 watcher.close();
+                closedWatcherFailures += watcher.failureCount();
             }
             watchers.clear();
         }

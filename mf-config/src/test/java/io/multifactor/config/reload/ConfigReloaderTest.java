@@ -117,7 +117,7 @@ class ConfigReloaderTest
         assertThat(result.applied()).isFalse();
         assertThat(result.problems()).extracting(Object::toString).containsExactly(
             file + ":2:30: models[0].quality_score: must be >= 0, got -1",
-            file + ":5:25: decisions[0].modelRefs[0].model: unknown model \"zz\" (did you mean a?)");
+            file + ":5:25: decisions[0].modelRefs[0].model: unknown model \"zz\"");
         assertThat(engine.plans()).isSameAs(running);
         assertThat(engine.reloadsRefused()).isEqualTo(1);
         assertThat(engine.reloadsApplied()).isZero();
@@ -221,6 +221,41 @@ class ConfigReloaderTest
         Files.writeString(file, BAD);
         assertThat(awaitResult(results, false)).isTrue();
         assertThat(engine.plans()).isSameAs(running);
+    }
+
+    @Test
+    void shouldKeepReloadingThroughAConfigMapVolumeAfterTheListenerThrows() throws Exception
+    {
+        final Path mount = Files.createDirectory(dir.resolve("mount"));
+        final Path v1 = Files.createDirectory(mount.resolve("..2026_11_30_09_00_00.1"));
+        Files.writeString(v1.resolve("router.yaml"), A);
+        Files.createSymbolicLink(mount.resolve("..data"), v1.getFileName());
+        final Path linked = Files.createSymbolicLink(mount.resolve("router.yaml"), Path.of("..data/router.yaml"));
+        final LinkedBlockingQueue<ReloadResult> results = new LinkedBlockingQueue<>();
+        final AtomicLong calls = new AtomicLong();
+        reloader.watch(linked, result ->
+        {
+            results.add(result);
+            if (calls.incrementAndGet() == 1)
+            {
+                throw new OutOfMemoryError("simulated: the listener's own failure");
+            }
+        }, 20);
+
+        final Path v2 = Files.createDirectory(mount.resolve("..2026_11_30_09_05_00.2"));
+        Files.writeString(v2.resolve("router.yaml"), B);
+        java.nio.file.Files.move(Files.createSymbolicLink(mount.resolve("..data_tmp"), v2.getFileName()),
+            mount.resolve("..data"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        assertThat(awaitResult(results, true)).isTrue();
+        assertThat(engine.decisionId("e")).isNotEqualTo(Handles.NONE);
+
+        final Path v3 = Files.createDirectory(mount.resolve("..2026_11_30_09_10_00.3"));
+        Files.writeString(v3.resolve("router.yaml"), A);
+        java.nio.file.Files.move(Files.createSymbolicLink(mount.resolve("..data_tmp"), v3.getFileName()),
+            mount.resolve("..data"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        assertThat(awaitResult(results, true)).isTrue();
+        assertThat(engine.decisionId("e")).isEqualTo(Handles.NONE);
+        assertThat(reloader.watchFailureCount()).isEqualTo(1L);
     }
 
     private static boolean awaitResult(final LinkedBlockingQueue<ReloadResult> results, final boolean applied)

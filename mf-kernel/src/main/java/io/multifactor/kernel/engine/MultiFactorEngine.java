@@ -7,6 +7,7 @@ import io.multifactor.api.InflightTracker;
 import io.multifactor.api.LatencyRecorder;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Selection;
+import io.multifactor.kernel.explain.Explanation;
 import io.multifactor.kernel.inflight.InflightCounters;
 import io.multifactor.kernel.inflight.LeaseTable;
 import io.multifactor.kernel.latency.LatencyWindow;
@@ -203,7 +204,13 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
      */
     public void select(final int decisionId, final Exclusions exclusionsOrNull, final Selection out)
     {
-        final EngineState s = state;
+        select(state, decisionId, exclusionsOrNull, out, countSelections);
+    }
+
+    // The selection proper, on one published state; counted unless explain asks.
+    private void select(
+        final EngineState s, final int decisionId, final Exclusions exclusionsOrNull, final Selection out, final boolean count)
+    {
         final DecisionPlan plan = s.plans.decision(decisionId);
         if (plan == null)
         {
@@ -230,7 +237,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
                 values.getLongVolatile(counterOffsets[modelId]));
         }
         ScoringKernel.score(plan, out);
-        if (countSelections)
+        if (count)
         {
             countSelection(s, decisionId, n, out);
         }
@@ -263,6 +270,33 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
                 values.getAndAddLong(dropOffsets[out.modelId(i) * DropReason.COUNT + reason], 1);
             }
         }
+    }
+
+    /**
+     * Explains what {@link #select} would choose now for one request of a decision, and why: every candidate with its
+     * signals, drop reason, normalized factors and score, as a readable record. Use it off the hot path (an admin
+     * endpoint, a log line on a surprising choice, {@code bin/mf explain}): it allocates a {@link Selection} and the
+     * record. Like {@code select}, it reads the published signals; it begins no lease, records nothing and is not
+     * counted in the selection metrics.
+     *
+     * @param decisionId decision handle, from {@link #decisionId(String)}.
+     * @param exclusionsOrNull models this request leaves out, or null.
+     * @return the explanation, built against the plans snapshot the selection ran on.
+     * @throws IllegalArgumentException when the handle names no decision of the current plans.
+     */
+    public Explanation explain(final int decisionId, final Exclusions exclusionsOrNull)
+    {
+        // One state for the selection and the record: the names, ceilings and percentile of the record are those the
+        // selection ran on, even across a concurrent reload. Not counted in the selection metrics.
+        final EngineState s = state;
+        final DecisionPlan plan = s.plans.decision(decisionId);
+        if (plan == null)
+        {
+            throw new IllegalArgumentException("no decision with handle " + decisionId + " in the current plans");
+        }
+        final Selection selection = new Selection(plan.candidateCount());
+        select(s, decisionId, exclusionsOrNull, selection, false);
+        return Explanation.of(s.plans, plan, selection);
     }
 
     /**

@@ -1,13 +1,16 @@
 package io.multifactor.kernel.plan;
 
 import io.multifactor.api.Factor;
+import io.multifactor.api.LatencyMetric;
+import io.multifactor.api.Objective;
 
 import java.util.Arrays;
 
 /**
- * One decision compiled into flat primitive arrays: its candidates in {@code modelRefs} order, their configured quality
- * and prompt price (NaN when absent), the effective weights, the four SLO ceilings, the percentile and its slot, and the
- * no-candidates policy.
+ * One decision compiled into flat primitive arrays: its candidates in {@code modelRefs} order, their configured quality,
+ * prompt and completion prices and their cost under the decision's {@code cost_mix} (NaN when absent), the effective
+ * weights, the quality floor and the four SLO ceilings, the percentile and its slot, the no-candidates policy, and the
+ * ranking settings: latency metric, objective (with its priority and tolerance), tie band and tie break.
  * <p>
  * A ceiling that is off (absent or 0 in the YAML) is stored as an effective ceiling no value can exceed
  * ({@code +Infinity}, or {@code Long.MAX_VALUE} for in-flight), so the scoring loop never branches on "off"; the
@@ -22,7 +25,20 @@ public final class DecisionPlan
     private final int[] candidateModelIds;
     private final double[] quality;
     private final double[] promptPer1M;
+    private final double[] completionPer1M;
+    private final double[] costPer1M;
     private final double[] weights;
+    private final double minQuality;
+    private final boolean qualityFloor;
+    private final int latencyMetric;
+    private final double costMixPrompt;
+    private final double costMixCompletion;
+    private final int objective;
+    private final int[] priority;
+    private final double tolerance;
+    private final double tieBand;
+    private final int tieBreak;
+    private final boolean spreadsTies;
     private final double maxTpotMs;
     private final double maxTtftMs;
     private final double maxCostPer1M;
@@ -41,7 +57,9 @@ public final class DecisionPlan
      * @param candidateModelIds model handles of the candidates, in order; copied.
      * @param quality quality score per candidate, NaN when absent; copied.
      * @param promptPer1M prompt price per candidate in USD per 1M tokens, NaN when absent; copied.
+     * @param completionPer1M completion price per candidate in USD per 1M tokens, NaN when absent; copied.
      * @param weights effective weights indexed by {@link Factor}, as from {@link Weights#normalize}; copied.
+     * @param minQuality quality floor ({@code slo.min_quality}), 0 when off.
      * @param maxTpotMs TPOT ceiling in milliseconds, 0 when off.
      * @param maxTtftMs TTFT ceiling in milliseconds, 0 when off.
      * @param maxCostPer1M prompt price ceiling in USD per 1M tokens, 0 when off.
@@ -49,6 +67,14 @@ public final class DecisionPlan
      * @param percentile latency percentile to read, 1..100.
      * @param percentileSlot index of that percentile among the distinct percentiles of the snapshot.
      * @param policy a {@link NoCandidatesPolicy} code.
+     * @param latencyMetric a {@link LatencyMetric} code.
+     * @param costMixPrompt prompt share of {@code cost_mix}.
+     * @param costMixCompletion completion share of {@code cost_mix}; with the prompt share a valid {@link CostMix}.
+     * @param objective an {@link Objective} code.
+     * @param priority lexicographic priority, distinct {@link Factor} indices (empty for the weighted objective); copied.
+     * @param tolerance lexicographic tolerance, 0..1.
+     * @param tieBand weighted tie band, 0..1 (0 for the lexicographic objective).
+     * @param tieBreak a {@link TieBreak} code.
      * @throws IllegalArgumentException when the arrays disagree in length, are empty, or a value is out of range.
      */
     public DecisionPlan(
@@ -57,17 +83,28 @@ public final class DecisionPlan
         final int[] candidateModelIds,
         final double[] quality,
         final double[] promptPer1M,
+        final double[] completionPer1M,
         final double[] weights,
+        final double minQuality,
         final double maxTpotMs,
         final double maxTtftMs,
         final double maxCostPer1M,
         final long maxInflight,
         final int percentile,
         final int percentileSlot,
-        final int policy)
+        final int policy,
+        final int latencyMetric,
+        final double costMixPrompt,
+        final double costMixCompletion,
+        final int objective,
+        final int[] priority,
+        final double tolerance,
+        final double tieBand,
+        final int tieBreak)
     {
         final int n = candidateModelIds.length;
-        if (n == 0 || quality.length != n || promptPer1M.length != n || weights.length != Factor.COUNT)
+        if (n == 0 || quality.length != n || promptPer1M.length != n || completionPer1M.length != n ||
+            weights.length != Factor.COUNT)
         {
             throw new IllegalArgumentException("decision " + name + ": candidate arrays must be non-empty and of one length");
         }
@@ -76,12 +113,44 @@ public final class DecisionPlan
             throw new IllegalArgumentException("decision " + name + ": percentile must be in 1..100: " + percentile);
         }
         NoCandidatesPolicy.label(policy);
+        LatencyMetric.label(latencyMetric);
+        Objective.label(objective);
+        TieBreak.label(tieBreak);
+        if (!CostMix.isValid(costMixPrompt, costMixCompletion))
+        {
+            throw new IllegalArgumentException("decision " + name + ": cost_mix must be finite, >= 0 and not both 0: " +
+                costMixPrompt + ", " + costMixCompletion);
+        }
+        requirePriority(name, objective, priority);
+        requireUnit(name, "tolerance", tolerance);
+        requireUnit(name, "tie_band", tieBand);
+        if (objective == Objective.LEXICOGRAPHIC && tieBand != 0.0)
+        {
+            throw new IllegalArgumentException("decision " + name + ": tie_band applies to the weighted objective only");
+        }
         this.id = id;
         this.name = name;
         this.candidateModelIds = candidateModelIds.clone();
         this.quality = quality.clone();
         this.promptPer1M = promptPer1M.clone();
+        this.completionPer1M = completionPer1M.clone();
+        this.costPer1M = new double[n];
+        for (int i = 0; i < n; i++)
+        {
+            costPer1M[i] = CostMix.blend(costMixPrompt, costMixCompletion, promptPer1M[i], completionPer1M[i]);
+        }
         this.weights = weights.clone();
+        this.minQuality = requireCeiling(name, "min_quality", minQuality);
+        this.qualityFloor = minQuality > 0.0;
+        this.latencyMetric = latencyMetric;
+        this.costMixPrompt = costMixPrompt;
+        this.costMixCompletion = costMixCompletion;
+        this.objective = objective;
+        this.priority = priority.clone();
+        this.tolerance = tolerance;
+        this.tieBand = tieBand;
+        this.tieBreak = tieBreak;
+        this.spreadsTies = tieBand > 0.0 || tieBreak == TieBreak.RANDOM;
         this.maxTpotMs = requireCeiling(name, "max_tpot_ms", maxTpotMs);
         this.maxTtftMs = requireCeiling(name, "max_ttft_ms", maxTtftMs);
         this.maxCostPer1M = requireCeiling(name, "max_cost_per_1m", maxCostPer1M);
@@ -142,6 +211,26 @@ public final class DecisionPlan
     public double promptPer1M(final int index)
     {
         return promptPer1M[index];
+    }
+
+    /**
+     * @param index candidate position.
+     * @return configured completion price in USD per 1M tokens, NaN when absent.
+     */
+    public double completionPer1M(final int index)
+    {
+        return completionPer1M[index];
+    }
+
+    /**
+     * @param index candidate position.
+     * @return cost in USD per 1M tokens under the decision's {@code cost_mix} (the prompt price by default), NaN when a
+     *     price with a non-zero share is absent: what the cost factor, the cost ceiling and {@code cheapest} use for a
+     *     request without token counts.
+     */
+    public double costPer1M(final int index)
+    {
+        return costPer1M[index];
     }
 
     /**
@@ -219,12 +308,123 @@ public final class DecisionPlan
         return policy;
     }
 
+    /** @return configured quality floor ({@code slo.min_quality}), 0 when off. */
+    public double minQuality()
+    {
+        return minQuality;
+    }
+
+    /** @return whether the decision has a quality floor (then a candidate without quality score is dropped). */
+    public boolean hasQualityFloor()
+    {
+        return qualityFloor;
+    }
+
+    /** @return the {@link LatencyMetric} code. */
+    public int latencyMetric()
+    {
+        return latencyMetric;
+    }
+
+    /** @return prompt share of {@code cost_mix} (1 by default). */
+    public double costMixPrompt()
+    {
+        return costMixPrompt;
+    }
+
+    /** @return completion share of {@code cost_mix} (0 by default). */
+    public double costMixCompletion()
+    {
+        return costMixCompletion;
+    }
+
+    /** @return the {@link Objective} code. */
+    public int objective()
+    {
+        return objective;
+    }
+
+    /** @return number of lexicographic priority factors (0 for the weighted objective). */
+    public int priorityCount()
+    {
+        return priority.length;
+    }
+
+    /**
+     * @param rank position in {@code priority}, from 0.
+     * @return the {@link Factor} at that position.
+     */
+    public int priority(final int rank)
+    {
+        return priority[rank];
+    }
+
+    /** @return lexicographic tolerance, 0..1. */
+    public double tolerance()
+    {
+        return tolerance;
+    }
+
+    /** @return weighted tie band, 0..1. */
+    public double tieBand()
+    {
+        return tieBand;
+    }
+
+    /** @return the {@link TieBreak} code. */
+    public int tieBreak()
+    {
+        return tieBreak;
+    }
+
+    /** @return whether choosing among tied candidates needs more than "the first best": a tie band or a random break. */
+    public boolean spreadsTies()
+    {
+        return spreadsTies;
+    }
+
     @Override
     public String toString()
     {
         return "DecisionPlan{id=" + id + ", name=" + name + ", candidates=" + Arrays.toString(candidateModelIds) +
             ", weights=" + Arrays.toString(weights) + ", p" + percentile + ", policy=" +
-            NoCandidatesPolicy.label(policy) + '}';
+            NoCandidatesPolicy.label(policy) + ", " + Objective.label(objective) +
+            (objective == Objective.LEXICOGRAPHIC ? Arrays.toString(priority) + " tolerance=" + tolerance : "") +
+            (tieBand > 0.0 ? ", tie_band=" + tieBand : "") + ", tie_break=" + TieBreak.label(tieBreak) +
+            (qualityFloor ? ", min_quality=" + minQuality : "") + ", latency=" + LatencyMetric.label(latencyMetric) +
+            ", cost_mix=" + costMixPrompt + '/' + costMixCompletion + '}';
+    }
+
+    private static void requirePriority(final String decision, final int objective, final int[] priority)
+    {
+        if (objective == Objective.LEXICOGRAPHIC && priority.length == 0)
+        {
+            throw new IllegalArgumentException("decision " + decision + ": lexicographic objective needs a priority");
+        }
+        if (objective == Objective.WEIGHTED && priority.length != 0)
+        {
+            throw new IllegalArgumentException("decision " + decision + ": priority needs the lexicographic objective");
+        }
+        final boolean[] seen = new boolean[Factor.COUNT];
+        for (final int factor : priority)
+        {
+            Factor.label(factor);
+            if (seen[factor])
+            {
+                throw new IllegalArgumentException("decision " + decision + ": duplicate priority factor " +
+                    Factor.label(factor));
+            }
+            seen[factor] = true;
+        }
+    }
+
+    private static double requireUnit(final String decision, final String key, final double value)
+    {
+        if (!(value >= 0.0 && value <= 1.0))
+        {
+            throw new IllegalArgumentException("decision " + decision + ": " + key + " must be in 0..1: " + value);
+        }
+        return value;
     }
 
     private static double requireCeiling(final String decision, final String key, final double value)

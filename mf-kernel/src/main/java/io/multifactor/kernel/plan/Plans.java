@@ -11,7 +11,9 @@ import java.util.Map;
  * signals, decisions to {@link DecisionPlan}s, and the distinct latency percentiles the decisions read (their slots).
  * <p>
  * Handles are dense and stable across snapshots built with {@link PlansBuilder#PlansBuilder(Plans)}: a model or decision
- * that keeps its name keeps its handle; a removed name leaves a hole ({@code null} name) and its handle is never reused.
+ * name keeps its handle for the whole lineage. A removed name leaves a hole ({@code null} name) and its handle is never
+ * given to another name; if a later snapshot restores the name, it gets its old handle back. Each snapshot carries the
+ * lineage (every name ever issued a handle, by handle) for that purpose.
  * <p>
  * Instances are immutable and threadsafe; the engine publishes a new one with a single volatile write.
  */
@@ -27,6 +29,8 @@ public final class Plans
     private final Map<String, Integer> decisionIdsByName;
     private final int modelCount;
     private final int decisionCount;
+    private final String[] modelLineage;
+    private final String[] decisionLineage;
 
     Plans(
         final String[] modelNames,
@@ -34,8 +38,12 @@ public final class Plans
         final double[] modelPromptPer1M,
         final double[] modelCompletionPer1M,
         final DecisionPlan[] decisions,
-        final int[] percentiles)
+        final int[] percentiles,
+        final String[] modelLineage,
+        final String[] decisionLineage)
     {
+        this.modelLineage = modelLineage;
+        this.decisionLineage = decisionLineage;
         this.modelNames = modelNames;
         this.modelQuality = modelQuality;
         this.modelPromptPer1M = modelPromptPer1M;
@@ -195,14 +203,16 @@ public final class Plans
         return max;
     }
 
-    String[] modelNamesByIdForLineage()
+    /** @return every model name this lineage ever issued a handle to, by handle; shared, do not modify. */
+    String[] modelLineage()
     {
-        return modelNames;
+        return modelLineage;
     }
 
-    DecisionPlan[] decisionsByIdForLineage()
+    /** @return every decision name this lineage ever issued a handle to, by handle; shared, do not modify. */
+    String[] decisionLineage()
     {
-        return decisions;
+        return decisionLineage;
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.multifactor.kernel.plan;
 
 import io.multifactor.api.Factor;
+import io.multifactor.api.LatencyMetric;
+import io.multifactor.api.Objective;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,8 +12,9 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * Builds a {@link Plans} snapshot programmatically (the YAML compiler uses it too). Given the previous snapshot, names
- * that stay keep their handles and new names get handles never issued before.
+ * Builds a {@link Plans} snapshot programmatically (the YAML compiler uses it too). Given the previous snapshot, every
+ * name the lineage has ever held keeps its handle (names that stay, and names removed by an earlier snapshot and now
+ * restored), and names never seen get handles never issued before.
  * <p>
  * Programming errors (an unknown or duplicate name, an empty candidate list, a value out of range) are refused with
  * {@link IllegalArgumentException}; user-facing validation with located messages belongs to the configuration layer.
@@ -22,8 +25,8 @@ public final class PlansBuilder
 {
     private final Map<String, Integer> previousModelIds = new HashMap<>();
     private final Map<String, Integer> previousDecisionIds = new HashMap<>();
-    private int nextModelId;
-    private int nextDecisionId;
+    private final List<String> modelLineage = new ArrayList<>();
+    private final List<String> decisionLineage = new ArrayList<>();
 
     private final Map<String, Integer> modelIds = new HashMap<>();
     private final List<String> modelNames = new ArrayList<>();
@@ -37,30 +40,25 @@ public final class PlansBuilder
     }
 
     /**
-     * A builder for the snapshot that replaces {@code previous}: names that stay keep their handles.
+     * A builder for the snapshot that replaces {@code previous}: every name of its lineage keeps its handle, whether it
+     * is in {@code previous} or was removed by an earlier snapshot.
      *
      * @param previous the snapshot being replaced.
      */
     public PlansBuilder(final Plans previous)
     {
-        final String[] names = previous.modelNamesByIdForLineage();
-        for (int i = 0; i < names.length; i++)
+        final String[] models = previous.modelLineage();
+        for (int i = 0; i < models.length; i++)
         {
-            if (names[i] != null)
-            {
-                previousModelIds.put(names[i], i);
-            }
+            previousModelIds.put(models[i], i);
+            modelLineage.add(models[i]);
         }
-        final DecisionPlan[] plans = previous.decisionsByIdForLineage();
-        for (int i = 0; i < plans.length; i++)
+        final String[] decisionNames = previous.decisionLineage();
+        for (int i = 0; i < decisionNames.length; i++)
         {
-            if (plans[i] != null)
-            {
-                previousDecisionIds.put(plans[i].name(), i);
-            }
+            previousDecisionIds.put(decisionNames[i], i);
+            decisionLineage.add(decisionNames[i]);
         }
-        nextModelId = names.length;
-        nextDecisionId = plans.length;
     }
 
     /**
@@ -86,7 +84,16 @@ public final class PlansBuilder
         requireOptionalNonNegative("model " + name + " prompt_per_1m", promptPer1M);
         requireOptionalNonNegative("model " + name + " completion_per_1m", completionPer1M);
         final Integer previous = previousModelIds.get(name);
-        final int id = previous != null ? previous : nextModelId++;
+        final int id;
+        if (previous != null)
+        {
+            id = previous;
+        }
+        else
+        {
+            id = modelLineage.size();
+            modelLineage.add(name);
+        }
         modelIds.put(name, id);
         modelNames.add(name);
         modelIdOrder.add(id);
@@ -124,7 +131,7 @@ public final class PlansBuilder
      */
     public Plans build()
     {
-        final int modelCapacity = nextModelId;
+        final int modelCapacity = modelLineage.size();
         final String[] names = new String[modelCapacity];
         final double[] quality = nanArray(modelCapacity);
         final double[] prompt = nanArray(modelCapacity);
@@ -151,7 +158,7 @@ public final class PlansBuilder
         }
 
         final Map<String, Integer> decisionIds = new HashMap<>();
-        int decisionCapacity = nextDecisionId;
+        final List<String> decisionNames = new ArrayList<>(decisionLineage);
         final int[] ids = new int[decisions.size()];
         for (int i = 0; i < decisions.size(); i++)
         {
@@ -161,16 +168,26 @@ public final class PlansBuilder
                 throw new IllegalArgumentException("duplicate decision: " + spec.name);
             }
             final Integer previous = previousDecisionIds.get(spec.name);
-            ids[i] = previous != null ? previous : decisionCapacity++;
+            if (previous != null)
+            {
+                ids[i] = previous;
+            }
+            else
+            {
+                ids[i] = decisionNames.size();
+                decisionNames.add(spec.name);
+            }
             decisionIds.put(spec.name, ids[i]);
         }
-        final DecisionPlan[] plans = new DecisionPlan[decisionCapacity];
+        final DecisionPlan[] plans = new DecisionPlan[decisionNames.size()];
         for (int i = 0; i < decisions.size(); i++)
         {
             final DecisionSpec spec = decisions.get(i);
-            plans[ids[i]] = spec.compile(ids[i], Arrays.binarySearch(percentiles, spec.percentile), quality, prompt);
+            plans[ids[i]] = spec.compile(
+                ids[i], Arrays.binarySearch(percentiles, spec.percentile), quality, prompt, completion);
         }
-        return new Plans(names, quality, prompt, completion, plans, percentiles);
+        return new Plans(names, quality, prompt, completion, plans, percentiles, modelLineage.toArray(new String[0]),
+            decisionNames.toArray(new String[0]));
     }
 
 
@@ -190,7 +207,9 @@ public final class PlansBuilder
     }
 
     /**
-     * One decision being specified. Defaults: equal weights, no ceilings, percentile 95, policy {@code cheapest}.
+     * One decision being specified. Defaults: equal weights, no floor, no ceilings, percentile 95, policy
+     * {@code cheapest}, latency metric {@code auto}, cost mix {@code {prompt: 1, completion: 0}}, weighted objective, no
+     * tie band, tie break {@code first}.
      * <p>
      * This class is not threadsafe.
      */
@@ -206,6 +225,15 @@ public final class PlansBuilder
         private long maxInflight;
         private int percentile = 95;
         private int policy = NoCandidatesPolicy.CHEAPEST;
+        private double minQuality;
+        private int latencyMetric = LatencyMetric.AUTO;
+        private double costMixPrompt = CostMix.DEFAULT_PROMPT;
+        private double costMixCompletion = CostMix.DEFAULT_COMPLETION;
+        private int objective = Objective.WEIGHTED;
+        private int[] priority = new int[0];
+        private double tolerance;
+        private double tieBand;
+        private int tieBreak = TieBreak.FIRST;
 
         DecisionSpec(final PlansBuilder builder, final String name)
         {
@@ -286,6 +314,93 @@ public final class PlansBuilder
         }
 
         /**
+         * @param minQuality quality floor ({@code slo.min_quality}): a candidate below it or without quality score is
+         *     dropped; 0 means off.
+         * @return this specification.
+         */
+        public DecisionSpec minQuality(final double minQuality)
+        {
+            if (!(minQuality >= 0.0 && minQuality < Double.POSITIVE_INFINITY))
+            {
+                throw new IllegalArgumentException("min_quality must be finite and >= 0: " + minQuality);
+            }
+            this.minQuality = minQuality;
+            return this;
+        }
+
+        /**
+         * @param latencyMetric a {@link LatencyMetric} code.
+         * @return this specification.
+         */
+        public DecisionSpec latencyMetric(final int latencyMetric)
+        {
+            LatencyMetric.label(latencyMetric);
+            this.latencyMetric = latencyMetric;
+            return this;
+        }
+
+        /**
+         * @param prompt prompt share, finite and >= 0.
+         * @param completion completion share, finite and >= 0; not both 0.
+         * @return this specification.
+         */
+        public DecisionSpec costMix(final double prompt, final double completion)
+        {
+            if (!CostMix.isValid(prompt, completion))
+            {
+                throw new IllegalArgumentException("cost_mix must be finite, >= 0 and not both 0: " + prompt + ", " +
+                    completion);
+            }
+            this.costMixPrompt = prompt;
+            this.costMixCompletion = completion;
+            return this;
+        }
+
+        /**
+         * Ranks survivors factor by factor instead of by weighted score (the weights are then ignored).
+         *
+         * @param tolerance how far below the best normalized value a candidate may be and stay, 0..1.
+         * @param priorityFactors distinct {@link Factor} indices, most important first; at least one.
+         * @return this specification.
+         */
+        public DecisionSpec lexicographic(final double tolerance, final int... priorityFactors)
+        {
+            if (priorityFactors.length == 0)
+            {
+                throw new IllegalArgumentException("lexicographic objective needs at least one priority factor");
+            }
+            this.objective = Objective.LEXICOGRAPHIC;
+            this.priority = priorityFactors.clone();
+            this.tolerance = tolerance;
+            return this;
+        }
+
+        /**
+         * @param tieBand weighted objective: a survivor whose score is at least the best minus this is tied, 0..1.
+         * @return this specification.
+         */
+        public DecisionSpec tieBand(final double tieBand)
+        {
+            if (!(tieBand >= 0.0 && tieBand <= 1.0))
+            {
+                throw new IllegalArgumentException("tie_band must be in 0..1: " + tieBand);
+            }
+            this.tieBand = tieBand;
+            return this;
+        }
+
+        /**
+         * @param tieBreak a {@link TieBreak} code.
+         * @return this specification.
+         */
+        public DecisionSpec tieBreak(final int tieBreak)
+        {
+            TieBreak.label(tieBreak);
+            this.tieBreak = tieBreak;
+            return this;
+        }
+
+        /**
          * Adds this decision to its builder.
          *
          * @return the builder.
@@ -300,12 +415,15 @@ public final class PlansBuilder
             return builder;
         }
 
-        DecisionPlan compile(final int id, final int slot, final double[] qualityById, final double[] promptById)
+        DecisionPlan compile(
+            final int id, final int slot, final double[] qualityById, final double[] promptById,
+            final double[] completionById)
         {
             final int n = candidates.size();
             final int[] modelIds = new int[n];
             final double[] quality = new double[n];
             final double[] prompt = new double[n];
+            final double[] completion = new double[n];
             for (int i = 0; i < n; i++)
             {
                 final String model = candidates.get(i);
@@ -324,12 +442,14 @@ public final class PlansBuilder
                 modelIds[i] = modelId;
                 quality[i] = qualityById[modelId];
                 prompt[i] = promptById[modelId];
+                completion[i] = completionById[modelId];
             }
             final double[] w = new double[Factor.COUNT];
             System.arraycopy(weights, 0, w, 0, Factor.COUNT);
             return new DecisionPlan(
-                id, name, modelIds, quality, prompt, w, maxTpotMs, maxTtftMs, maxCostPer1M, maxInflight, percentile, slot,
-                policy);
+                id, name, modelIds, quality, prompt, completion, w, minQuality, maxTpotMs, maxTtftMs, maxCostPer1M,
+                maxInflight, percentile, slot, policy, latencyMetric, costMixPrompt, costMixCompletion, objective,
+                priority, tolerance, tieBand, tieBreak);
         }
     }
 }

@@ -175,6 +175,15 @@ class EngineMetricsTest
     }
 
     @Test
+    void shouldNotCountExplain()
+    {
+        final MultiFactorEngine engine = engine(plans(0.0, NoCandidatesPolicy.CHEAPEST));
+        engine.explain(engine.decisionId("d"), null);
+        engine.select(engine.decisionId("d"), null, new Selection());
+        assertThat(live(engine.countersReader())).containsEntry(selected("d", "smart", Outcome.SCORED), 1L);
+    }
+
+    @Test
     void shouldNotCountWhenCountingIsOff()
     {
         final MultiFactorEngine engine =

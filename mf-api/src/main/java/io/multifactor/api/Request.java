@@ -1,0 +1,178 @@
+package io.multifactor.api;
+
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * What one request tells the selection beyond its decision, owned by the caller and reused across requests like
+ * {@link Selection}: the models it leaves out ({@link #exclusions()}), its token counts when known
+ * ({@link #promptTokens(long)}, {@link #maxOutputTokens(long)}), and the generator the {@code tie_break: random} rule
+ * draws from.
+ * <p>
+ * Token counts price the request by its own mix: with either count set and their sum above 0, a candidate's cost is
+ * {@code (promptTokens * prompt_per_1m + maxOutputTokens * completion_per_1m) / (promptTokens + maxOutputTokens)},
+ * a count not set counting as 0, instead of the decision's {@code cost_mix}. Without them the decision's mix applies.
+ * <p>
+ * The generator is a SplitMix64 sequence held in this object, so it is as per-thread as the request itself; a new
+ * request starts from a random seed, {@link #seed(long)} makes its draws reproducible (tests, {@code explain}).
+ * {@link #clear()} forgets exclusions and token counts but not the generator's position.
+ * <p>
+ * Nothing here allocates after construction (except {@link Exclusions#add(int)} growing for a handle beyond its
+ * capacity).
+ * <p>
+ * This class is not threadsafe: one thread fills it, selects with it, then reuses it; give each thread its own instance.
+ */
+public final class Request
+{
+    /** Value of a token count that was not set. */
+    public static final long NO_TOKENS = -1L;
+
+    private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
+
+    private final Exclusions exclusions;
+    private long promptTokens = NO_TOKENS;
+    private long maxOutputTokens = NO_TOKENS;
+    private long randomState;
+
+    /** An empty request: nothing excluded, no token counts, a randomly seeded generator. */
+    public Request()
+    {
+        this(new Exclusions());
+    }
+
+    /**
+     * An empty request around a caller's exclusion set (it becomes this request's: {@link #clear()} empties it).
+     *
+     * @param exclusions the set to use; not shared with another thread.
+     */
+    public Request(final Exclusions exclusions)
+    {
+        if (exclusions == null)
+        {
+            throw new NullPointerException("exclusions");
+        }
+        this.exclusions = exclusions;
+        this.randomState = ThreadLocalRandom.current().nextLong();
+    }
+
+    /** @return the models this request leaves out; add to it with {@link #exclude(int)} or directly. */
+    public Exclusions exclusions()
+    {
+        return exclusions;
+    }
+
+    /**
+     * Leaves a model out of this request. A negative handle (such as {@link Handles#NONE}) is ignored.
+     *
+     * @param modelId handle of the model.
+     * @return this request, for chaining.
+     */
+    public Request exclude(final int modelId)
+    {
+        exclusions.add(modelId);
+        return this;
+    }
+
+    /**
+     * @param promptTokens number of prompt tokens of this request, >= 0.
+     * @return this request, for chaining.
+     * @throws IllegalArgumentException for a negative count.
+     */
+    public Request promptTokens(final long promptTokens)
+    {
+        this.promptTokens = requireCount("promptTokens", promptTokens);
+        return this;
+    }
+
+    /**
+     * @param maxOutputTokens the most completion tokens this request may generate, >= 0.
+     * @return this request, for chaining.
+     * @throws IllegalArgumentException for a negative count.
+     */
+    public Request maxOutputTokens(final long maxOutputTokens)
+    {
+        this.maxOutputTokens = requireCount("maxOutputTokens", maxOutputTokens);
+        return this;
+    }
+
+    /** @return the prompt token count, {@link #NO_TOKENS} when not set. */
+    public long promptTokens()
+    {
+        return promptTokens;
+    }
+
+    /** @return the completion token bound, {@link #NO_TOKENS} when not set. */
+    public long maxOutputTokens()
+    {
+        return maxOutputTokens;
+    }
+
+    /** @return whether this request's token counts replace the decision's {@code cost_mix} (a count set, sum above 0). */
+    public boolean hasTokens()
+    {
+        return promptTokens > 0 || maxOutputTokens > 0;
+    }
+
+    /** @return the prompt share of this request's mix: the prompt token count, 0 when not set. */
+    public double promptShare()
+    {
+        return promptTokens > 0 ? promptTokens : 0.0;
+    }
+
+    /** @return the completion share of this request's mix: the completion token bound, 0 when not set. */
+    public double completionShare()
+    {
+        return maxOutputTokens > 0 ? maxOutputTokens : 0.0;
+    }
+
+    /**
+     * Forgets exclusions and token counts for the next request, keeping storage and the generator's position.
+     *
+     * @return this request, for chaining.
+     */
+    public Request clear()
+    {
+        exclusions.clear();
+        promptTokens = NO_TOKENS;
+        maxOutputTokens = NO_TOKENS;
+        return this;
+    }
+
+    /**
+     * Restarts the tie-break generator from a seed: the same seed gives the same draws.
+     *
+     * @param seed any value.
+     * @return this request, for chaining.
+     */
+    public Request seed(final long seed)
+    {
+        randomState = seed;
+        return this;
+    }
+
+    /**
+     * Draws a uniform index from the tie-break generator. Called by the kernel for {@code tie_break: random}; allocates
+     * nothing.
+     *
+     * @param bound number of tied candidates, >= 1.
+     * @return a value in {@code [0, bound)}.
+     */
+    public int nextIndex(final int bound)
+    {
+        randomState += GOLDEN_GAMMA;
+        long z = randomState;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        z = z ^ (z >>> 31);
+        // The high 32 bits scaled to the bound: a bias below bound / 2^32, far under what any test can see.
+        return (int)(((z >>> 32) * bound) >>> 32);
+    }
+
+    private static long requireCount(final String what, final long count)
+    {
+        if (count < 0)
+        {
+            throw new IllegalArgumentException(what + " must be >= 0: " + count);
+        }
+        return count;
+    }
+}

@@ -1,0 +1,145 @@
+package io.multifactor.tools.report;
+
+import io.multifactor.testkit.sim.IntervalRow;
+import io.multifactor.testkit.sim.ModelBehaviour;
+import io.multifactor.testkit.sim.SimulationProfile;
+import io.multifactor.testkit.sim.SimulationReport;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Formats a simulation for people: a table header, one line per interval (per model: share of traffic, p95 TTFT and
+ * TPOT of its samples in the interval, SLO drops), and the closing summary. Numbers use {@link Locale#ROOT} so the text
+ * is the same on every machine.
+ * <p>
+ * This class is stateless and threadsafe.
+ */
+public final class TextReport
+{
+    private static final int MODEL_COLUMN_WIDTH = 31;
+
+    private TextReport()
+    {
+    }
+
+    /**
+     * @param modelNames the models, in report order.
+     * @return two header lines (model names, then column names), each ending with a newline.
+     */
+    public static String header(final List<String> modelNames)
+    {
+        final StringBuilder names = new StringBuilder(String.format(Locale.ROOT, "%-13s %5s", "", ""));
+        final StringBuilder columns = new StringBuilder(String.format(Locale.ROOT, "%-13s %5s", "time (s)", "reqs"));
+        for (final String name : modelNames)
+        {
+            names.append(" | ").append(String.format(Locale.ROOT, "%-" + MODEL_COLUMN_WIDTH + "s", fit(name)));
+            columns.append(" | ").append(String.format(Locale.ROOT, "%5s %8s %8s %6s", "share", "ttft p95", "tpot p95",
+                "drops"));
+        }
+        names.append(" |");
+        columns.append(" | fallbacks");
+        return names.toString().stripTrailing() + '\n' + columns + '\n';
+    }
+
+    /**
+     * @param row one interval.
+     * @return its line, ending with a newline.
+     */
+    public static String line(final IntervalRow row)
+    {
+        return line(row, null);
+    }
+
+    /**
+     * @param row one interval.
+     * @param profile the traffic of the run, to note when a model degrades and recovers; {@code null} for no notes.
+     * @return its line, ending with a newline.
+     */
+    public static String line(final IntervalRow row, final SimulationProfile profile)
+    {
+        final StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%5.0f - %5.0f %5d",
+            row.startS(), row.endS(), row.requests()));
+        for (int m = 0; m < row.modelNames().size(); m++)
+        {
+            sb.append(" | ").append(String.format(Locale.ROOT, "%4.0f%% %8s %8s %6d", row.share(m) * 100.0,
+                ms(row.p95TtftMs(m)), ms(row.p95TpotMs(m)), row.sloDrops(m)));
+        }
+        sb.append(" | ").append(String.format(Locale.ROOT, "%9d", row.fallbacks()));
+        if (profile != null)
+        {
+            notes(row, profile, sb);
+        }
+        return sb.append('\n').toString();
+    }
+
+    /** @return what the columns of an interval line mean, each line ending with a newline. */
+    public static String legend()
+    {
+        return "share: of the interval's requests; ttft/tpot p95: of the samples the model reported in the interval\n" +
+            "(- when none); drops: selections in which an SLO ceiling removed the model from the candidates.\n";
+    }
+
+    /**
+     * @param report a finished run.
+     * @return the summary block, each line ending with a newline.
+     */
+    public static String summary(final SimulationReport report)
+    {
+        final StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "summary: %.0f simulated s, seed %d, SLO ceilings %s%n", report.durationS(),
+            report.seed(), report.ceilingsEnforced() ? "on" : "off (measured against the configured ones)"));
+        sb.append(String.format(Locale.ROOT, "  requests          %d (fallbacks %d, failed %d)%n", report.requests(),
+            report.fallbacks(), report.failed()));
+        sb.append(String.format(Locale.ROOT, "  SLO attainment    %.1f%% (%d of %d met their decision's TTFT and TPOT " +
+            "ceilings)%n", report.sloAttainment() * 100.0, report.sloMet(), report.requests()));
+        sb.append(String.format(Locale.ROOT, "  cost per 1k reqs  $%.4f%n", report.costPer1kRequestsUsd()));
+        for (int m = 0; m < report.modelNames().size(); m++)
+        {
+            sb.append(String.format(Locale.ROOT, "  %-17s %5.1f%% of requests (%d), SLO drops %d%n",
+                report.modelNames().get(m), report.share(m) * 100.0, report.selected(m), report.sloDrops(m)));
+        }
+        return sb.toString();
+    }
+
+    private static void notes(final IntervalRow row, final SimulationProfile profile, final StringBuilder sb)
+    {
+        String separator = "  <- ";
+        for (final ModelBehaviour model : profile.models().values())
+        {
+            if (!model.degrades())
+            {
+                continue;
+            }
+            final String note;
+            if (model.degradedFromS() >= row.startS() && model.degradedFromS() < row.endS())
+            {
+                note = model.name() + " degrades";
+            }
+            else if (model.degradedUntilS() >= row.startS() && model.degradedUntilS() < row.endS())
+            {
+                note = model.name() + " recovers";
+            }
+            else if (row.startS() > model.degradedFromS() && row.endS() <= model.degradedUntilS())
+            {
+                note = model.name() + " degraded";
+            }
+            else
+            {
+                continue;
+            }
+            sb.append(separator).append(note);
+            separator = ", ";
+        }
+    }
+
+    private static String ms(final double value)
+    {
+        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.0fms", value);
+    }
+
+    private static String fit(final String name)
+    {
+        return name.length() <= MODEL_COLUMN_WIDTH ? name : name.substring(0, MODEL_COLUMN_WIDTH - 1) + "~";
+    }
+}

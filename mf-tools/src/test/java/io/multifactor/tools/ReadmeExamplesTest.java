@@ -1,0 +1,124 @@
+package io.multifactor.tools;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A newcomer copies the {@code bin/mf} examples of the README's "bin/mf" section and runs them from the repository
+ * root: every file they name exists, and {@code validate} and {@code explain} (table and JSON) succeed on them.
+ */
+class ReadmeExamplesTest
+{
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+
+    @Test
+    void shouldRunEveryBinMfExampleOfTheReadmeAsWritten() throws IOException
+    {
+        final List<List<String>> examples = binMfExamples();
+        assertThat(examples).as("bin/mf examples in the README's bin/mf section").hasSizeGreaterThanOrEqualTo(3);
+
+        int ran = 0;
+        for (final List<String> args : examples)
+        {
+            if (args.get(0).equals("simulate"))
+            {
+                continue; // the demo: run through bin/mf by DemoEndToEndTest
+            }
+            final String[] resolved = new String[args.size()];
+            for (int i = 0; i < args.size(); i++)
+            {
+                final String arg = args.get(i);
+                resolved[i] = arg.endsWith(".yaml") ? ROOT.resolve(arg).toString() : arg;
+                if (arg.endsWith(".yaml"))
+                {
+                    assertThat(ROOT.resolve(arg)).as("file named by the README example %s", args).isRegularFile();
+                }
+            }
+
+            final CliRun run = CliRun.of(resolved);
+
+            assertThat(run.exit()).as("%s: %s", args, run.err()).isEqualTo(ExitCodes.OK);
+            assertThat(run.out()).as("%s", args).isNotEmpty();
+            if (args.contains("--json"))
+            {
+                assertThat(run.out()).startsWith("{\"decision\": \"quality_answers\",")
+                    .contains("\"selected\": \"fast-cheap\"")
+                    .contains("\"dropped\": \"ttft_p95=")
+                    .endsWith("}\n");
+            }
+            ran++;
+        }
+        assertThat(ran).isGreaterThanOrEqualTo(3);
+    }
+
+    @Test
+    void shouldPrintTheRefusalShownInTheReadme() throws IOException
+    {
+        final String prompt = "$ bin/mf validate ";
+        final List<String> shown = new ArrayList<>();
+        String file = null;
+        for (final String line : Files.readAllLines(ROOT.resolve("README.md")))
+        {
+            if (line.startsWith(prompt))
+            {
+                file = line.substring(prompt.length()).strip();
+            }
+            else if (file != null && line.startsWith("```"))
+            {
+                break;
+            }
+            else if (file != null)
+            {
+                shown.add(line);
+            }
+        }
+        assertThat(file).as("a '$ bin/mf validate FILE' example in the README").isNotNull();
+        assertThat(ROOT.resolve(file)).isRegularFile();
+
+        final CliRun run = CliRun.of("validate", ROOT.resolve(file).toString());
+
+        assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
+        assertThat(run.out()).isEmpty();
+        // The README shows the path as typed from the repository root; the test ran it with an absolute path.
+        assertThat(run.err().replace(ROOT + "/", "").lines()).containsExactlyElementsOf(shown);
+    }
+
+    /** The lines of the first code block after the "## bin/mf" heading that start with {@code bin/mf}, as arguments. */
+    private static List<List<String>> binMfExamples() throws IOException
+    {
+        final List<List<String>> examples = new ArrayList<>();
+        boolean inSection = false;
+        boolean inBlock = false;
+        for (final String line : Files.readAllLines(ROOT.resolve("README.md")))
+        {
+            if (line.startsWith("## "))
+            {
+                inSection = line.equals("## bin/mf");
+            }
+            else if (inSection && line.startsWith("```"))
+            {
+                if (inBlock)
+                {
+                    break;
+                }
+                inBlock = true;
+            }
+            else if (inBlock && line.startsWith("bin/mf "))
+            {
+                final int comment = line.indexOf('#');
+                final String command = (comment < 0 ? line : line.substring(0, comment)).strip();
+                final List<String> words = Arrays.asList(command.split("\\s+"));
+                examples.add(words.subList(1, words.size()));
+            }
+        }
+        return examples;
+    }
+}
