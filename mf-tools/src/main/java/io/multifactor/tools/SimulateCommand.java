@@ -76,6 +76,10 @@ public final class SimulateCommand implements Callable<Integer>
     @Option(names = "--plot", paramLabel = "FILE.png", description = "draw traffic share and p95 latency per model")
     Path plot;
 
+    @Option(names = "--counters-file", paramLabel = "FILE", description = "keep the engine's counters in FILE " +
+        "(replaced), for bin/mf stat --counters-file FILE while the simulation runs")
+    Path countersFile;
+
     @Option(names = "--no-ceilings", description = "run the engine with every SLO ceiling off (attainment is still " +
         "measured against the configured ceilings)")
     boolean noCeilings;
@@ -125,6 +129,12 @@ public final class SimulateCommand implements Callable<Integer>
         // An output file that cannot be created is a command-line mistake: refuse it before any output (exit 2).
         final String csvProblem = outputProblem("--csv", csv);
         final String plotProblem = outputProblem("--plot", plot);
+        final String countersProblem = outputProblem("--counters-file", countersFile);
+        if (countersProblem != null)
+        {
+            err.println(countersProblem);
+            return ExitCodes.INVALID_INPUT;
+        }
         if (csvProblem != null || plotProblem != null)
         {
             if (csvProblem != null)
@@ -158,7 +168,7 @@ public final class SimulateCommand implements Callable<Integer>
         out.print(TextReport.header(simulator.modelNames()));
         out.flush();
         final Progress progress = new Progress(traffic);
-        final SimulationReport report = simulator.run(progress);
+        final SimulationReport report = simulator.run(progress, countersFile);
         progress.clear();
         out.print(TextReport.legend());
         out.println();

@@ -74,7 +74,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
 
     /**
      * Default number of Agrona counters (640 bytes each): enough for about 250 models of 16-candidate decisions. A
-     * model takes {@code 6 + DropReason.COUNT + 2 * percentiles} counters, a decision of {@code n} candidates
+     * model takes {@code 5 + DropReason.COUNT + 2 * percentiles} counters, a decision of {@code n} candidates
      * {@code 2n + 1} ({@code n + 1} with {@code on_no_candidates: fail}), the engine 9.
      */
     public static final int DEFAULT_COUNTER_CAPACITY = 8192;

@@ -123,6 +123,24 @@ public final class InflightCounters
     }
 
     /**
+     * The counters file {@code bin/mf stat} reads when given none: {@code $MF_COUNTERS_FILE} when set, otherwise
+     * {@code multi-factor-USER.counters} in {@code /dev/shm} (memory, on Linux) or else in the temporary directory.
+     *
+     * @return the default path.
+     */
+    public static Path defaultFile()
+    {
+        final String fromEnvironment = System.getenv("MF_COUNTERS_FILE");
+        if (fromEnvironment != null && !fromEnvironment.isEmpty())
+        {
+            return Path.of(fromEnvironment);
+        }
+        final String name = "multi-factor-" + System.getProperty("user.name", "user") + ".counters";
+        final Path shm = Path.of("/dev/shm");
+        return Files.isDirectory(shm) ? shm.resolve(name) : Path.of(System.getProperty("java.io.tmpdir")).resolve(name);
+    }
+
+    /**
      * Maps an existing counters file, as written by {@link #mapped(Path, int)}, for reading from another process.
      *
      * @param file path of the file.
