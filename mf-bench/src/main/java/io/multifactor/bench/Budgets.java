@@ -7,7 +7,7 @@ import java.util.Map;
  * <ul>
  *   <li>select (the engine, and the kernel it contains) with all four ceilings active: 4, 16 and 64 candidates have a
  *       time budget; every other select case must still allocate nothing;</li>
- *   <li>one TTFT or TPOT sample: 25 ns; begin + end of one lease: 60 ns; one refresh of one model's window: 50 us;
+ *   <li>one TTFT or TPOT sample: 25 ns; begin + end of one lease: 60 ns; one refresh of one model's window: 10 us;
  *       all allocation-free (refresh in steady state, which is what its benchmark measures).</li>
  * </ul>
  * The baselines (reference, hand loop) and the contention group have no budget.
@@ -40,7 +40,7 @@ public final class Budgets
             case "InflightBenchmark.beginEnd":
                 return new Budget(60.0, ZERO);
             case "RefreshBenchmark.refreshOneModel":
-                return new Budget(50_000.0, ZERO);
+                return new Budget(10_000.0, ZERO);
             default:
                 return Budget.NONE;
         }

@@ -204,7 +204,13 @@ final class RouterConfigReader
         final long windowNs = signals.optionalDurationNs("latency_window", defaults.latencyWindowNs());
         final long refreshNs = signals.optionalDurationNs("latency_refresh", defaults.latencyRefreshNs());
         final long maxAgeNs = signals.optionalDurationNs("inflight_max_age", defaults.inflightMaxAgeNs());
-        if (windowNs != Durations.INVALID && refreshNs != Durations.INVALID && refreshNs > windowNs)
+        if (refreshNs != Durations.INVALID && refreshNs < SignalsConfig.MIN_LATENCY_REFRESH_NS)
+        {
+            signals.problems().error(signals.value("latency_refresh"), signals.path("latency_refresh"),
+                "must be at least 10ms (a shorter period keeps the refresh agent busy on a whole core), got " +
+                describeNs(signals, "latency_refresh", refreshNs));
+        }
+        else if (windowNs != Durations.INVALID && refreshNs != Durations.INVALID && refreshNs > windowNs)
         {
             final YamlNode at = signals.has("latency_refresh") ? signals.value("latency_refresh") : signals.node();
             signals.problems().error(at, signals.path("latency_refresh"), "must not exceed latency_window, got " +

@@ -264,6 +264,25 @@ class ConfigRefusalTest
     }
 
     @Test
+    void shouldRefuseARefreshShorterThanTenMilliseconds()
+    {
+        assertRefused(replace("  latency_refresh: 1s", "  latency_refresh: 1us"),
+            "r.yaml:26:20: signals.latency_refresh: must be at least 10ms (a shorter period keeps the refresh agent " +
+            "busy on a whole core), got 1us");
+        assertRefused(replace("  latency_refresh: 1s", "  latency_refresh: 9999us"),
+            "r.yaml:26:20: signals.latency_refresh: must be at least 10ms (a shorter period keeps the refresh agent " +
+            "busy on a whole core), got 9999us");
+    }
+
+    @Test
+    void shouldAcceptARefreshOfExactlyTenMilliseconds() throws Exception
+    {
+        final LoadedConfig loaded = ConfigLoader.load("r.yaml", replace("  latency_refresh: 1s", "  latency_refresh: 10ms"),
+            null);
+        assertThat(loaded.config().signals().latencyRefreshNs()).isEqualTo(10_000_000L);
+    }
+
+    @Test
     void shouldRefuseAZeroDuration()
     {
         assertRefused(replace("  inflight_max_age: 10m", "  inflight_max_age: 0s"),

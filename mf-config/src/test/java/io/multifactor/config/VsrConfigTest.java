@@ -165,6 +165,30 @@ class VsrConfigTest
     }
 
     @Test
+    void shouldReadEveryMultiFactorKeyOfTheOwnFormatInAVsrDecision() throws Exception
+    {
+        final String extended = ROUTER.replace("""
+                      slo:
+                        max_cost_per_1m: 1.0
+            """, """
+                      slo:
+                        max_cost_per_1m: 1.0
+                        min_quality: 0.5
+                      objective: lexicographic
+                      priority: [cost, quality]
+                      tolerance: 0.1
+            """);
+        final MultiFactorConfig chat = ConfigLoader.load("router.yaml", extended, null).config().decisions().get(1)
+            .multiFactor();
+        assertThat(chat.slo().minQuality()).isEqualTo(0.5);
+        assertThat(chat.ranking()).isNotEqualTo(ConfigLoader.load("router.yaml", ROUTER, null).config().decisions()
+            .get(1).multiFactor().ranking());
+        assertRefused("router.yaml", extended.replace("tolerance: 0.1", "tolerence: 0.1"),
+            "router.yaml:" + lineOf(extended, "tolerance: 0.1") + ":11: routing.decisions[2].algorithm.multi_factor." +
+                "tolerence: unknown key \"tolerence\" (did you mean tolerance?)");
+    }
+
+    @Test
     void shouldRefuseAnUnsupportedVersion()
     {
         assertRefused("router.yaml", ROUTER.replace("version: v0.3", "version: v0.2"),

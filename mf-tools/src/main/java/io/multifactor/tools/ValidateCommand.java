@@ -4,9 +4,12 @@ import io.multifactor.api.ConfigProblem;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
+import io.multifactor.config.model.ConfigFormat;
+import io.multifactor.config.model.ConfigOutline;
 import io.multifactor.config.model.DecisionConfig;
 import io.multifactor.config.model.ModelConfig;
 import io.multifactor.config.model.MultiFactorConfig;
+import io.multifactor.config.model.SkippedDecision;
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -19,8 +22,9 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * {@code mf validate CONFIG}: prints a summary of a valid configuration (models, decisions, warnings) on stdout and exits
- * 0, or every problem on stderr and exits 2.
+ * {@code mf validate CONFIG}: prints a summary of a valid configuration (models, decisions, warnings; for a vLLM Semantic
+ * Router file also its skipped decisions with their algorithm type and the top-level sections it ignored) on stdout and
+ * exits 0, or every problem on stderr and exits 2.
  * <p>
  * This class is not threadsafe: one invocation per instance.
  */
@@ -49,7 +53,9 @@ final class ValidateCommand implements Callable<Integer>
         final PrintWriter out = spec.commandLine().getOut();
         final List<ModelConfig> models = loaded.config().models();
         final List<DecisionConfig> decisions = loaded.config().decisions();
-        out.println(config + ": valid");
+        final ConfigOutline outline = loaded.outline();
+        final boolean vsr = outline.format() != ConfigFormat.MULTI_FACTOR;
+        out.println(config + ": valid" + (vsr ? " (" + outline.format().description() + ')' : ""));
         out.println("models: " + models.size());
         for (final ModelConfig model : models)
         {
@@ -57,12 +63,16 @@ final class ValidateCommand implements Callable<Integer>
                 "  prompt_per_1m " + Format.number(model.promptPer1M()) +
                 "  completion_per_1m " + Format.number(model.completionPer1M()));
         }
-        out.println("decisions: " + decisions.size());
+        out.println((vsr ? "multi_factor decisions: " : "decisions: ") + decisions.size());
         for (final DecisionConfig decision : decisions)
         {
             final MultiFactorConfig mf = decision.multiFactor();
             out.println("  " + decision.name() + "  candidates " + String.join(", ", decision.modelRefs()) +
                 "  p" + mf.latencyPercentile() + "  on_no_candidates " + NoCandidatesPolicy.label(mf.onNoCandidates()));
+        }
+        if (vsr)
+        {
+            printOutline(out, outline);
         }
         out.println("warnings: " + loaded.warnings().size());
         for (final ConfigProblem warning : loaded.warnings())
@@ -70,5 +80,17 @@ final class ValidateCommand implements Callable<Integer>
             out.println("  " + warning);
         }
         return ExitCodes.OK;
+    }
+
+    private static void printOutline(final PrintWriter out, final ConfigOutline outline)
+    {
+        out.println("skipped decisions (not multi_factor): " + outline.skippedDecisions().size());
+        for (final SkippedDecision skipped : outline.skippedDecisions())
+        {
+            out.println("  " + skipped.name() + "  algorithm " + skipped.algorithmType() + "  at " + skipped.path() +
+                " (line " + skipped.line() + ')');
+        }
+        out.println("ignored top-level sections: " + outline.ignoredSections().size() +
+            (outline.ignoredSections().isEmpty() ? "" : " (" + String.join(", ", outline.ignoredSections()) + ')'));
     }
 }

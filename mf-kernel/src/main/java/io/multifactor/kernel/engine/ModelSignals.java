@@ -6,7 +6,8 @@ import io.multifactor.kernel.latency.LatencyWindow;
  * The live signals of one model name: its in-flight counter and its TTFT and TPOT windows. They follow the name across
  * plan replacements, whatever handle the name has.
  * <p>
- * Recording into the windows is threadsafe; advancing them belongs to the refresh thread (under the engine's lock).
+ * Recording into the windows is threadsafe; advancing them and merging into them belong to the refresh and fleet
+ * threads under the engine's lock.
  */
 final class ModelSignals
 {
@@ -15,6 +16,8 @@ final class ModelSignals
     final int counterOffset;
     final LatencyWindow ttft;
     final LatencyWindow tpot;
+    /** Other replicas' in-flight count added into this model's counter; written by the fleet agent under the lock. */
+    volatile long remoteInflight;
 
     ModelSignals(final String name, final int counterId, final int counterOffset, final long firstSliceIndex)
     {

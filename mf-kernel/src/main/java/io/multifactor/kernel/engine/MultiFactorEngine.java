@@ -8,6 +8,7 @@ import io.multifactor.api.LatencyRecorder;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.explain.Explanation;
+import io.multifactor.kernel.fleet.FleetSignals;
 import io.multifactor.kernel.inflight.InflightCounters;
 import io.multifactor.kernel.inflight.LeaseTable;
 import io.multifactor.kernel.latency.LatencyWindow;
@@ -48,12 +49,15 @@ import java.util.function.IntConsumer;
  * memory-mapped file; requests hold leases from a fixed {@link LeaseTable}. Latencies go into one
  * {@link LatencyWindow} per model and metric. The refresh duty cycle ({@link #refresh()}, or {@link #agent()} on an
  * {@link org.agrona.concurrent.AgentRunner}) rotates and drains the windows, republishes percentiles every
- * {@code latency_refresh}, and reclaims leases older than {@code inflight_max_age}, sweeping the lease table every
- * {@code inflight_max_age / 64} (at least every {@code latency_refresh}): a lost lease is reclaimed between
- * {@code inflight_max_age} and {@code inflight_max_age * 65 / 64} after it began.
+ * {@code latency_refresh}, and reclaims leases older than {@code inflight_max_age}, sweeping the lease table once per
+ * sweep period P = max({@code latency_refresh}, {@code inflight_max_age / 64}).
  * <p>
- * Lease start times come from the time of the last duty cycle (read with one volatile load), not from the clock on
- * every {@code begin}; a lease may therefore be reclaimed up to one duty-cycle period early.
+ * A lease's age is measured from its own {@code begin}, without a clock read on {@code begin}: it is stamped with the
+ * running epoch (one volatile load; a new epoch begins at most once per P, see {@code LeaseEpochs}) and reclaimed only
+ * once the epoch after its own began more than {@code inflight_max_age} ago. A lost lease is therefore reclaimed no
+ * earlier than {@code inflight_max_age} after its begin, even after the refresh agent stalled, and at most
+ * {@code inflight_max_age + 2 * (P + latency_refresh)} after it (10 min 20.75 s with the defaults), later only by as
+ * long as the refresh agent stalls.
  * <p>
  * Beside the in-flight counts, the same counters hold the engine's metrics (labels and type ids in
  * {@link CounterTypes}): selections per decision, outcome and chosen model (one atomic add per {@code select}), drops
@@ -103,18 +107,18 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     private final long originNs;
     private final long sliceNs;
     private final long sweepPeriodNs;
+    private final LeaseEpochs leaseEpochs;
     private final RefreshAgent agent;
     private final Object lock = new Object();
 
     private volatile EngineState state;
-    private volatile long cachedNowNs;
 
     // Guarded by lock.
     private Map<String, ModelSignals> signalsByName = new HashMap<>();
     private int[] healedOffsetByCounterId;
     private long nextRefreshNs;
-    private long nextSweepNs;
     private boolean closed;
+    private boolean fleetAttached;
 
     private MultiFactorEngine(final Builder builder)
     {
@@ -141,12 +145,11 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             permanent("mf.fleet.replicas", CounterTypes.FLEET_REPLICAS));
         leases = new LeaseTable(builder.leaseCapacity, values, fullOffset, reclaimedOffset);
         originNs = clock.nanoTime();
-        cachedNowNs = originNs;
         sliceNs = Math.max(1L, settings.latencyWindowNs() / LatencyWindow.SLICE_COUNT);
         nextRefreshNs = originNs + settings.latencyRefreshNs();
         sweepPeriodNs = Math.max(settings.latencyRefreshNs(), settings.inflightMaxAgeNs() / SWEEPS_PER_MAX_AGE);
         retiredGraceNs = Math.max(RETIRED_COUNTER_GRACE_NS, 2 * settings.latencyRefreshNs());
-        nextSweepNs = originNs + sweepPeriodNs;
+        leaseEpochs = new LeaseEpochs(originNs, sweepPeriodNs);
         agent = new RefreshAgent(this);
         synchronized (lock)
         {
@@ -319,7 +322,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         {
             return NO_LEASE;
         }
-        return leases.acquire(counterOffset, cachedNowNs);
+        return leases.acquire(counterOffset, leaseEpochs.current());
     }
 
     /**
@@ -347,6 +350,119 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             return 0L;
         }
         return values.getLongVolatile(counterOffsets[modelId]);
+    }
+
+    /**
+     * This replica's own in-flight count of a model: with a fleet attached, {@link #inflight(int)} (what
+     * {@link #select} and the {@code max_inflight} ceiling read) also holds the other replicas' last published counts.
+     *
+     * @param modelId model handle.
+     * @return the count of this engine's open leases, or 0 for an unknown model.
+     */
+    public long localInflight(final int modelId)
+    {
+        final ModelSignals signals = state.signals(modelId);
+        return signals == null ? 0L : values.getLongVolatile(signals.counterOffset) - signals.remoteInflight;
+    }
+
+    /**
+     * Fleet agent, first half of an exchange: drains every window and adds, per model name of the current plans, this
+     * engine's own in-flight count and the latency samples drained since the previous call into {@code local}. The
+     * first call makes the windows keep their drained samples for the next one. Off the hot path: takes the engine's
+     * lock; allocates only on the first call and for new models.
+     *
+     * @param local cleared by the caller; models beyond its capacity are left out.
+     */
+    public void collectFleet(final FleetSignals local)
+    {
+        synchronized (lock)
+        {
+            if (closed)
+            {
+                return;
+            }
+            final long sliceIndex = sliceIndex(clock.nanoTime());
+            for (final ModelSignals signals : state.byModel)
+            {
+                if (signals == null)
+                {
+                    continue;
+                }
+                if (!fleetAttached)
+                {
+                    signals.ttft.keepUnsent();
+                    signals.tpot.keepUnsent();
+                }
+                signals.ttft.advance(sliceIndex);
+                signals.tpot.advance(sliceIndex);
+                final int index = local.add(signals.name);
+                if (index != FleetSignals.NONE)
+                {
+                    local.inflight(index, values.getLongVolatile(signals.counterOffset) - signals.remoteInflight);
+                    signals.ttft.takeUnsent(local.ttft(index));
+                    signals.tpot.takeUnsent(local.tpot(index));
+                }
+            }
+            fleetAttached = true;
+        }
+    }
+
+    /**
+     * Fleet agent, second half of an exchange: per model name of the current plans, replaces the other replicas'
+     * in-flight count held in its counter by the count in {@code remote} (0 when absent), so that {@link #select},
+     * {@code selectAndBegin} and the {@code max_inflight} ceiling read the fleet-wide count, and merges the other
+     * replicas' intervals into the current slice of its windows, where they age like local samples. Models of
+     * {@code remote} that the plans do not have are ignored. Off the hot path: takes the engine's lock, allocates
+     * nothing.
+     *
+     * @param remote the other replicas' counts and new intervals; histograms within the windows' range.
+     */
+    public void mergeFleet(final FleetSignals remote)
+    {
+        synchronized (lock)
+        {
+            if (closed)
+            {
+                return;
+            }
+            for (final ModelSignals signals : state.byModel)
+            {
+                if (signals == null)
+                {
+                    continue;
+                }
+                final int index = remote.indexOf(signals.name);
+                setRemoteInflight(signals, index == FleetSignals.NONE ? 0L : Math.max(0L, remote.inflight(index)));
+                if (index != FleetSignals.NONE)
+                {
+                    signals.ttft.merge(remote.ttft(index));
+                    signals.tpot.merge(remote.tpot(index));
+                }
+            }
+        }
+    }
+
+    /** Removes the other replicas' in-flight counts from every counter (when the fleet agent stops). */
+    public void detachFleet()
+    {
+        synchronized (lock)
+        {
+            for (final ModelSignals signals : signalsByName.values())
+            {
+                setRemoteInflight(signals, 0L);
+            }
+        }
+    }
+
+    // Under lock: the fleet thread is the only writer of remoteInflight, so the delta keeps local leases intact.
+    private void setRemoteInflight(final ModelSignals signals, final long remoteInflight)
+    {
+        final long delta = remoteInflight - signals.remoteInflight;
+        if (delta != 0)
+        {
+            values.getAndAddLong(signals.counterOffset, delta);
+            signals.remoteInflight = remoteInflight;
+        }
     }
 
     /**
@@ -492,7 +608,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     }
 
     /**
-     * One duty cycle at the clock's current time: remembers the time for lease starts and, when {@code latency_refresh}
+     * One duty cycle at the clock's current time: when {@code latency_refresh}
      * has passed since the last republication, rotates and drains every window, republishes the percentiles and, when
      * the sweep period has passed, reclaims stale leases. Call from one thread at a time (an {@link org.agrona.concurrent.AgentRunner} through
      * {@link #agent()}, a simulator, a test). Allocates nothing in steady state.
@@ -502,7 +618,6 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     public int refresh()
     {
         final long nowNs = clock.nanoTime();
-        cachedNowNs = nowNs;
         synchronized (lock)
         {
             if (closed || nowNs - nextRefreshNs < 0)
@@ -521,7 +636,6 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     public void refreshNow()
     {
         final long nowNs = clock.nanoTime();
-        cachedNowNs = nowNs;
         synchronized (lock)
         {
             if (!closed)
@@ -536,6 +650,12 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     public Agent agent()
     {
         return agent;
+    }
+
+    /** @return the engine's clock. */
+    public NanoClock clock()
+    {
+        return clock;
     }
 
     /** @return the signal settings. */
@@ -645,10 +765,10 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             }
         }
         publish(s);
-        if (nowNs - nextSweepNs >= 0)
+        if (leaseEpochs.advance(nowNs))
         {
-            nextSweepNs = nowNs + sweepPeriodNs;
-            work += leases.sweep(nowNs, settings.inflightMaxAgeNs(), onLeaseReclaimed);
+            // Leases are stamped with epochs, not times: one stamped below the cutoff began more than the max age ago.
+            work += leases.sweep(leaseEpochs.cutoff(nowNs, settings.inflightMaxAgeNs()), 0L, onLeaseReclaimed);
             registry.reclaim(nowNs, retiredGraceNs);
         }
         return work;
@@ -723,6 +843,14 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         }
         registry.commitGeneration(nowNs);
         publish(nextState);
+        for (final ModelSignals retired : signalsByName.values())
+        {
+            if (!nextByName.containsKey(retired.name))
+            {
+                // The other replicas' count leaves with the model, so its counter drains to its own leases (and 0).
+                setRemoteInflight(retired, 0L);
+            }
+        }
         signalsByName = nextByName;
         healedOffsetByCounterId = nextHealed;
         state = nextState;
@@ -756,6 +884,11 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             if (signals == null || signals.counterId != inflightId)
             {
                 signals = new ModelSignals(name, inflightId, InflightCounters.valueOffset(inflightId), sliceIndex);
+                if (fleetAttached)
+                {
+                    signals.ttft.keepUnsent();
+                    signals.tpot.keepUnsent();
+                }
             }
             byModel[modelId] = signals;
             nextByName.put(name, signals);

@@ -1,27 +1,31 @@
 package io.multifactor.kernel.latency;
 
 import io.multifactor.api.LatencyRecorder;
-import org.HdrHistogram.Histogram;
-import org.HdrHistogram.IntCountsHistogram;
-import org.HdrHistogram.Recorder;
+import org.HdrHistogram.AbstractHistogram;
 
 /**
  * The rolling latency window of one model and one metric, in microseconds.
  * <p>
- * Samples go into a multi-writer {@link Recorder}. The refresh thread {@linkplain #advance(long) advances} the window:
- * it expires the slices that fell out of the window, drains the recorder into the current slice, and keeps a running
- * sum of the live slices from which percentiles are read.
+ * Samples go into a {@link MultiWriterRecorder}. The refresh thread {@linkplain #advance(long) advances} the window: it
+ * expires the slices that fell out of the window, drains the recorder into the current slice, and keeps a running sum
+ * of the live slices from which percentiles are read.
  * <pre>
- *   recorder --drain--&gt; slices[current] (ring of SLICE_COUNT IntCountsHistograms, each window/SLICE_COUNT long)
- *                   \--&gt; sum (Histogram) = live slices; expiring a slice subtracts it from sum
+ *   recorder --drain--&gt; interval --+--&gt; slices[current]   (ring of SLICE_COUNT BucketCounts, each window/SLICE_COUNT long)
+ *                                  +--&gt; sum (long[])       = live slices; expiring a slice subtracts it from sum
+ *                                  +--&gt; unsent            (only with {@link #keepUnsent()}: for the fleet exchange)
+ *   merge(another replica's interval) --&gt; slices[current] and sum, like a local interval drained now
  * </pre>
+ * Every array uses the {@link BucketLayout} buckets and every step visits only the buckets its counts span (each
+ * {@link BucketCounts} tracks its range), so a refresh costs in proportion to how spread the samples are, not to the
+ * number of buckets; a percentile walks the sum from the lowest live bucket.
+ * <p>
  * A sample counts from the refresh that drains it until the slice it went into expires: between
  * {@code window - window / SLICE_COUNT} and {@code window} later. With no live sample, {@link #percentileMicros(int)}
  * reports "no observation".
  * <p>
- * Precision is two significant digits (relative error below 1%, percentiles reported at the bucket's highest
- * equivalent value); samples above {@link #MAX_TRACKABLE_MICROS} are clamped to it. Every histogram has a fixed range,
- * so nothing resizes or allocates after construction.
+ * Percentiles are exactly HdrHistogram's {@code getValueAtPercentile} over the live samples at two significant
+ * digits (nearest rank, reported at the bucket's highest equivalent value, relative error below 1%); samples above
+ * {@link #MAX_TRACKABLE_MICROS} are clamped to it. Every array is allocated at construction.
  * <p>
  * {@link #record(long)} is wait-free and threadsafe; every other method belongs to one thread at a time.
  */
@@ -39,10 +43,12 @@ public final class LatencyWindow
     /** {@link #percentileMicros(int)} of a window without live samples. */
     public static final long NO_OBSERVATION = 0L;
 
-    private final Recorder recorder;
-    private final IntCountsHistogram[] slices;
-    private final Histogram sum;
-    private Histogram interval;
+    private final MultiWriterRecorder recorder = new MultiWriterRecorder();
+    private final BucketCounts interval = new BucketCounts();
+    private final BucketCounts[] slices = new BucketCounts[SLICE_COUNT];
+    private final long[] sum = new long[BucketLayout.LENGTH];
+    private long sumTotal;
+    private BucketCounts unsent;
     private long sliceIndex;
 
     /**
@@ -52,14 +58,10 @@ public final class LatencyWindow
      */
     public LatencyWindow(final long firstSliceIndex)
     {
-        recorder = new Recorder(1, MAX_TRACKABLE_MICROS, SIGNIFICANT_DIGITS);
-        interval = recorder.getIntervalHistogram();
-        slices = new IntCountsHistogram[SLICE_COUNT];
         for (int i = 0; i < SLICE_COUNT; i++)
         {
-            slices[i] = new IntCountsHistogram(1, MAX_TRACKABLE_MICROS, SIGNIFICANT_DIGITS);
+            slices[i] = new BucketCounts();
         }
-        sum = new Histogram(1, MAX_TRACKABLE_MICROS, SIGNIFICANT_DIGITS);
         sliceIndex = firstSliceIndex;
     }
 
@@ -73,10 +75,10 @@ public final class LatencyWindow
     {
         if (micros > MAX_TRACKABLE_MICROS)
         {
-            recorder.recordValue(MAX_TRACKABLE_MICROS);
+            recorder.record(BucketLayout.index(MAX_TRACKABLE_MICROS));
             return LatencyRecorder.CLAMPED;
         }
-        recorder.recordValue(micros);
+        recorder.record(BucketLayout.index(micros));
         return LatencyRecorder.RECORDED;
     }
 
@@ -92,22 +94,62 @@ public final class LatencyWindow
         final long steps = Math.min(currentSliceIndex - sliceIndex, SLICE_COUNT);
         for (long i = 1; i <= steps; i++)
         {
-            final IntCountsHistogram expiring = slices[ring(sliceIndex + i)];
-            if (expiring.getTotalCount() != 0)
-            {
-                sum.subtract(expiring);
-                expiring.reset();
-            }
+            final BucketCounts expiring = slices[ring(sliceIndex + i)];
+            sumTotal -= expiring.total();
+            expiring.expireFrom(sum);
         }
         if (currentSliceIndex > sliceIndex)
         {
             sliceIndex = currentSliceIndex;
         }
-        interval = recorder.getIntervalHistogram(interval);
-        if (interval.getTotalCount() != 0)
+        if (recorder.drain(interval) != 0)
         {
-            slices[ring(sliceIndex)].add(interval);
-            sum.add(interval);
+            if (unsent != null)
+            {
+                unsent.addAll(interval);
+            }
+            addToCurrentSlice(interval);
+        }
+    }
+
+    /**
+     * Merges another replica's interval into the current slice, where it ages like a local sample drained now; it is
+     * not kept for {@link #takeUnsent}. Allocates nothing.
+     *
+     * @param remote samples in microseconds (values above {@link #MAX_TRACKABLE_MICROS} count as that maximum).
+     */
+    public void merge(final AbstractHistogram remote)
+    {
+        if (remote.getTotalCount() != 0)
+        {
+            interval.addAll(remote);
+            addToCurrentSlice(interval);
+        }
+    }
+
+    /**
+     * From now on, keeps a copy of every drained interval until {@link #takeUnsent} (for the fleet exchange).
+     * Allocates one count array the first time.
+     */
+    public void keepUnsent()
+    {
+        if (unsent == null)
+        {
+            unsent = new BucketCounts();
+        }
+    }
+
+    /**
+     * Adds the samples drained since the previous call into {@code into} (each at its bucket's highest equivalent
+     * value) and forgets them here. Allocates nothing.
+     *
+     * @param into a histogram whose range covers {@link #MAX_TRACKABLE_MICROS}.
+     */
+    public void takeUnsent(final AbstractHistogram into)
+    {
+        if (unsent != null && unsent.total() != 0)
+        {
+            unsent.moveInto(into);
         }
     }
 
@@ -120,30 +162,70 @@ public final class LatencyWindow
      */
     public long percentileMicros(final int percentile)
     {
-        return sum.getTotalCount() == 0 ? NO_OBSERVATION : sum.getValueAtPercentile(percentile);
+        final long total = sumTotal;
+        if (total == 0)
+        {
+            return NO_OBSERVATION;
+        }
+        // HdrHistogram's rank: one ulp below the percentile, so that a whole rank is not rounded up into the next.
+        final double requested = Math.min(Math.max(Math.nextAfter((double)percentile, Double.NEGATIVE_INFINITY), 0.0), 100.0);
+        final long rank = Math.max(1L, (long)Math.ceil((requested * total) / 100.0));
+        int low = Integer.MAX_VALUE;
+        int high = -1;
+        for (final BucketCounts slice : slices)
+        {
+            low = Math.min(low, slice.low());
+            high = Math.max(high, slice.high());
+        }
+        // The bucket is the first whose cumulative count reaches the rank; walk from the nearer end of the live range.
+        final long[] sum = this.sum;
+        if (rank <= total / 2)
+        {
+            long atOrBelow = 0;
+            for (int i = low; i < high; i++)
+            {
+                atOrBelow += sum[i];
+                if (atOrBelow >= rank)
+                {
+                    return BucketLayout.highestEquivalentMicros(i);
+                }
+            }
+            return BucketLayout.highestEquivalentMicros(high);
+        }
+        long atOrBelow = total;
+        for (int i = high; i > low; i--)
+        {
+            final long below = atOrBelow - sum[i];
+            if (below < rank)
+            {
+                return BucketLayout.highestEquivalentMicros(i);
+            }
+            atOrBelow = below;
+        }
+        return BucketLayout.highestEquivalentMicros(low);
     }
 
     /** @return the number of live samples in the window (drained ones only). */
     public long sampleCount()
     {
-        return sum.getTotalCount();
+        return sumTotal;
     }
 
     /**
-     * Estimated memory of this window: the recorder's two histograms (active and the recycled interval), the slices and
-     * the sum, by HdrHistogram's (conservatively high) {@code getEstimatedFootprintInBytes}, plus the slice array.
+     * Memory of this window: the recorder's two count arrays, the interval, the slices, the sum, and the unsent counts
+     * when kept, plus object headers.
      *
      * @return bytes.
      */
     public long footprintBytes()
     {
-        long bytes = 2L * interval.getEstimatedFootprintInBytes() + sum.getEstimatedFootprintInBytes();
-        for (final IntCountsHistogram slice : slices)
-        {
-            bytes += slice.getEstimatedFootprintInBytes();
-        }
-        // The Recorder, this object and the slice array: headers and a few references.
-        return bytes + 256 + 16 + 4L * SLICE_COUNT;
+        final long counts = (1L + SLICE_COUNT + (unsent == null ? 0 : 1)) * BucketCounts.footprintBytes();
+        return MultiWriterRecorder.footprintBytes() + counts + 16 + 8L * BucketLayout.LENGTH + 64 + 16 + 4L * SLICE_COUNT;
+    }
+
+    private void addToCurrentSlice(final BucketCounts drained)
+    {
+        sumTotal += drained.moveInto(slices[ring(sliceIndex)], sum);
     }
 
     private static int ring(final long sliceIndex)

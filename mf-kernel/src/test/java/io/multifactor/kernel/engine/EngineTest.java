@@ -331,18 +331,15 @@ class EngineTest
         final long maxAgeNs = engine.settings().inflightMaxAgeNs();
         final int smart = engine.modelId("smart");
         final long lost = engine.begin(smart);
-        clock.advance(maxAgeNs / 2);
-        engine.refresh();
+        runRefreshFor(engine, maxAgeNs / 2);
         final long young = engine.begin(smart);
         assertThat(engine.inflight(smart)).isEqualTo(2);
 
-        clock.advance(maxAgeNs / 2);
-        engine.refresh();
+        runRefreshFor(engine, maxAgeNs / 2);
         assertThat(engine.inflight(smart)).as("exactly max age is not older than max age").isEqualTo(2);
 
-        // Swept within one sweep period after the max age.
-        clock.advance(maxAgeNs / MultiFactorEngine.SWEEPS_PER_MAX_AGE + SECOND_NS);
-        assertThat(engine.refresh()).isPositive();
+        // Reclaimed within the documented bound: max age + 2 * (sweep period + refresh period).
+        runRefreshFor(engine, 2 * (maxAgeNs / MultiFactorEngine.SWEEPS_PER_MAX_AGE + SECOND_NS));
         assertThat(engine.inflight(smart)).isEqualTo(1);
         assertThat(engine.reclaimedLeaseCount()).isEqualTo(1);
         assertThat(engine.end(lost)).isFalse();
@@ -352,6 +349,81 @@ class EngineTest
         assertThat(engine.end(young)).isFalse();
         assertThat(engine.end(0x1234_5678_9ABCL)).isFalse();
         assertThat(engine.inflight(smart)).isZero();
+    }
+
+    @Test
+    void shouldMeasureALeasesAgeFromItsOwnBeginAfterARefreshStall()
+    {
+        final MultiFactorEngine engine = engine(twoModels(0.0));
+        final long maxAgeNs = engine.settings().inflightMaxAgeNs();
+        final int smart = engine.modelId("smart");
+        runRefreshFor(engine, 5 * SECOND_NS);
+
+        // The refresh agent stalls for longer than the max age; a request begins just before it comes back.
+        clock.advance(2 * maxAgeNs);
+        final long lease = engine.begin(smart);
+        clock.advance(TimeUnit.MILLISECONDS.toNanos(1));
+        engine.refresh();
+        assertThat(engine.inflight(smart)).as("a lease 1 ms old is not reclaimed").isEqualTo(1);
+        assertThat(engine.reclaimedLeaseCount()).isZero();
+
+        runRefreshFor(engine, maxAgeNs - SECOND_NS);
+        assertThat(engine.inflight(smart)).as("not before max age after its own begin").isEqualTo(1);
+        runRefreshFor(engine, 2 * (maxAgeNs / MultiFactorEngine.SWEEPS_PER_MAX_AGE + SECOND_NS) + SECOND_NS);
+        assertThat(engine.inflight(smart)).isZero();
+        assertThat(engine.end(lease)).isFalse();
+    }
+
+    @Test
+    void shouldReclaimALostLeaseWithinTheDocumentedBoundWhateverWhenItBegan()
+    {
+        final long refreshNs = SECOND_NS;
+        final long maxAgeNs = 64 * SECOND_NS;
+        final long sweepPeriodNs = Math.max(refreshNs, maxAgeNs / MultiFactorEngine.SWEEPS_PER_MAX_AGE);
+        final long boundNs = maxAgeNs + 2 * (sweepPeriodNs + refreshNs);
+        final long stepNs = TimeUnit.MILLISECONDS.toNanos(50);
+        for (long offsetNs = 0; offsetNs < 3 * sweepPeriodNs; offsetNs += 130 * TimeUnit.MILLISECONDS.toNanos(1))
+        {
+            clock.update(1_000 * SECOND_NS);
+            try (MultiFactorEngine engine = MultiFactorEngine.builder(twoModels(0.0)).clock(clock)
+                .settings(new SignalSettings(60 * SECOND_NS, refreshNs, maxAgeNs)).build())
+            {
+                final int smart = engine.modelId("smart");
+                runRefreshFor(engine, offsetNs, stepNs);
+                final long begunNs = clock.nanoTime();
+                engine.begin(smart);
+                long reclaimedNs = Long.MIN_VALUE;
+                while (clock.nanoTime() - begunNs <= boundNs + SECOND_NS)
+                {
+                    clock.advance(stepNs);
+                    engine.refresh();
+                    if (engine.inflight(smart) == 0)
+                    {
+                        reclaimedNs = clock.nanoTime();
+                        break;
+                    }
+                }
+                assertThat(reclaimedNs).as("reclaimed, lease begun at +" + offsetNs + " ns").isNotEqualTo(Long.MIN_VALUE);
+                assertThat(reclaimedNs - begunNs).as("age at reclaim, lease begun at +" + offsetNs + " ns")
+                    .isGreaterThan(maxAgeNs).isLessThanOrEqualTo(boundNs);
+            }
+        }
+    }
+
+    private void runRefreshFor(final MultiFactorEngine engine, final long durationNs)
+    {
+        runRefreshFor(engine, durationNs, SECOND_NS);
+    }
+
+    /** The refresh agent's life on a manual clock: a duty cycle every step. */
+    private void runRefreshFor(final MultiFactorEngine engine, final long durationNs, final long stepNs)
+    {
+        final long endNs = clock.nanoTime() + durationNs;
+        while (endNs - clock.nanoTime() > 0)
+        {
+            clock.advance(Math.min(stepNs, endNs - clock.nanoTime()));
+            engine.refresh();
+        }
     }
 
     @Test
