@@ -232,9 +232,13 @@ class EngineMetricsTest
         final MultiFactorEngine engine = engine(plans(0.0, NoCandidatesPolicy.CHEAPEST));
         engine.begin(engine.modelId("fast"));
         engine.begin(engine.modelId("fast"));
-        engine.refreshNow();
-        clock.advance(engine.settings().inflightMaxAgeNs() * 2);
-        engine.refreshNow();
+        // Refresh as the agent would, over twice the max age: the sweep reclaims both leases on the way.
+        final long maxAgeNs = engine.settings().inflightMaxAgeNs();
+        for (int i = 0; i < 128; i++)
+        {
+            clock.advance(maxAgeNs / 64);
+            engine.refresh();
+        }
         assertThat(engine.reclaimedLeaseCount()).isEqualTo(2);
         assertThat(live(engine.countersReader()))
             .containsEntry(CounterLabel.format("mf.leases.healed", "model", "fast"), 2L)
