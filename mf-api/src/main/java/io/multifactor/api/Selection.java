@@ -1,16 +1,21 @@
 package io.multifactor.api;
 
-import java.util.Arrays;
-
 /**
  * The result of one selection, owned by the caller and reused across calls so that the request path allocates
  * nothing. It holds the chosen model, the outcome, the winning score and, for every candidate of the decision in
- * {@code modelRefs} order, its model handle, drop reason, raw signals, normalized factors and score.
+ * {@code modelRefs} order, its model handle, drop reason, signals, normalized factors and score.
  * <p>
- * Missing values are {@link Double#NaN}: a signal the candidate does not have, or the score of a candidate that was not
- * scored. Normalized factors are in [0, 1], higher is better (latency, cost and load already inverted), before
- * weighting. With {@code objective: lexicographic} a survivor's score is its normalized value of the first priority
- * factor, and {@link #eliminatedBy(int)} names the factor that took a survivor out of the finalists.
+ * Missing values are {@link Double#NaN}: a signal the candidate does not have, or the score and normalized factors of a
+ * candidate that was not scored (excluded or dropped). Normalized factors are in [0, 1], higher is better (latency,
+ * cost and load already inverted), before weighting. With {@code objective: lexicographic} a survivor's score is its
+ * normalized value of the first priority factor, and {@link #eliminatedBy(int)} names the factor that took a survivor
+ * out of the finalists.
+ * <p>
+ * What the engine writes per call is only what cannot be derived afterwards: per candidate the observed signals (TPOT
+ * and TTFT percentiles, in-flight count), the drop reason and, for survivors, the score; per call the bounds of each
+ * factor over the survivors. The configured values (model handles, quality, price, weights) are the decision plan's own
+ * read-only arrays, shared, not copied ({@link #candidates}); normalized factors are computed when read, from the
+ * bounds, by {@link #normalized(double, double, double, boolean)}.
  * <p>
  * Storage is parallel primitive arrays sized by the largest decision seen; {@link #reset(int, int)} grows them the
  * first time a larger decision is selected (the only allocation, off the steady state).
@@ -23,6 +28,9 @@ public final class Selection
     public static final int NOT_ELIMINATED = -1;
 
     private static final int DEFAULT_CAPACITY = 16;
+    private static final double[] NO_WEIGHTS = new double[Factor.COUNT];
+    private static final int[] NO_MODELS = new int[0];
+    private static final double[] NO_VALUES = new double[0];
 
     private int decisionId = Handles.NONE;
     private int outcome = Outcome.FAILED;
@@ -31,18 +39,23 @@ public final class Selection
     private int droppedCount;
     private int objective = Objective.WEIGHTED;
     private int latencyMetric = LatencyMetric.AUTO;
-    private final double[] weights = new double[Factor.COUNT];
 
-    private int[] modelIds;
+    // Shared, read-only: the decision plan's arrays (never written here).
+    private int[] modelIds = NO_MODELS;
+    private double[] quality = NO_VALUES;
+    private double[] costPer1M = NO_VALUES;
+    private double[] weights = NO_WEIGHTS;
+
+    // Written per call.
     private int[] dropReasons;
-    private double[] quality;
     private double[] tpotMs;
     private double[] ttftMs;
-    private double[] costPer1M;
     private long[] inflight;
     private double[] scores;
-    private double[] normalized;
     private int[] eliminatedBy;
+    private double[] ownCostPer1M;
+    private final double[] boundMin = new double[Factor.COUNT];
+    private final double[] boundMax = new double[Factor.COUNT];
 
     /** A selection sized for decisions of up to 16 candidates; it grows on demand. */
     public Selection()
@@ -61,14 +74,14 @@ public final class Selection
     }
 
     /**
-     * Starts a new selection, forgetting the previous one. Called by the engine before it fills the candidates.
+     * Starts a new selection, forgetting the previous one and its candidates. Called by the engine first.
      *
      * @param decisionId handle of the decision being selected.
      * @param candidateCount number of candidates of that decision.
      */
     public void reset(final int decisionId, final int candidateCount)
     {
-        if (candidateCount > modelIds.length)
+        if (candidateCount > dropReasons.length)
         {
             growSlowPath(candidateCount);
         }
@@ -79,46 +92,50 @@ public final class Selection
         this.droppedCount = 0;
         this.objective = Objective.WEIGHTED;
         this.latencyMetric = LatencyMetric.AUTO;
+        if (candidateCount == 0)
+        {
+            modelIds = NO_MODELS;
+            quality = NO_VALUES;
+            costPer1M = NO_VALUES;
+            weights = NO_WEIGHTS;
+        }
     }
 
     /**
-     * Records the observed signals of candidate {@code index}. Called by the engine (or a test) before scoring.
+     * Shares the decision's configured arrays, in candidate order. Called by the kernel after {@link #reset}; the
+     * arrays are read, never written, and must not change afterwards (a plan's arrays are immutable).
      *
-     * @param index candidate position in {@code modelRefs} order.
-     * @param modelId model handle of that candidate.
-     * @param excluded whether the request excludes this candidate.
-     * @param tpotMs its TPOT percentile in milliseconds, NaN when not observed.
-     * @param ttftMs its TTFT percentile in milliseconds, NaN when not observed.
-     * @param inflight its current in-flight count.
+     * @param modelIds model handle per candidate.
+     * @param quality quality score per candidate, NaN when not configured.
+     * @param costPer1M cost per 1M tokens per candidate under the decision's cost mix, NaN when not configured.
+     * @param weights effective weights indexed by {@link Factor}.
      */
-    public void observe(
-        final int index,
-        final int modelId,
-        final boolean excluded,
-        final double tpotMs,
-        final double ttftMs,
-        final long inflight)
+    public void candidates(final int[] modelIds, final double[] quality, final double[] costPer1M, final double[] weights)
     {
-        modelIds[index] = modelId;
-        dropReasons[index] = excluded ? DropReason.EXCLUDED : DropReason.NONE;
-        droppedCount += excluded ? 1 : 0;
-        this.tpotMs[index] = tpotMs;
-        this.ttftMs[index] = ttftMs;
-        this.inflight[index] = inflight;
-        eliminatedBy[index] = NOT_ELIMINATED;
+        this.modelIds = modelIds;
+        this.quality = quality;
+        this.costPer1M = costPer1M;
+        this.weights = weights;
     }
 
     /**
-     * Writes the configured signals of candidate {@code index}. Called by the kernel.
+     * Makes {@link #costPer1M(int)} read costs written by {@link #costPer1M(int, double)} instead of the plan's: for a
+     * request whose token counts blend the prices its own way. Called by the kernel after {@link #candidates}.
+     */
+    public void ownCosts()
+    {
+        costPer1M = ownCostPer1M;
+    }
+
+    /**
+     * Sets the cost of candidate {@code index} for this request, after {@link #ownCosts()}. Called by the kernel.
      *
      * @param index candidate position.
-     * @param quality its quality score, NaN when not configured.
-     * @param costPer1M its prompt price per 1M tokens, NaN when not configured.
+     * @param costPer1M its cost in USD per 1M tokens, NaN when a price it needs is not configured.
      */
-    public void configured(final int index, final double quality, final double costPer1M)
+    public void costPer1M(final int index, final double costPer1M)
     {
-        this.quality[index] = quality;
-        this.costPer1M[index] = costPer1M;
+        ownCostPer1M[index] = costPer1M;
     }
 
     /**
@@ -134,10 +151,11 @@ public final class Selection
     }
 
     /**
-     * Records the factor that took a lexicographic survivor out of the finalists. Called by the kernel.
+     * Records the factor that took a lexicographic survivor out of the finalists; the lexicographic ranking sets it
+     * for every candidate ({@link #NOT_ELIMINATED} for the others). Called by the kernel.
      *
      * @param index candidate position.
-     * @param factor a {@link Factor} index.
+     * @param factor a {@link Factor} index, or {@link #NOT_ELIMINATED}.
      */
     public void eliminatedBy(final int index, final int factor)
     {
@@ -145,55 +163,47 @@ public final class Selection
     }
 
     /**
-     * Sets the drop reason of candidate {@code index}. Called by the kernel.
+     * Records what was observed about candidate {@code index} and whether it was dropped. Called by the kernel.
      *
-     * @param index candidate position.
-     * @param reason a {@link DropReason} code.
+     * @param index candidate position in {@code modelRefs} order.
+     * @param dropReason a {@link DropReason} code, {@link DropReason#NONE} for a survivor.
+     * @param tpotMs its TPOT percentile in milliseconds, NaN when not observed.
+     * @param ttftMs its TTFT percentile in milliseconds, NaN when not observed.
+     * @param inflight its in-flight count.
      */
-    public void dropReason(final int index, final int reason)
+    public void observed(final int index, final int dropReason, final double tpotMs, final double ttftMs, final long inflight)
     {
         // Counted so that the engine's drop counters look at the candidates only when some were dropped.
-        droppedCount += dropReasons[index] == DropReason.NONE && reason != DropReason.NONE ? 1 : 0;
-        dropReasons[index] = reason;
+        droppedCount += dropReason != DropReason.NONE ? 1 : 0;
+        dropReasons[index] = dropReason;
+        this.tpotMs[index] = tpotMs;
+        this.ttftMs[index] = ttftMs;
+        this.inflight[index] = inflight;
     }
 
     /**
-     * Sets one normalized factor of candidate {@code index}. Called by the kernel.
+     * Records the bounds of one factor over the survivors that have it, from which {@link #normalized(int, int)} is
+     * computed. Called by the kernel.
      *
-     * @param index candidate position.
      * @param factor a {@link Factor} index.
-     * @param value normalized value in [0, 1], higher is better.
+     * @param min smallest raw value (+Infinity when no survivor has the signal).
+     * @param max largest raw value (-Infinity when no survivor has the signal).
      */
-    public void normalized(final int index, final int factor, final double value)
+    public void bounds(final int factor, final double min, final double max)
     {
-        normalized[index * Factor.COUNT + factor] = value;
+        boundMin[factor] = min;
+        boundMax[factor] = max;
     }
 
     /**
-     * Sets the score of candidate {@code index}. Called by the kernel.
+     * Sets the score of surviving candidate {@code index}. Called by the kernel.
      *
      * @param index candidate position.
-     * @param score weighted score, NaN when the candidate was not scored.
+     * @param score weighted score in [0, 1].
      */
     public void score(final int index, final double score)
     {
         scores[index] = score;
-    }
-
-    /**
-     * Sets the effective (normalized) weights used. Called by the kernel.
-     *
-     * @param quality weight of quality.
-     * @param latency weight of latency.
-     * @param cost weight of cost.
-     * @param load weight of load.
-     */
-    public void weights(final double quality, final double latency, final double cost, final double load)
-    {
-        weights[Factor.QUALITY] = quality;
-        weights[Factor.LATENCY] = latency;
-        weights[Factor.COST] = cost;
-        weights[Factor.LOAD] = load;
     }
 
     /**
@@ -253,7 +263,7 @@ public final class Selection
     /** @return score of the chosen model; NaN when nothing was chosen or the choice came from a fallback policy. */
     public double selectedScore()
     {
-        return selectedIndex >= 0 ? scores[selectedIndex] : Double.NaN;
+        return selectedIndex >= 0 ? score(selectedIndex) : Double.NaN;
     }
 
     /** @return number of candidates of the decision, excluded and dropped ones included. */
@@ -263,8 +273,8 @@ public final class Selection
     }
 
     /**
-     * @return number of candidates given a drop reason since {@link #reset(int, int)} (excluded ones included); 0 means
-     *     every candidate was scored, so a reader of drop reasons can skip the candidates.
+     * @return number of candidates observed with a drop reason since {@link #reset(int, int)} (excluded ones
+     *     included); 0 means every candidate was scored, so a reader of drop reasons can skip the candidates.
      */
     public int droppedCount()
     {
@@ -360,7 +370,7 @@ public final class Selection
      */
     public double score(final int index)
     {
-        return scores[index];
+        return dropReason(index) == DropReason.NONE ? scores[index] : Double.NaN;
     }
 
     /**
@@ -370,7 +380,29 @@ public final class Selection
      */
     public double normalized(final int index, final int factor)
     {
-        return normalized[index * Factor.COUNT + factor];
+        if (dropReason(index) != DropReason.NONE)
+        {
+            return Double.NaN;
+        }
+        final double value;
+        switch (factor)
+        {
+            case Factor.QUALITY:
+                value = quality[index];
+                break;
+            case Factor.LATENCY:
+                value = latencyMs(index);
+                break;
+            case Factor.COST:
+                value = costPer1M[index];
+                break;
+            case Factor.LOAD:
+                value = inflight[index];
+                break;
+            default:
+                throw new IllegalArgumentException("unknown factor: " + factor);
+        }
+        return normalized(value, boundMin[factor], boundMax[factor], factor != Factor.QUALITY);
     }
 
     /**
@@ -380,28 +412,48 @@ public final class Selection
      */
     public int eliminatedBy(final int index)
     {
-        return eliminatedBy[index];
+        return objective == Objective.LEXICOGRAPHIC ? eliminatedBy[index] : NOT_ELIMINATED;
+    }
+
+    /**
+     * Min-max normalization of one signal over the survivors, as section 4.1 of the semantics defines it.
+     *
+     * @param value the candidate's value, NaN when missing.
+     * @param min smallest value among the survivors that have the signal.
+     * @param max largest value among the survivors that have the signal.
+     * @param lowerIsBetter whether to invert (latency, cost, load).
+     * @return in [0, 1]: 0 when missing, 0.5 when every survivor that has it shares one value, else
+     *     {@code (value - min) / (max - min)}, inverted as {@code 1 - t} when lower is better.
+     */
+    public static double normalized(final double value, final double min, final double max, final boolean lowerIsBetter)
+    {
+        if (value != value)
+        {
+            return 0.0;
+        }
+        if (!(max > min))
+        {
+            return 0.5;
+        }
+        // value <= max, so value - min <= max - min once rounded: t never exceeds 1.
+        final double t = (value - min) / (max - min);
+        return lowerIsBetter ? 1.0 - t : t;
     }
 
     private void growSlowPath(final int candidateCount)
     {
-        final int capacity = Math.max(candidateCount, modelIds.length * 2);
-        allocate(capacity);
+        allocate(Math.max(candidateCount, dropReasons.length * 2));
     }
 
     private void allocate(final int capacity)
     {
-        modelIds = new int[capacity];
         dropReasons = new int[capacity];
-        quality = new double[capacity];
         tpotMs = new double[capacity];
         ttftMs = new double[capacity];
-        costPer1M = new double[capacity];
         inflight = new long[capacity];
         scores = new double[capacity];
-        normalized = new double[capacity * Factor.COUNT];
         eliminatedBy = new int[capacity];
-        Arrays.fill(eliminatedBy, NOT_ELIMINATED);
-        Arrays.fill(modelIds, Handles.NONE);
+        java.util.Arrays.fill(eliminatedBy, NOT_ELIMINATED);
+        ownCostPer1M = new double[capacity];
     }
 }

@@ -1,7 +1,6 @@
 package io.multifactor.bench;
 
 import io.multifactor.api.Selection;
-import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.scoring.ScoringKernel;
 import io.multifactor.testkit.reference.ReferenceScorer;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -26,8 +25,8 @@ import java.util.concurrent.TimeUnit;
  * each invocation takes the next decision, so the branch predictor cannot learn one input.
  * <ul>
  *   <li>{@code engine}: {@code MultiFactorEngine.select} with published signals from real samples and in-flight leases;</li>
- *   <li>{@code kernel}: {@link Selection#reset}, {@link Selection#observe} per candidate, then
- *       {@link ScoringKernel#score}, as the engine does after reading its published signals;</li>
+ *   <li>{@code kernel}: {@link ScoringKernel#select} over standalone signals holding the same observations (its own
+ *       small counter buffer instead of the engine's), without the engine's state and plan lookup;</li>
  *   <li>{@code handLoop}: {@link HandLoopSelector}, the practical limit;</li>
  *   <li>{@code reference}: the mf-testkit reference router (sort-based percentiles over raw samples, object-based
  *       scoring), the baseline of the "faster" claims;</li>
@@ -183,18 +182,7 @@ public class SelectBenchmark
 
     static int kernelSelect(final SelectCase c, final Selection selection)
     {
-        final DecisionPlan plan = c.plan;
-        final int n = c.candidateCount;
-        selection.reset(c.decisionId, n);
-        final int[] modelIds = c.modelIds;
-        final double[] tpot = c.tpotMs;
-        final double[] ttft = c.ttftMs;
-        final long[] inflight = c.inflight;
-        for (int i = 0; i < n; i++)
-        {
-            selection.observe(i, modelIds[i], false, tpot[i], ttft[i], inflight[i]);
-        }
-        ScoringKernel.score(plan, selection);
+        ScoringKernel.select(c.plan, c.signals, null, selection);
         return selection.selectedIndex();
     }
 }

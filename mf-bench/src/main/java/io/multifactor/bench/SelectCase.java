@@ -2,16 +2,19 @@ package io.multifactor.bench;
 
 import io.multifactor.api.Factor;
 import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.scoring.CandidateSignals;
 
 /**
  * One pre-built selection input, flattened for the baselines: the decision's plan and, per candidate, its configured
- * quality and price and the signals observed for it (TPOT and TTFT percentiles in milliseconds, in-flight count).
+ * quality and price and the signals observed for it (TPOT and TTFT percentiles in milliseconds, in-flight count), as
+ * plain arrays for the hand loop and as standalone {@link CandidateSignals} for the kernel.
  * <p>
  * Instances are effectively immutable after construction and may be read by any thread once published.
  */
 public final class SelectCase
 {
     final DecisionPlan plan;
+    final CandidateSignals signals;
     final int decisionId;
     final int candidateCount;
     final int[] modelIds;
@@ -53,6 +56,12 @@ public final class SelectCase
             modelIds[i] = plan.candidateModelId(i);
             quality[i] = plan.quality(i);
             costPer1M[i] = plan.promptPer1M(i);
+        }
+        this.signals = CandidateSignals.standalone(n);
+        for (int i = 0; i < n; i++)
+        {
+            signals.publishLatencyMs(i, tpotMs[i], ttftMs[i]);
+            signals.inflight(i, inflight[i]);
         }
         this.tpotMs = tpotMs.clone();
         this.ttftMs = ttftMs.clone();

@@ -33,7 +33,8 @@ class ConfigFuzzTest
         final SplittableRandom random = new SplittableRandom(20261129L);
         final String[] seeds = {
             ConfigRefusalTest.VALID,
-            DesignSampleTest.SECTION_3_SAMPLE.replace("decisions:\n", DesignSampleTest.ECONOMY_MODEL + "decisions:\n")
+            DesignSampleTest.SECTION_3_SAMPLE.replace("decisions:\n", DesignSampleTest.ECONOMY_MODEL + "decisions:\n"),
+            VsrConfigTest.RECIPES_ONLY
         };
         int accepted = 0;
         int refused = 0;

@@ -104,6 +104,19 @@ class VsrCommandsTest
     }
 
     @Test
+    void shouldSuggestTheQualifiedNameOfARecipesDecision() throws IOException
+    {
+        final Path request = Files.writeString(dir.resolve("request.yaml"), "decision: bulk\n");
+
+        final CliRun run = CliRun.of("explain", "--config", CONFIG.toString(), "--scenario", request.toString());
+
+        assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).startsWith(request + ":1:11: decision: decision \"bulk\" is not in the configuration " +
+            "(a recipe's decision is named RECIPE/DECISION: did you mean batch/bulk?)\n");
+    }
+
+    @Test
     void shouldExplainFromHelmValuesToo() throws IOException
     {
         final CliRun run = CliRun.of("explain", "--config", helmValues().toString(), "--scenario", REQUEST.toString());

@@ -1,6 +1,9 @@
 package io.multifactor.kernel.engine;
 
+import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.scoring.CandidateSignals;
+import org.agrona.concurrent.AtomicBuffer;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -15,9 +18,13 @@ import java.util.Arrays;
  * <pre>
  *   latencyMs[(modelId * slotCount + slot) * 2 + TPOT]   latencyMs[(modelId * slotCount + slot) * 2 + TTFT]
  * </pre>
- * The references are final and immutable; the refresh thread alone writes the elements of {@code latencyMs} (release
- * stores), readers load them with opaque loads (each value is atomic; values from two consecutive refreshes may mix,
- * which is harmless because each is a valid recent percentile). This class is threadsafe under that contract.
+ * and the same values again per decision, in candidate order ({@link CandidateSignals}, what {@code select} reads in
+ * its one pass over the candidates), with each candidate's in-flight counter offset.
+ * <p>
+ * The references are final and immutable; the refresh thread alone writes the elements of {@code latencyMs} and of the
+ * decisions' signals (release stores), readers load them with opaque loads (each value is atomic; values from two
+ * consecutive refreshes may mix, which is harmless because each is a valid recent percentile). This class is threadsafe
+ * under that contract.
  */
 final class EngineState
 {
@@ -34,6 +41,7 @@ final class EngineState
     final double[] latencyMs;
     final int[] counterOffsets;
     final ModelSignals[] byModel;
+    final CandidateSignals[] byDecision;
 
     // Metric counter value offsets, all sized for this state's handles and slots (-1 = none):
     // latencyCounterOffsets parallels latencyMs; dropOffsets[modelId * DropReason.COUNT + reason];
@@ -44,14 +52,15 @@ final class EngineState
     final int[] sampleOffsets;
     final int[][] selectionOffsets;
 
-    EngineState(final Plans plans, final ModelSignals[] byModel)
+    EngineState(final Plans plans, final ModelSignals[] byModel, final AtomicBuffer counterValues)
     {
-        this(plans, byModel, null, new int[0], new int[0], new int[0][]);
+        this(plans, byModel, counterValues, null, new int[0], new int[0], new int[0][]);
     }
 
     EngineState(
         final Plans plans,
         final ModelSignals[] byModel,
+        final AtomicBuffer counterValues,
         final int[] latencyCounterOffsetsOrNull,
         final int[] dropOffsets,
         final int[] sampleOffsets,
@@ -71,6 +80,20 @@ final class EngineState
                 counterOffsets[i] = byModel[i].counterOffset;
             }
         }
+        this.byDecision = new CandidateSignals[plans.decisionCapacity()];
+        for (int d = 0; d < byDecision.length; d++)
+        {
+            final DecisionPlan plan = plans.decision(d);
+            if (plan != null)
+            {
+                final int[] offsets = new int[plan.candidateCount()];
+                for (int i = 0; i < offsets.length; i++)
+                {
+                    offsets[i] = counterOffsets[plan.candidateModelId(i)];
+                }
+                byDecision[d] = new CandidateSignals(counterValues, offsets);
+            }
+        }
         if (latencyCounterOffsetsOrNull == null)
         {
             latencyCounterOffsets = new int[latencyMs.length];
@@ -83,6 +106,15 @@ final class EngineState
         this.dropOffsets = dropOffsets;
         this.sampleOffsets = sampleOffsets;
         this.selectionOffsets = selectionOffsets;
+    }
+
+    /**
+     * @param decisionId a decision handle, possibly out of range.
+     * @return the signals of that decision's candidates in this state, or null.
+     */
+    CandidateSignals decisionSignals(final int decisionId)
+    {
+        return decisionId >= 0 && decisionId < byDecision.length ? byDecision[decisionId] : null;
     }
 
     /**

@@ -20,6 +20,7 @@ import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.scoring.CandidateSignals;
 import io.multifactor.kernel.scoring.ScoringKernel;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AtomicBuffer;
@@ -193,13 +194,13 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     }
 
     /**
-     * Selects a model for one request of a decision, writing every candidate's signals, drops, normalized factors,
-     * scores and the outcome into {@code out}. An unknown decision gives {@link io.multifactor.api.Outcome#FAILED} with
-     * 0 candidates.
+     * Selects a model for one request of a decision, writing every candidate's observed signals, drops, scores and the
+     * outcome into {@code out} (configured values and normalized factors are read through it from the plan and the
+     * bounds). An unknown decision gives {@link io.multifactor.api.Outcome#FAILED} with 0 candidates.
      * <p>
-     * Reads the published state once (one volatile load), then the published percentiles (opaque loads) and the
-     * in-flight counters (volatile loads). Allocates nothing (once {@code out} is large enough), takes no lock, never
-     * throws for an expected outcome.
+     * Reads the published state once (one volatile load), then, in the kernel's first loop over the candidates, the
+     * decision's published percentiles (opaque loads) and in-flight counters (volatile loads). Allocates nothing (once
+     * {@code out} is large enough), takes no lock, never throws for an expected outcome.
      *
      * @param decisionId decision handle.
      * @param exclusionsOrNull models this request leaves out, or null.
@@ -220,29 +221,10 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             out.reset(decisionId, 0);
             return;
         }
-        final int n = plan.candidateCount();
-        out.reset(decisionId, n);
-        final int slotCount = s.slotCount;
-        final int slot = plan.percentileSlot();
-        final int[] counterOffsets = s.counterOffsets;
-        final AtomicBuffer values = this.values;
-        for (int i = 0; i < n; i++)
-        {
-            final int modelId = plan.candidateModelId(i);
-            final boolean excluded = exclusionsOrNull != null && exclusionsOrNull.contains(modelId);
-            final int index = EngineState.index(modelId, slotCount, slot, EngineState.TPOT);
-            out.observe(
-                i,
-                modelId,
-                excluded,
-                s.latencyMs(index),
-                s.latencyMs(index + EngineState.TTFT),
-                values.getLongVolatile(counterOffsets[modelId]));
-        }
-        ScoringKernel.score(plan, out);
+        ScoringKernel.select(plan, s.byDecision[decisionId], exclusionsOrNull, out);
         if (count)
         {
-            countSelection(s, decisionId, n, out);
+            countSelection(s, decisionId, plan.candidateCount(), out);
         }
     }
 
@@ -719,7 +701,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             if (!closed)
             {
                 closed = true;
-                state = new EngineState(new PlansBuilder().build(), new ModelSignals[0]);
+                state = new EngineState(new PlansBuilder().build(), new ModelSignals[0], values);
                 signalsByName = new HashMap<>();
             }
         }
@@ -808,6 +790,23 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
                 s.publishLatencyMs(index + EngineState.TTFT, toMs(ttftMicros));
                 publishCounter(latencyCounterOffsets[index], tpotMicros);
                 publishCounter(latencyCounterOffsets[index + EngineState.TTFT], ttftMicros);
+            }
+        }
+        // The same values per decision, in candidate order: what select reads.
+        final CandidateSignals[] byDecision = s.byDecision;
+        for (int decisionId = 0; decisionId < byDecision.length; decisionId++)
+        {
+            final CandidateSignals candidates = byDecision[decisionId];
+            if (candidates == null)
+            {
+                continue;
+            }
+            final DecisionPlan plan = plans.decision(decisionId);
+            final int slot = plan.percentileSlot();
+            for (int i = 0; i < candidates.candidateCount(); i++)
+            {
+                final int index = EngineState.index(plan.candidateModelId(i), slotCount, slot, EngineState.TPOT);
+                candidates.publishLatencyMs(i, s.latencyMs(index), s.latencyMs(index + EngineState.TTFT));
             }
         }
     }
@@ -923,7 +922,8 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
                 selectionOffsets[decisionId] = selectionOffsets(next, plan);
             }
         }
-        return new EngineState(next, byModel, latencyCounterOffsets, dropOffsets, sampleOffsets, selectionOffsets);
+        return new EngineState(
+            next, byModel, values, latencyCounterOffsets, dropOffsets, sampleOffsets, selectionOffsets);
     }
 
     // Under lock: n "scored" offsets, n fallback offsets (the failed one with the fail policy), the "failed" offset.

@@ -3,6 +3,7 @@ package io.multifactor.kernel.plan;
 import io.multifactor.api.Factor;
 import io.multifactor.api.LatencyMetric;
 import io.multifactor.api.Objective;
+import io.multifactor.api.Selection;
 
 import java.util.Arrays;
 
@@ -16,7 +17,8 @@ import java.util.Arrays;
  * ({@code +Infinity}, or {@code Long.MAX_VALUE} for in-flight), so the scoring loop never branches on "off"; the
  * configured values stay available for explanations.
  * <p>
- * Instances are immutable and threadsafe: no array is written after construction and none escapes.
+ * Instances are immutable and threadsafe: no array is written after construction; the candidate arrays are shared only
+ * with a {@link Selection}, which reads them and never writes them ({@link #shareWith}).
  */
 public final class DecisionPlan
 {
@@ -240,6 +242,17 @@ public final class DecisionPlan
     public double weight(final int factor)
     {
         return weights[factor];
+    }
+
+    /**
+     * Lets a selection of this decision read the configured arrays (model handles, quality, cost under the cost mix,
+     * weights) instead of copying them. Allocates nothing.
+     *
+     * @param selection reset for this decision.
+     */
+    public void shareWith(final Selection selection)
+    {
+        selection.candidates(candidateModelIds, quality, costPer1M, weights);
     }
 
     /** @return configured TPOT ceiling in milliseconds, 0 when off. */

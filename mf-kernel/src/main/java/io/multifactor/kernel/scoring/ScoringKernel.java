@@ -1,6 +1,7 @@
 package io.multifactor.kernel.scoring;
 
 import io.multifactor.api.DropReason;
+import io.multifactor.api.Exclusions;
 import io.multifactor.api.Factor;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Selection;
@@ -8,20 +9,31 @@ import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
 
 /**
- * Scores one decision exactly as section 4 of the design says, given the observed signals already in the
- * {@link Selection} (written by {@link Selection#observe}).
+ * Selects one candidate of a decision as the semantics (section 4.1 of the user docs) define it, in two loops over the
+ * candidates and nothing else:
  * <ol>
- *   <li>SLO filter, strict ceilings, in the order TPOT, TTFT, cost, in-flight; a missing (NaN) value never drops.</li>
- *   <li>No survivor: the plan's policy ({@code cheapest}, {@code first}, {@code fail}); every candidate excluded fails.</li>
- *   <li>Min-max normalization over the survivors that have each signal: 0.5 when they share one value, 0 for a missing
- *       signal, 0 for a factor no survivor has. Latency, cost and load are inverted.</li>
- *   <li>Weighted sum; the highest score wins and ties go to the earlier candidate.</li>
+ *   <li><b>Gather, filter, bound</b> (every candidate): read its published signals ({@link CandidateSignals}) and its
+ *       configured values (the plan), record what was observed in the {@link Selection}, drop it at the first broken
+ *       ceiling (TPOT, TTFT, cost, in-flight; a missing value never drops) or when the request excludes it, and
+ *       widen the bounds of each factor over the survivors that have it.</li>
+ *   <li>No survivor: the plan's policy ({@code cheapest}, {@code first}, {@code fail}), off the common path; every
+ *       candidate excluded fails.</li>
+ *   <li><b>Rank</b> (survivors): the weighted score and the first highest; the normalized factors are not stored, the
+ *       selection computes them from the bounds when read.</li>
  * </ol>
- * Normalization is computed as {@code (x - min) * (1 / (max - min))}, a range whose inverse overflows counts as one
- * value, and the score {@code wQ*nq + wL*nl + wC*nc + wN*nn} is capped at 1 (the rounded weights can add up to one ulp
- * more); the reference implementation uses the same expressions so that both agree bit for bit, ties included.
+ * The score is {@code sum over factors of w * n}, with {@code n = (x - min) / (max - min)} (inverted as {@code 1 - n}
+ * for latency, cost and load), 0.5 when every survivor that has the signal shares one value, 0 when the candidate
+ * lacks it. The loop computes each term as {@code base + slope * (x - min)} with {@code slope = +-w / (max - min)}
+ * prepared once per call: no division, clamp or shared-value branch per candidate. It agrees with the plain formula
+ * within a few ulps (the reference implementation checks 1e-9); a range so small that {@code w / (max - min)}
+ * overflows (values below about 1e-292) takes {@link #rankByDivisionSlowPath}, which uses the plain formula.
  * <p>
- * This class is stateless and threadsafe. {@link #score} allocates nothing, takes no lock and never throws for an
+ * Where an extension goes: a new drop (a floor) is one more test at the head of the drop chain in the first loop; a
+ * signal chosen differently (latency metric, cost mix) changes the line that reads it in the first loop and the one
+ * that reads it back in {@link #rank}; another objective (lexicographic) or a tie band is a branch on the plan before
+ * or after the weighted loop of {@link #rank}.
+ * <p>
+ * This class is stateless and threadsafe. {@link #select} allocates nothing, takes no lock and never throws for an
  * expected outcome.
  */
 public final class ScoringKernel
@@ -31,19 +43,25 @@ public final class ScoringKernel
     }
 
     /**
-     * Filters, normalizes and scores the candidates of {@code plan}, writing drops, normalized factors, scores, weights
-     * and the outcome into {@code selection}.
+     * Filters, bounds and scores the candidates of {@code plan}, writing what was observed, the drops, scores, bounds
+     * and the outcome into {@code out}.
      *
      * @param plan the decision's plan.
-     * @param selection reset for {@code plan} and observed for each of its candidates.
+     * @param signals the live signals of the same decision's candidates, in candidate order.
+     * @param exclusionsOrNull models this request leaves out, or null.
+     * @param out the caller's reusable result.
      */
-    public static void score(final DecisionPlan plan, final Selection selection)
+    public static void select(
+        final DecisionPlan plan, final CandidateSignals signals, final Exclusions exclusionsOrNull, final Selection out)
     {
         final int n = plan.candidateCount();
+        out.reset(plan.id(), n);
+        plan.shareWith(out);
         final double maxTpotMs = plan.effectiveMaxTpotMs();
         final double maxTtftMs = plan.effectiveMaxTtftMs();
         final double maxCost = plan.effectiveMaxCostPer1M();
         final long maxInflight = plan.effectiveMaxInflight();
+        final boolean anyExcluded = exclusionsOrNull != null && !exclusionsOrNull.isEmpty();
 
         double qMin = Double.POSITIVE_INFINITY;
         double qMax = Double.NEGATIVE_INFINITY;
@@ -57,173 +75,145 @@ public final class ScoringKernel
 
         for (int i = 0; i < n; i++)
         {
+            final double tpot = signals.tpotMs(i);
+            final double ttft = signals.ttftMs(i);
+            final long inflight = signals.inflight(i);
             final double quality = plan.quality(i);
-            final double cost = plan.promptPer1M(i);
-            selection.configured(i, quality, cost);
-            if (selection.dropReason(i) == DropReason.EXCLUDED)
-            {
-                continue;
-            }
-            final double tpot = selection.tpotMs(i);
-            final double ttft = selection.ttftMs(i);
-            final long inflight = selection.inflight(i);
+            final double cost = plan.costPer1M(i);
             // NaN compares false: a missing observation never breaks a ceiling; an off ceiling is +Infinity.
-            final int reason =
+            int reason =
                 tpot > maxTpotMs ? DropReason.TPOT :
                 ttft > maxTtftMs ? DropReason.TTFT :
                 cost > maxCost ? DropReason.COST :
                 inflight > maxInflight ? DropReason.INFLIGHT : DropReason.NONE;
+            if (anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
+            {
+                reason = DropReason.EXCLUDED;
+            }
+            out.observed(i, reason, tpot, ttft, inflight);
             if (reason != DropReason.NONE)
             {
-                selection.dropReason(i, reason);
                 continue;
             }
             survivors++;
             final double latency = tpot == tpot ? tpot : ttft;
             final double load = inflight;
-            // A NaN fails both comparisons, so a missing signal never moves a bound.
-            if (quality < qMin)
-            {
-                qMin = quality;
-            }
-            if (quality > qMax)
-            {
-                qMax = quality;
-            }
-            if (latency < lMin)
-            {
-                lMin = latency;
-            }
-            if (latency > lMax)
-            {
-                lMax = latency;
-            }
-            if (cost < cMin)
-            {
-                cMin = cost;
-            }
-            if (cost > cMax)
-            {
-                cMax = cost;
-            }
-            if (load < nMin)
-            {
-                nMin = load;
-            }
-            if (load > nMax)
-            {
-                nMax = load;
-            }
+            // Selects, not Math.min/max: a NaN fails both comparisons, so a missing signal never moves a bound.
+            qMin = quality < qMin ? quality : qMin;
+            qMax = quality > qMax ? quality : qMax;
+            lMin = latency < lMin ? latency : lMin;
+            lMax = latency > lMax ? latency : lMax;
+            cMin = cost < cMin ? cost : cMin;
+            cMax = cost > cMax ? cost : cMax;
+            nMin = load < nMin ? load : nMin;
+            nMax = load > nMax ? load : nMax;
         }
+        out.bounds(Factor.QUALITY, qMin, qMax);
+        out.bounds(Factor.LATENCY, lMin, lMax);
+        out.bounds(Factor.COST, cMin, cMax);
+        out.bounds(Factor.LOAD, nMin, nMax);
 
+        if (survivors == 0)
+        {
+            noSurvivorSlowPath(plan, out);
+            return;
+        }
+        rank(plan, out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
+    }
+
+    private static void rank(
+        final DecisionPlan plan,
+        final Selection out,
+        final double qMin,
+        final double qMax,
+        final double lMin,
+        final double lMax,
+        final double cMin,
+        final double cMax,
+        final double nMin,
+        final double nMax)
+    {
         final double wQ = plan.weight(Factor.QUALITY);
         final double wL = plan.weight(Factor.LATENCY);
         final double wC = plan.weight(Factor.COST);
         final double wN = plan.weight(Factor.LOAD);
-        selection.weights(wQ, wL, wC, wN);
-
-        if (survivors == 0)
+        // Term of a factor: base + slope * (x - min); one shared value: slope 0, base w / 2.
+        final boolean qSpread = qMax > qMin;
+        final boolean lSpread = lMax > lMin;
+        final boolean cSpread = cMax > cMin;
+        final boolean nSpread = nMax > nMin;
+        final double qSlope = qSpread ? wQ / (qMax - qMin) : 0.0;
+        final double lSlope = lSpread ? -wL / (lMax - lMin) : 0.0;
+        final double cSlope = cSpread ? -wC / (cMax - cMin) : 0.0;
+        final double nSlope = nSpread ? -wN / (nMax - nMin) : 0.0;
+        if (Math.abs(qSlope) + Math.abs(lSlope) + Math.abs(cSlope) + Math.abs(nSlope) == Double.POSITIVE_INFINITY)
         {
-            noSurvivorSlowPath(plan, selection);
+            rankByDivisionSlowPath(plan, out);
             return;
         }
+        final double qBase = qSpread ? 0.0 : 0.5 * wQ;
+        final double lBase = lSpread ? wL : 0.5 * wL;
+        final double cBase = cSpread ? wC : 0.5 * wC;
+        final double nBase = nSpread ? wN : 0.5 * wN;
 
-        // 1 / range, or 0 when every survivor that has the signal shares one value (then the value is 0.5).
-        final double qInv = inverseRange(qMin, qMax);
-        final double lInv = inverseRange(lMin, lMax);
-        final double cInv = inverseRange(cMin, cMax);
-        final double nInv = inverseRange(nMin, nMax);
-
+        final int n = plan.candidateCount();
         int best = -1;
         double bestScore = Double.NEGATIVE_INFINITY;
         for (int i = 0; i < n; i++)
         {
-            if (selection.dropReason(i) != DropReason.NONE)
+            if (out.dropReason(i) != DropReason.NONE)
             {
-                selection.score(i, Double.NaN);
-                selection.normalized(i, Factor.QUALITY, Double.NaN);
-                selection.normalized(i, Factor.LATENCY, Double.NaN);
-                selection.normalized(i, Factor.COST, Double.NaN);
-                selection.normalized(i, Factor.LOAD, Double.NaN);
                 continue;
             }
-            final double nq = higherIsBetter(selection.quality(i), qMin, qInv);
-            final double nl = lowerIsBetter(selection.latencyMs(i), lMin, lInv);
-            final double nc = lowerIsBetter(selection.costPer1M(i), cMin, cInv);
-            final double nn = lowerIsBetter(selection.inflight(i), nMin, nInv);
-            // The rounded weights can add up to one ulp above 1: cap, so a score never leaves [0, 1].
-            final double score = Math.min(1.0, wQ * nq + wL * nl + wC * nc + wN * nn);
-            selection.normalized(i, Factor.QUALITY, nq);
-            selection.normalized(i, Factor.LATENCY, nl);
-            selection.normalized(i, Factor.COST, nc);
-            selection.normalized(i, Factor.LOAD, nn);
-            selection.score(i, score);
+            final double quality = out.quality(i);
+            final double latency = out.latencyMs(i);
+            final double cost = out.costPer1M(i);
+            final double load = out.inflight(i);
+            double score = nBase + nSlope * (load - nMin);
+            score += quality == quality ? qBase + qSlope * (quality - qMin) : 0.0;
+            score += latency == latency ? lBase + lSlope * (latency - lMin) : 0.0;
+            score += cost == cost ? cBase + cSlope * (cost - cMin) : 0.0;
+            // Rounding can leave a hair outside [0, 1] (the weights themselves can add up to one ulp more than 1).
+            score = score < 0.0 ? 0.0 : score > 1.0 ? 1.0 : score;
+            out.score(i, score);
             if (score > bestScore)
             {
                 bestScore = score;
                 best = i;
             }
         }
-        selection.outcome(Outcome.SCORED, best);
+        out.outcome(Outcome.SCORED, best);
     }
 
-    /**
-     * The factor by which {@code x - min} is multiplied to normalize it.
-     *
-     * @param min smallest value among survivors that have the signal (+Infinity when none has it).
-     * @param max largest value among survivors that have the signal (-Infinity when none has it).
-     * @return {@code 1 / (max - min)}, or 0 when the values are one (max == min), absent, or so close that the inverse
-     *     overflows (only when both bounds are below about 1e-292, where {@code 0 * Infinity} would otherwise give NaN).
-     */
-    public static double inverseRange(final double min, final double max)
+    /** Ranks with the plain formula, dividing per candidate: for ranges so small that a precomputed slope overflows. */
+    private static void rankByDivisionSlowPath(final DecisionPlan plan, final Selection out)
     {
-        final double inverse = 1.0 / (max - min);
-        return max > min && inverse < Double.POSITIVE_INFINITY ? inverse : 0.0;
+        final int n = plan.candidateCount();
+        int best = -1;
+        double bestScore = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < n; i++)
+        {
+            if (out.dropReason(i) != DropReason.NONE)
+            {
+                continue;
+            }
+            double score = 0.0;
+            for (int f = 0; f < Factor.COUNT; f++)
+            {
+                score += plan.weight(f) * out.normalized(i, f);
+            }
+            score = score > 1.0 ? 1.0 : score;
+            out.score(i, score);
+            if (score > bestScore)
+            {
+                bestScore = score;
+                best = i;
+            }
+        }
+        out.outcome(Outcome.SCORED, best);
     }
 
-    /**
-     * Normalized value of a higher-is-better signal.
-     *
-     * @param value the candidate's value, NaN when missing.
-     * @param min smallest value among survivors that have the signal.
-     * @param inverseRange {@code 1 / (max - min)}, or 0 when max == min.
-     * @return in [0, 1]: 0 when missing, 0.5 when every survivor shares one value.
-     */
-    public static double higherIsBetter(final double value, final double min, final double inverseRange)
-    {
-        if (value != value)
-        {
-            return 0.0;
-        }
-        if (inverseRange == 0.0)
-        {
-            return 0.5;
-        }
-        return Math.min(1.0, (value - min) * inverseRange);
-    }
-
-    /**
-     * Normalized, inverted value of a lower-is-better signal.
-     *
-     * @param value the candidate's value, NaN when missing.
-     * @param min smallest value among survivors that have the signal.
-     * @param inverseRange {@code 1 / (max - min)}, or 0 when max == min.
-     * @return in [0, 1]: 0 when missing, 0.5 when every survivor shares one value, 1 for the lowest value.
-     */
-    public static double lowerIsBetter(final double value, final double min, final double inverseRange)
-    {
-        if (value != value)
-        {
-            return 0.0;
-        }
-        if (inverseRange == 0.0)
-        {
-            return 0.5;
-        }
-        return Math.max(0.0, 1.0 - (value - min) * inverseRange);
-    }
-
-    private static void noSurvivorSlowPath(final DecisionPlan plan, final Selection selection)
+    private static void noSurvivorSlowPath(final DecisionPlan plan, final Selection out)
     {
         final int n = plan.candidateCount();
         int first = -1;
@@ -231,12 +221,7 @@ public final class ScoringKernel
         double cheapestPrice = Double.POSITIVE_INFINITY;
         for (int i = 0; i < n; i++)
         {
-            selection.score(i, Double.NaN);
-            selection.normalized(i, Factor.QUALITY, Double.NaN);
-            selection.normalized(i, Factor.LATENCY, Double.NaN);
-            selection.normalized(i, Factor.COST, Double.NaN);
-            selection.normalized(i, Factor.LOAD, Double.NaN);
-            if (selection.dropReason(i) == DropReason.EXCLUDED)
+            if (out.dropReason(i) == DropReason.EXCLUDED)
             {
                 continue;
             }
@@ -244,7 +229,7 @@ public final class ScoringKernel
             {
                 first = i;
             }
-            final double price = plan.promptPer1M(i);
+            final double price = out.costPer1M(i);
             // Unpriced (NaN) never wins over priced; strict < keeps the earlier of equal prices.
             if (price < cheapestPrice)
             {
@@ -255,19 +240,19 @@ public final class ScoringKernel
 
         if (first < 0)
         {
-            selection.outcome(Outcome.FAILED, -1);
+            out.outcome(Outcome.FAILED, -1);
             return;
         }
         switch (plan.policy())
         {
             case NoCandidatesPolicy.FIRST:
-                selection.outcome(Outcome.FALLBACK_FIRST, first);
+                out.outcome(Outcome.FALLBACK_FIRST, first);
                 break;
             case NoCandidatesPolicy.FAIL:
-                selection.outcome(Outcome.FAILED, -1);
+                out.outcome(Outcome.FAILED, -1);
                 break;
             default:
-                selection.outcome(Outcome.FALLBACK_CHEAPEST, cheapest >= 0 ? cheapest : first);
+                out.outcome(Outcome.FALLBACK_CHEAPEST, cheapest >= 0 ? cheapest : first);
                 break;
         }
     }

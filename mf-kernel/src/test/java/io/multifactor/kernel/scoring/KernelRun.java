@@ -1,10 +1,11 @@
 package io.multifactor.kernel.scoring;
 
+import io.multifactor.api.Exclusions;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 
-/** Test helper: observes each candidate of a decision from plain arrays and runs the kernel. */
+/** Test helper: publishes each candidate's observations into standalone signals and runs the kernel. */
 final class KernelRun
 {
     private KernelRun()
@@ -35,13 +36,19 @@ final class KernelRun
     {
         final DecisionPlan plan = plans.decision(plans.decisionId(decision));
         final Selection selection = new Selection();
-        selection.reset(plan.id(), plan.candidateCount());
+        final CandidateSignals signals = CandidateSignals.standalone(plan.candidateCount());
+        final Exclusions exclusions = new Exclusions();
         for (int i = 0; i < plan.candidateCount(); i++)
         {
             final Observed o = observed.length == 0 ? none() : observed[i];
-            selection.observe(i, plan.candidateModelId(i), o.excluded(), o.tpotMs(), o.ttftMs(), o.inflight());
+            signals.publishLatencyMs(i, o.tpotMs(), o.ttftMs());
+            signals.inflight(i, o.inflight());
+            if (o.excluded())
+            {
+                exclusions.add(plan.candidateModelId(i));
+            }
         }
-        ScoringKernel.score(plan, selection);
+        ScoringKernel.select(plan, signals, exclusions, selection);
         return selection;
     }
 

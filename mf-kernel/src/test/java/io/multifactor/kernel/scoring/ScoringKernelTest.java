@@ -16,6 +16,7 @@ import static io.multifactor.kernel.scoring.KernelRun.obs;
 import static io.multifactor.kernel.scoring.KernelRun.select;
 import static io.multifactor.kernel.scoring.KernelRun.selectedName;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 /** One example per rule of section 4 of the design, on the kernel alone. */
 class ScoringKernelTest
@@ -215,7 +216,7 @@ class ScoringKernelTest
         assertThat(s.weight(Factor.LOAD)).isEqualTo(0.2);
         final double expected = 0.4 * s.normalized(1, Factor.QUALITY) + 0.2 * s.normalized(1, Factor.LATENCY) +
             0.2 * s.normalized(1, Factor.COST) + 0.2 * s.normalized(1, Factor.LOAD);
-        assertThat(s.score(1)).isEqualTo(expected);
+        assertThat(s.score(1)).isCloseTo(expected, within(1e-12));
     }
 
     @Test
@@ -291,30 +292,35 @@ class ScoringKernelTest
         assertThat(s.score(1)).isEqualTo(0.0);
     }
 
-    /** 1 / (1e-310 - 0) overflows; 0 * Infinity was NaN, so both scores were NaN and nothing was chosen. */
+    /**
+     * 1 / (1e-310 - 0) overflows: a kernel that multiplies by a precomputed inverse range must not turn that into NaN
+     * (0 * Infinity) or into "one shared value"; the plain formula gives 0 and 1.
+     */
     @Test
-    void shouldTreatRangeWhoseInverseOverflowsAsOneValue()
+    void shouldScoreARangeTooSmallToInvertByThePlainFormula()
     {
         final Plans plans = new PlansBuilder().model("a", 0.0, 1e-310).model("b", 1e-310, 0.0)
             .decision("d").candidates("a", "b").weights(1, 0, 1, 0).add().build();
         final Selection s = select(plans, "d", none(), none());
         assertThat(s.outcome()).isEqualTo(Outcome.SCORED);
-        assertThat(s.selectedIndex()).isZero();
-        for (int i = 0; i < 2; i++)
-        {
-            assertThat(s.normalized(i, Factor.QUALITY)).isEqualTo(0.5);
-            assertThat(s.normalized(i, Factor.COST)).isEqualTo(0.5);
-            assertThat(s.score(i)).isEqualTo(0.5);
-        }
+        assertThat(s.selectedIndex()).isOne();
+        assertThat(s.normalized(0, Factor.QUALITY)).isEqualTo(0.0);
+        assertThat(s.normalized(1, Factor.QUALITY)).isEqualTo(1.0);
+        assertThat(s.normalized(0, Factor.COST)).isEqualTo(0.0);
+        assertThat(s.normalized(1, Factor.COST)).isEqualTo(1.0);
+        assertThat(s.score(0)).isEqualTo(0.0);
+        assertThat(s.score(1)).isEqualTo(1.0);
     }
 
     @Test
-    void shouldComputeInverseRange()
+    void shouldNormalizeByThePlainMinMaxFormula()
     {
-        assertThat(ScoringKernel.inverseRange(2.0, 6.0)).isEqualTo(0.25);
-        assertThat(ScoringKernel.inverseRange(3.0, 3.0)).isZero();
-        assertThat(ScoringKernel.inverseRange(Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY)).isZero();
-        assertThat(ScoringKernel.inverseRange(0.0, Double.MIN_VALUE)).isZero();
-        assertThat(ScoringKernel.inverseRange(0.0, Double.MAX_VALUE)).isPositive();
+        assertThat(Selection.normalized(3.0, 2.0, 6.0, false)).isEqualTo(0.25);
+        assertThat(Selection.normalized(3.0, 2.0, 6.0, true)).isEqualTo(0.75);
+        assertThat(Selection.normalized(6.0, 2.0, 6.0, false)).isEqualTo(1.0);
+        assertThat(Selection.normalized(3.0, 3.0, 3.0, true)).isEqualTo(0.5);
+        assertThat(Selection.normalized(Double.NaN, 2.0, 6.0, false)).isEqualTo(0.0);
+        assertThat(Selection.normalized(Double.MIN_VALUE, 0.0, Double.MIN_VALUE, false)).isEqualTo(1.0);
+        assertThat(Selection.normalized(Double.MAX_VALUE, 0.0, Double.MAX_VALUE, true)).isEqualTo(0.0);
     }
 }

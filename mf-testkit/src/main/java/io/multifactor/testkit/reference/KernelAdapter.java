@@ -1,12 +1,14 @@
 package io.multifactor.testkit.reference;
 
 import io.multifactor.api.DropReason;
+import io.multifactor.api.Exclusions;
 import io.multifactor.api.Factor;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.scoring.CandidateSignals;
 import io.multifactor.kernel.scoring.ScoringKernel;
 
 import java.util.ArrayList;
@@ -15,8 +17,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Runs the real kernel on the reference's input: compiles the decision with {@link PlansBuilder}, fills a
- * {@link Selection} with {@code reset} and {@code observe}, calls {@link ScoringKernel#score} and converts the selection
+ * Runs the real kernel on the reference's input: compiles the decision with {@link PlansBuilder}, publishes the
+ * observations as standalone {@link CandidateSignals}, calls {@link ScoringKernel#select} and converts the selection
  * back into a {@link ReferenceResult}, so tests can compare the two implementations field by field.
  * <p>
  * This class is stateless and threadsafe; it allocates freely (it is for tests, not for the request path).
@@ -52,26 +54,32 @@ public final class KernelAdapter
     }
 
     /**
-     * Resets {@code selection} for the plan and observes every candidate from the request.
+     * Publishes the request's observations as the signals of the plan's candidates, and its exclusions.
      *
      * @param plans snapshot from {@link #plans(ReferenceDecision)}.
      * @param plan the decision's plan.
      * @param request observations and exclusions.
-     * @param selection the selection to fill.
+     * @param exclusions filled with the handles of the models the request excludes.
+     * @return the candidates' signals, in candidate order.
      */
-    public static void observe(final Plans plans, final DecisionPlan plan, final ReferenceRequest request, final Selection selection)
+    public static CandidateSignals signals(
+        final Plans plans, final DecisionPlan plan, final ReferenceRequest request, final Exclusions exclusions)
     {
         final int n = plan.candidateCount();
-        selection.reset(plan.id(), n);
+        final CandidateSignals signals = CandidateSignals.standalone(n);
         for (int i = 0; i < n; i++)
         {
             final int modelId = plan.candidateModelId(i);
             final String name = plans.modelName(modelId);
             final ReferenceObservation observation = request.observation(name);
-            selection.observe(
-                i, modelId, request.excluded().contains(name), orNaN(observation.tpotMs()), orNaN(observation.ttftMs()),
-                observation.inflight());
+            signals.publishLatencyMs(i, orNaN(observation.tpotMs()), orNaN(observation.ttftMs()));
+            signals.inflight(i, observation.inflight());
+            if (request.excluded().contains(name))
+            {
+                exclusions.add(modelId);
+            }
         }
+        return signals;
     }
 
     /**
@@ -86,8 +94,8 @@ public final class KernelAdapter
         final Plans plans = plans(decision);
         final DecisionPlan plan = plans.decision(plans.decisionId(decision.name()));
         final Selection selection = new Selection(plan.candidateCount());
-        observe(plans, plan, request, selection);
-        ScoringKernel.score(plan, selection);
+        final Exclusions exclusions = new Exclusions();
+        ScoringKernel.select(plan, signals(plans, plan, request, exclusions), exclusions, selection);
         return toResult(plans, plan, selection);
     }
 

@@ -5,29 +5,21 @@ import io.multifactor.api.Factor;
 import io.multifactor.api.Outcome;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Section 4 of the design ("semantics of one selection") written for clarity, not speed: the value-level oracle that the
- * kernel is checked against.
+ * The rules of one selection (vLLM Semantic Router's {@code multi_factor}, without extensions) written for clarity,
+ * not speed: the value-level oracle that the kernel is checked against.
  * <p>
- * <b>Floating point.</b> The tests demand bit-for-bit agreement with the kernel (ties included), so where the real-valued
- * rule leaves a choice of expression this class writes the same one as the kernel, on purpose and in its own code:
- * <ul>
- *   <li>weights: negatives clamped to 0, summed in factor order (quality, latency, cost, load), each divided by the
- *       sum; an all-zero sum gives 0.25 each;</li>
- *   <li>normalization: {@code (x - min) * (1.0 / (max - min))}, then {@code Math.min(1.0, t)} for quality and
- *       {@code Math.max(0.0, 1.0 - t)} for latency, cost and load (rounding can push {@code t} a hair past 1);</li>
- *   <li>a range whose inverse overflows to infinity (only reachable when both bounds are below about 1e-292)
- *       counts as one shared value, because {@code 0 * Infinity} would be NaN;</li>
- *   <li>score: {@code wQ*nq + wL*nl + wC*nc + wN*nn} added left to right, then capped at 1 (the weights, rounded, can
- *       add up to one ulp more than 1);</li>
- *   <li>the best score wins with a strict {@code >} in candidate order, so ties go to the earlier candidate.</li>
- * </ul>
- * A different but mathematically equal expression (for example {@code (x - min) / (max - min)}) would differ in the
- * last bit now and then and turn an exact tie into a near tie, which would make the comparison flaky.
+ * It is written from the rules, not from the kernel: min-max normalization is {@code (x - min) / (max - min)} (inverted
+ * as {@code 1 - that} for latency, cost and load), 0.5 when every survivor that has the signal shares one value, 0 for
+ * a missing signal; the score is the weighted sum, as computed, with no cap; the highest score wins and ties go to the
+ * earlier candidate. The kernel computes the same real-valued quantities with other expressions (a slope prepared once
+ * per call), so the two are compared with {@link ScoreTolerance}: scores and normalized factors within 1e-9, and
+ * either of two candidates whose scores here are that close accepted as the winner.
  * <p>
  * This class is stateless and threadsafe.
  */
@@ -103,23 +95,23 @@ public final class ReferenceScorer
         final List<Double> nc = normalize(cost, true);
         final List<Double> nn = normalize(load, true);
 
-        // 3. Weighted sum; strict > keeps the earlier of equal scores.
+        // 3. Weighted sum; the first of the highest scores wins.
         final Map<Integer, double[]> normalizedByIndex = new LinkedHashMap<>();
         final Map<Integer, Double> scoreByIndex = new LinkedHashMap<>();
         int best = -1;
-        double bestScore = Double.NEGATIVE_INFINITY;
         for (int s = 0; s < survivors.size(); s++)
         {
             final int i = survivors.get(s);
             final double[] n = { nq.get(s), nl.get(s), nc.get(s), nn.get(s) };
-            final double sum = weights[Factor.QUALITY] * n[Factor.QUALITY] + weights[Factor.LATENCY] * n[Factor.LATENCY] +
-                weights[Factor.COST] * n[Factor.COST] + weights[Factor.LOAD] * n[Factor.LOAD];
-            final double score = Math.min(1.0, sum);
+            double score = 0.0;
+            for (int f = 0; f < Factor.COUNT; f++)
+            {
+                score += weights[f] * n[f];
+            }
             normalizedByIndex.put(i, n);
             scoreByIndex.put(i, score);
-            if (score > bestScore)
+            if (best < 0 || score > scoreByIndex.get(best))
             {
-                bestScore = score;
                 best = i;
             }
         }
@@ -205,39 +197,31 @@ public final class ReferenceScorer
      */
     private static List<Double> normalize(final List<Double> values, final boolean lowerIsBetter)
     {
-        double min = Double.POSITIVE_INFINITY;
-        double max = Double.NEGATIVE_INFINITY;
+        final List<Double> present = new ArrayList<>();
         for (final Double value : values)
         {
-            // Plain comparisons, as the kernel does (Math.min would order -0.0 before 0.0 and pick another bound).
-            if (value != null && value < min)
+            if (value != null)
             {
-                min = value;
-            }
-            if (value != null && value > max)
-            {
-                max = value;
+                present.add(value);
             }
         }
-        final double inverseRange = 1.0 / (max - min);
-        final boolean oneValue = !(max > min) || Double.isInfinite(inverseRange);
-
         final List<Double> normalized = new ArrayList<>();
         for (final Double value : values)
         {
             if (value == null)
             {
                 normalized.add(0.0);
+                continue;
             }
-            else if (oneValue)
+            final double min = Collections.min(present);
+            final double max = Collections.max(present);
+            if (max == min)
             {
                 normalized.add(0.5);
+                continue;
             }
-            else
-            {
-                final double t = (value - min) * inverseRange;
-                normalized.add(lowerIsBetter ? Math.max(0.0, 1.0 - t) : Math.min(1.0, t));
-            }
+            final double t = (value - min) / (max - min);
+            normalized.add(lowerIsBetter ? 1.0 - t : t);
         }
         return normalized;
     }

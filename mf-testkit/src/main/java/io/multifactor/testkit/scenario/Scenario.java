@@ -3,6 +3,7 @@ package io.multifactor.testkit.scenario;
 import io.multifactor.api.ConfigProblem;
 import io.multifactor.api.Handles;
 import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 
 import java.util.ArrayList;
@@ -44,7 +45,7 @@ public record Scenario(String file, LocatedName decision, List<LocatedName> excl
         final List<ConfigProblem> problems = new ArrayList<>();
         if (plans.decisionId(decision.name()) == Handles.NONE)
         {
-            problems.add(unknown("decision", decision));
+            problems.add(unknownDecision(plans));
         }
         for (final LocatedName excluded : exclude)
         {
@@ -66,6 +67,28 @@ public record Scenario(String file, LocatedName decision, List<LocatedName> excl
                 Integer.compare(a.column(), b.column()));
             throw new InvalidConfigurationException(problems);
         }
+    }
+
+    /** An unknown decision; a recipe decision of a vLLM Semantic Router file named without its recipe is suggested. */
+    private ConfigProblem unknownDecision(final Plans plans)
+    {
+        final String suffix = '/' + decision.name();
+        final List<String> qualified = new ArrayList<>();
+        for (int id = 0; id < plans.decisionCapacity(); id++)
+        {
+            final DecisionPlan plan = plans.decision(id);
+            if (plan != null && plan.name().endsWith(suffix))
+            {
+                qualified.add(plan.name());
+            }
+        }
+        final ConfigProblem problem = unknown("decision", decision);
+        if (qualified.isEmpty())
+        {
+            return problem;
+        }
+        return new ConfigProblem(problem.file(), problem.line(), problem.column(), problem.path(), problem.message() +
+            " (a recipe's decision is named RECIPE/DECISION: did you mean " + String.join(" or ", qualified) + "?)");
     }
 
     private ConfigProblem unknown(final String what, final LocatedName name)

@@ -1,0 +1,122 @@
+package io.multifactor.kernel.scoring;
+
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The live signals of one decision's candidates, laid out in candidate order so that the kernel reads them in the
+ * same loop that filters and bounds: the published latency percentiles of each candidate at the decision's percentile,
+ * and where each candidate's in-flight counter lives.
+ * <pre>
+ *   latencyMs:        [ tpot(0) | ttft(0) | tpot(1) | ttft(1) | ... ]    milliseconds, NaN = no observation
+ *   inflightOffsets:  [ off(0)  | off(1)  | ... ]                          value offsets in inflightValues
+ * </pre>
+ * One publisher at a time (the engine's refresh thread, or a test) writes latencies with release stores; any number of
+ * kernels read them with opaque loads (each value is atomic; values of two consecutive publications may mix, which is
+ * harmless: each is a valid recent percentile). In-flight counts are read with volatile loads from the counters'
+ * buffer, where other threads change them atomically. The offsets are fixed at construction. This class is threadsafe
+ * under that contract.
+ */
+public final class CandidateSignals
+{
+    private static final VarHandle DOUBLES = MethodHandles.arrayElementVarHandle(double[].class);
+
+    final int candidateCount;
+    final double[] latencyMs;
+    final AtomicBuffer inflightValues;
+    final int[] inflightOffsets;
+
+    /**
+     * @param inflightValues the counters' values buffer.
+     * @param inflightOffsets value offset of each candidate's in-flight counter, in candidate order (copied).
+     */
+    public CandidateSignals(final AtomicBuffer inflightValues, final int[] inflightOffsets)
+    {
+        this.candidateCount = inflightOffsets.length;
+        this.latencyMs = new double[Math.max(1, candidateCount * 2)];
+        java.util.Arrays.fill(latencyMs, Double.NaN);
+        this.inflightValues = inflightValues;
+        this.inflightOffsets = inflightOffsets.clone();
+    }
+
+    /**
+     * Signals that own their in-flight counts (one 8-byte value per candidate in a small direct buffer), for tests,
+     * benchmarks and tools that score observations they were given rather than live counters.
+     *
+     * @param candidateCount number of candidates.
+     * @return signals with no observation and 0 in flight for every candidate.
+     */
+    public static CandidateSignals standalone(final int candidateCount)
+    {
+        final int[] offsets = new int[candidateCount];
+        for (int i = 0; i < candidateCount; i++)
+        {
+            offsets[i] = i * Long.BYTES;
+        }
+        final UnsafeBuffer values = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+            Math.max(1, candidateCount) * Long.BYTES, Long.BYTES));
+        return new CandidateSignals(values, offsets);
+    }
+
+    /** @return number of candidates. */
+    public int candidateCount()
+    {
+        return candidateCount;
+    }
+
+    /**
+     * Publishes the latency percentiles of one candidate (release stores). One publisher at a time.
+     *
+     * @param index candidate position.
+     * @param tpotMs TPOT percentile in milliseconds, NaN when not observed.
+     * @param ttftMs TTFT percentile in milliseconds, NaN when not observed.
+     */
+    public void publishLatencyMs(final int index, final double tpotMs, final double ttftMs)
+    {
+        DOUBLES.setRelease(latencyMs, index << 1, tpotMs);
+        DOUBLES.setRelease(latencyMs, (index << 1) + 1, ttftMs);
+    }
+
+    /**
+     * Sets the in-flight count of one candidate (volatile store); for {@link #standalone} signals, whose counters
+     * nothing else changes.
+     *
+     * @param index candidate position.
+     * @param inflight the count.
+     */
+    public void inflight(final int index, final long inflight)
+    {
+        inflightValues.putLongVolatile(inflightOffsets[index], inflight);
+    }
+
+    /**
+     * @param index candidate position.
+     * @return its published TPOT percentile in milliseconds, NaN when not observed.
+     */
+    public double tpotMs(final int index)
+    {
+        return (double)DOUBLES.getOpaque(latencyMs, index << 1);
+    }
+
+    /**
+     * @param index candidate position.
+     * @return its published TTFT percentile in milliseconds, NaN when not observed.
+     */
+    public double ttftMs(final int index)
+    {
+        return (double)DOUBLES.getOpaque(latencyMs, (index << 1) + 1);
+    }
+
+    /**
+     * @param index candidate position.
+     * @return its current in-flight count.
+     */
+    public long inflight(final int index)
+    {
+        return inflightValues.getLongVolatile(inflightOffsets[index]);
+    }
+}
