@@ -16,6 +16,7 @@ import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.config.yaml.YamlSequence;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +46,12 @@ final class VsrConfigReader
 
     private VsrConfigReader()
     {
+    }
+
+    /** The prices of one {@code providers.models[]} entry, NaN when absent. */
+    private record Price(double promptPer1M, double completionPer1M)
+    {
+        static final Price NONE = new Price(Double.NaN, Double.NaN);
     }
 
     /** What reading a vSR file produced. */
@@ -130,10 +137,11 @@ final class VsrConfigReader
         version(top);
         final MappingReader routing = top.optionalMappingIgnoringOthers("routing", ROUTING_KEYS);
         final Map<String, YamlNode> modelNodes = new LinkedHashMap<>();
-        final List<ModelConfig> models = models(top, routing, problems, modelNodes);
+        final Map<String, String> loraOwners = new HashMap<>();
+        final List<ModelConfig> models = models(top, routing, problems, modelNodes, loraOwners);
         final List<SkippedDecision> skipped = new ArrayList<>();
-        final List<DecisionConfig> decisions = VsrDecisionReader.read(
-            routing, top.optionalSequence("recipes"), top.path("recipes"), problems, modelNodes, skipped);
+        final List<DecisionConfig> decisions = VsrDecisionReader.read(routing, top.optionalSequence("recipes"),
+            top.path("recipes"), problems, new VsrDecisionReader.Models(modelNodes, loraOwners), skipped);
         if (decisions.isEmpty() && !problems.hasErrors())
         {
             problems.warning(vsrRoot, prefix, "no decision has algorithm.type multi_factor: the engine has no plan " +
@@ -171,9 +179,9 @@ final class VsrConfigReader
 
     private static List<ModelConfig> models(
         final MappingReader top, final MappingReader routing, final Problems problems,
-        final Map<String, YamlNode> modelNodes)
+        final Map<String, YamlNode> modelNodes, final Map<String, String> loraOwners)
     {
-        final Map<String, double[]> cards = new LinkedHashMap<>();
+        final Map<String, Double> cards = new LinkedHashMap<>();
         final Map<String, YamlNode> cardNodes = new LinkedHashMap<>();
         final YamlSequence cardList = routing == null ? null : routing.optionalSequence("modelCards");
         if (cardList != null)
@@ -186,11 +194,12 @@ final class VsrConfigReader
                 final double quality = card.optionalNumber("quality_score", Double.NaN, true);
                 if (name != null && unique(name, card, cardNodes, routing.path("modelCards")))
                 {
-                    cards.put(name, new double[] {quality});
+                    cards.put(name, quality);
+                    loraNames(card, name, loraOwners);
                 }
             }
         }
-        final Map<String, double[]> prices = new LinkedHashMap<>();
+        final Map<String, Price> prices = new LinkedHashMap<>();
         final Map<String, YamlNode> providerNodes = new LinkedHashMap<>();
         final MappingReader providers = top.optionalMappingIgnoringOthers("providers", PROVIDERS_KEYS);
         final YamlSequence providerList = providers == null ? null : providers.optionalSequence("models");
@@ -211,28 +220,47 @@ final class VsrConfigReader
                 }
                 if (name != null && unique(name, model, providerNodes, providers.path("models")))
                 {
-                    prices.put(name, new double[] {prompt, completion});
+                    prices.put(name, new Price(prompt, completion));
                 }
             }
         }
         // A card without a provider entry, or a provider model without a card, is still a model.
         final List<ModelConfig> models = new ArrayList<>();
-        for (final Map.Entry<String, double[]> card : cards.entrySet())
+        for (final Map.Entry<String, Double> card : cards.entrySet())
         {
-            final double[] price = prices.get(card.getKey());
-            models.add(new ModelConfig(card.getKey(), card.getValue()[0],
-                price == null ? Double.NaN : price[0], price == null ? Double.NaN : price[1]));
+            final Price price = prices.getOrDefault(card.getKey(), Price.NONE);
+            models.add(new ModelConfig(card.getKey(), card.getValue(), price.promptPer1M(), price.completionPer1M()));
             modelNodes.put(card.getKey(), cardNodes.get(card.getKey()));
         }
-        for (final Map.Entry<String, double[]> price : prices.entrySet())
+        for (final Map.Entry<String, Price> price : prices.entrySet())
         {
             if (!cards.containsKey(price.getKey()))
             {
-                models.add(new ModelConfig(price.getKey(), Double.NaN, price.getValue()[0], price.getValue()[1]));
+                models.add(new ModelConfig(
+                    price.getKey(), Double.NaN, price.getValue().promptPer1M(), price.getValue().completionPer1M()));
                 modelNodes.put(price.getKey(), providerNodes.get(price.getKey()));
             }
         }
         return models;
+    }
+
+    /** Notes the names of a card's LoRA adapters (vSR's, not read otherwise), to explain a candidate that names one. */
+    private static void loraNames(final MappingReader card, final String cardName, final Map<String, String> loraOwners)
+    {
+        for (final YamlEntry entry : card.ignored())
+        {
+            if ("loras".equals(entry.key()) && entry.value() instanceof YamlSequence)
+            {
+                for (final YamlNode lora : ((YamlSequence)entry.value()).items())
+                {
+                    final YamlEntry name = entry(lora, "name");
+                    if (name != null && name.value() instanceof YamlScalar)
+                    {
+                        loraOwners.putIfAbsent(((YamlScalar)name.value()).text(), cardName);
+                    }
+                }
+            }
+        }
     }
 
     private static boolean unique(

@@ -47,19 +47,29 @@ final class VsrDecisionReader
     }
 
     /**
+     * The names a candidate may take, and the names of LoRA adapters, which it may not.
+     *
+     * @param nodes every model name, with where it is defined.
+     * @param loraOwners every LoRA adapter name of {@code routing.modelCards[].loras[]}, with its card's name.
+     */
+    record Models(Map<String, YamlNode> nodes, Map<String, String> loraOwners)
+    {
+    }
+
+    /**
      * @param routing reader of the top-level {@code routing:}, or {@code null} when absent.
      * @param recipes the {@code recipes:} list, or {@code null} when absent.
      * @param recipesPath path of {@code recipes}.
      * @param problems where to report.
-     * @param modelNodes every model name, with where it is defined.
+     * @param models every model name, with where it is defined, and the LoRA adapter names.
      * @param skipped receives the decisions that are not multi_factor, in file order.
      * @return the multi_factor decisions in file order; meaningful only when no error was reported.
      */
     static List<DecisionConfig> read(
         final MappingReader routing, final YamlSequence recipes, final String recipesPath, final Problems problems,
-        final Map<String, YamlNode> modelNodes, final List<SkippedDecision> skipped)
+        final Models models, final List<SkippedDecision> skipped)
     {
-        final Profiles profiles = new Profiles(problems, modelNodes, skipped);
+        final Profiles profiles = new Profiles(problems, models, skipped);
         if (routing != null)
         {
             profiles.decisions(routing, "");
@@ -100,15 +110,15 @@ final class VsrDecisionReader
     private static final class Profiles
     {
         private final Problems problems;
-        private final Map<String, YamlNode> modelNodes;
+        private final Models models;
         private final List<SkippedDecision> skipped;
         private final List<DecisionConfig> decisions = new ArrayList<>();
         private final Map<String, YamlNode> decisionNodes = new HashMap<>();
 
-        Profiles(final Problems problems, final Map<String, YamlNode> modelNodes, final List<SkippedDecision> skipped)
+        Profiles(final Problems problems, final Models models, final List<SkippedDecision> skipped)
         {
             this.problems = problems;
-            this.modelNodes = modelNodes;
+            this.models = models;
             this.skipped = skipped;
         }
 
@@ -241,11 +251,13 @@ final class VsrDecisionReader
                     continue;
                 }
                 final YamlNode node = ref.value("model");
-                if (!modelNodes.containsKey(model))
+                if (!models.nodes().containsKey(model))
                 {
-                    problems.error(node, ref.path("model"), "unknown model \"" + model +
-                        "\": defined in neither providers.models nor routing.modelCards" +
-                        NearestName.suggestion(model, modelNodes.keySet()));
+                    final String card = models.loraOwners().get(model);
+                    problems.error(node, ref.path("model"), "unknown model \"" + model + '"' + (card != null ?
+                        ": it is a LoRA adapter of model card " + card + ", and a multi_factor candidate must be a model" :
+                        ": defined in neither providers.models nor routing.modelCards" +
+                        NearestName.suggestion(model, models.nodes().keySet())));
                     continue;
                 }
                 final YamlNode first = seen.putIfAbsent(model, node);

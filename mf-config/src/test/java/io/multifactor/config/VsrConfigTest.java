@@ -233,6 +233,16 @@ class VsrConfigTest
     }
 
     @Test
+    void shouldSayWhenAMultiFactorCandidateIsALoraAdapter()
+    {
+        final String broken = ROUTER.replace("        - model: code-expert\n          use_reasoning: false",
+            "        - model: math-adapter\n          use_reasoning: false");
+        assertRefused("router.yaml", broken, "router.yaml:" + lineOf(broken, "- model: math-adapter") + ":18: " +
+            "routing.decisions[0].modelRefs[0].model: unknown model \"math-adapter\": it is a LoRA adapter of model " +
+            "card large-reasoner, and a multi_factor candidate must be a model");
+    }
+
+    @Test
     void shouldRefuseADuplicateModelWithinOneList()
     {
         final String broken = ROUTER.replace("    - name: vision-lite", "    - name: code-expert");
