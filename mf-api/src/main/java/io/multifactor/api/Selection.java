@@ -39,6 +39,7 @@ public final class Selection
     private int droppedCount;
     private int objective = Objective.WEIGHTED;
     private int latencyMetric = LatencyMetric.AUTO;
+    private long lease = InflightTracker.NO_LEASE;
 
     // Shared, read-only: the decision plan's arrays (never written here).
     private int[] modelIds = NO_MODELS;
@@ -92,6 +93,7 @@ public final class Selection
         this.droppedCount = 0;
         this.objective = Objective.WEIGHTED;
         this.latencyMetric = LatencyMetric.AUTO;
+        this.lease = InflightTracker.NO_LEASE;
         if (candidateCount == 0)
         {
             modelIds = NO_MODELS;
@@ -216,6 +218,38 @@ public final class Selection
     {
         this.outcome = outcome;
         this.selectedIndex = selectedIndex;
+    }
+
+    /**
+     * Drops a candidate after scoring: reserve-on-select found its model full ({@link DropReason#INFLIGHT}). Its score
+     * then reads NaN; the other candidates keep theirs (normalized over the survivors as they were scored).
+     *
+     * @param index candidate position.
+     * @param reason a {@link DropReason} code.
+     */
+    public void dropReason(final int index, final int reason)
+    {
+        droppedCount += dropReasons[index] == DropReason.NONE && reason != DropReason.NONE ? 1 : 0;
+        dropReasons[index] = reason;
+    }
+
+    /**
+     * Sets the lease taken on the chosen model. Called by the engine's {@code selectAndBegin}.
+     *
+     * @param lease the lease, or {@link InflightTracker#NO_LEASE}.
+     */
+    public void lease(final long lease)
+    {
+        this.lease = lease;
+    }
+
+    /**
+     * @return the lease {@code selectAndBegin} took on the chosen model, to end when the request completes; or
+     *     {@link InflightTracker#NO_LEASE} after a plain {@code select}, a failed outcome, or a full lease table.
+     */
+    public long lease()
+    {
+        return lease;
     }
 
     /** @return the {@link Objective} code of the decision of this selection. */

@@ -45,15 +45,14 @@ class EmbeddingExampleTest
             final Selection selection = new Selection();
             final Exclusions exclusions = new Exclusions();
 
-            // Per request: select (no allocation, no lock), then feed the signals back.
+            // Per request: select and lease in one step (no allocation, no lock), then feed the signals back.
             exclusions.clear();
-            engine.select(decision, exclusions, selection);
+            final long lease = engine.selectAndBegin(decision, exclusions, selection);
             if (!selection.hasSelection())
             {
                 return null;                         // outcome FAILED: on_no_candidates: fail
             }
-            final int model = selection.selectedModel();
-            final long lease = engine.begin(model);  // one more request in flight to this model
+            final int model = selection.selectedModel();  // one more request in flight to it, within max_inflight
             try
             {
                 // ... send the request to engine.plans().modelName(model), then:

@@ -19,7 +19,7 @@ import java.util.concurrent.Callable;
 @Command(
     name = "mf",
     mixinStandardHelpOptions = true,
-    version = "mf 0.1.0",
+    versionProvider = MfVersion.class,
     description = "Validate a multi-factor configuration, explain a selection, simulate traffic, read a running engine's counters.",
     // To register a subcommand, add its class here (one line), as for SimulateCommand: a
     // picocli @Command(name = ...) implementing Callable<Integer> that returns an ExitCodes value and writes to

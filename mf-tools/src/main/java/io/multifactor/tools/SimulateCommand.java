@@ -44,7 +44,7 @@ import java.util.concurrent.Callable;
 @Command(
     name = "simulate",
     mixinStandardHelpOptions = true,
-    version = "mf 0.1.0",
+    versionProvider = MfVersion.class,
     description = {
         "Drive the real engine with simulated traffic on a simulated clock.",
         "Shows how the choice shifts as latency and load change. Without arguments: examples/router.yaml with " +

@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
 @Command(
     name = "stat",
     mixinStandardHelpOptions = true,
-    version = "mf 0.1.0",
+    versionProvider = MfVersion.class,
     description = {
         "Print the counters of a running engine (selections, drops, in-flight, latency, reloads, fleet) from its " +
             "counters file.",

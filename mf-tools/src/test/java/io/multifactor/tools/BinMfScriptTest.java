@@ -56,6 +56,23 @@ class BinMfScriptTest
         assertThat(valid.out).startsWith(config + ": valid\n");
     }
 
+    @Test
+    void shouldPrintTheProjectVersionAndTheCommitItWasBuiltFrom() throws Exception
+    {
+        final Result version = mf("--version");
+
+        assertThat(version.exit).as(version.err).isZero();
+        assertThat(version.out).matches("mf \\S+ \\(commit ([0-9a-f]{12}|unknown)(, modified)?\\)\n");
+        assertThat(version.out).startsWith("mf " + System.getProperty("mf.expected.version") + " (commit ");
+        final Process git = new ProcessBuilder("git", "rev-parse", "--short=12", "HEAD")
+            .directory(Path.of("..").toFile()).redirectErrorStream(true).start();
+        final String head = new String(git.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        if (git.waitFor() == 0)
+        {
+            assertThat(version.out).contains("(commit " + head);
+        }
+    }
+
     private static Result mf(final String... args) throws IOException, InterruptedException
     {
         final Path script = Path.of("..", "bin", "mf").toAbsolutePath().normalize();

@@ -21,6 +21,7 @@ import io.multifactor.kernel.plan.NoCandidatesPolicy;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
 import io.multifactor.kernel.scoring.CandidateSignals;
+import io.multifactor.kernel.scoring.ReserveOrder;
 import io.multifactor.kernel.scoring.ScoringKernel;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AtomicBuffer;
@@ -208,24 +209,96 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
      */
     public void select(final int decisionId, final Exclusions exclusionsOrNull, final Selection out)
     {
-        select(state, decisionId, exclusionsOrNull, out, countSelections);
+        final EngineState s = state;
+        final DecisionPlan plan = selectOn(s, decisionId, exclusionsOrNull, out);
+        if (countSelections && plan != null)
+        {
+            countSelection(s, decisionId, plan.candidateCount(), out);
+        }
     }
 
-    // The selection proper, on one published state; counted unless explain asks.
-    private void select(
-        final EngineState s, final int decisionId, final Exclusions exclusionsOrNull, final Selection out, final boolean count)
+    /**
+     * Selects a model for one request of a decision, as {@link #select}, and takes an in-flight lease on it in the same
+     * step (reserve on select). When the decision has {@code max_inflight}, the lease is taken only if it keeps the
+     * chosen model's count at or below it (an atomic check-and-increment on its counter); otherwise that candidate is
+     * dropped ({@link io.multifactor.api.DropReason#INFLIGHT}) and the next survivor in ranking order (score descending,
+     * then {@code modelRefs} order) is tried. When no survivor can be reserved, {@code on_no_candidates} applies as when
+     * the SLO filter leaves none, and a fallback pick is leased without the check. So with {@code on_no_candidates:
+     * fail}, no model ever holds more than {@code max_inflight} leases of this engine, whatever the number of threads.
+     * <p>
+     * The lease is also left in {@code out} ({@link Selection#lease()}); end it with {@link #end(long)} when the request
+     * completes. Reads the published state once; lock-free, allocates nothing, never throws for an expected outcome.
+     *
+     * @param decisionId decision handle.
+     * @param exclusionsOrNull models this request leaves out, or null.
+     * @param out the caller's reusable result: the choice, after any candidate found full, and the lease.
+     * @return the lease on the chosen model; {@link #NO_LEASE} when nothing was chosen (outcome
+     *     {@link io.multifactor.api.Outcome#FAILED}) or the lease table is full (the choice stands, uncounted, as with
+     *     {@link #begin}).
+     */
+    public long selectAndBegin(final int decisionId, final Exclusions exclusionsOrNull, final Selection out)
+    {
+        final EngineState s = state;
+        final DecisionPlan plan = selectOn(s, decisionId, exclusionsOrNull, out);
+        final long lease = plan == null || !out.hasSelection() ? NO_LEASE : reserve(s, plan, out);
+        out.lease(lease);
+        if (countSelections && plan != null)
+        {
+            // Counted once the choice is final: reserve may have dropped a full candidate and chosen the next.
+            countSelection(s, decisionId, plan.candidateCount(), out);
+        }
+        return lease;
+    }
+
+    // Selects on one published state; returns the decision's plan, or null for an unknown decision.
+    private DecisionPlan selectOn(
+        final EngineState s, final int decisionId, final Exclusions exclusionsOrNull, final Selection out)
     {
         final DecisionPlan plan = s.plans.decision(decisionId);
         if (plan == null)
         {
             out.reset(decisionId, 0);
-            return;
+            return null;
         }
         ScoringKernel.select(plan, s.byDecision[decisionId], exclusionsOrNull, out);
-        if (count)
+        return plan;
+    }
+
+    // The selection has a choice: lease it, within max_inflight when the choice was scored.
+    private long reserve(final EngineState s, final DecisionPlan plan, final Selection out)
+    {
+        final long stamp = leaseEpochs.current();
+        final long maxInflight = plan.maxInflight();
+        if (maxInflight <= 0 || out.outcome() != Outcome.SCORED)
         {
-            countSelection(s, decisionId, plan.candidateCount(), out);
+            return leaseUnchecked(s.counterOffsets, out.selectedModel(), stamp);
         }
+        return reserveWithinSlowPath(s.counterOffsets, plan, out, maxInflight, stamp);
+    }
+
+    private long reserveWithinSlowPath(
+        final int[] counterOffsets, final DecisionPlan plan, final Selection out, final long maxInflight, final long stamp)
+    {
+        int index = out.selectedIndex();
+        while (index >= 0)
+        {
+            final int counterOffset = counterOffsets[out.modelId(index)];
+            // A model retired by a concurrent reload has no counter (-1): it cannot be reserved.
+            final long lease = counterOffset < 0 ? LeaseTable.AT_LIMIT :
+                leases.acquireWithin(counterOffset, maxInflight, stamp);
+            if (lease != LeaseTable.AT_LIMIT)
+            {
+                return lease;
+            }
+            index = ReserveOrder.dropFullAndChooseNext(plan, out, index);
+        }
+        return ReserveOrder.fallback(plan, out) < 0 ? NO_LEASE : leaseUnchecked(counterOffsets, out.selectedModel(), stamp);
+    }
+
+    private long leaseUnchecked(final int[] counterOffsets, final int modelId, final long stamp)
+    {
+        final int counterOffset = counterOffsets[modelId];
+        return counterOffset < 0 ? NO_LEASE : leases.acquire(counterOffset, stamp);
     }
 
     /**
@@ -280,7 +353,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             throw new IllegalArgumentException("no decision with handle " + decisionId + " in the current plans");
         }
         final Selection selection = new Selection(plan.candidateCount());
-        select(s, decisionId, exclusionsOrNull, selection, false);
+        selectOn(s, decisionId, exclusionsOrNull, selection);
         return Explanation.of(s.plans, plan, selection);
     }
 

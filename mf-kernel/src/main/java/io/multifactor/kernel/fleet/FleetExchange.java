@@ -2,7 +2,7 @@ package io.multifactor.kernel.fleet;
 
 /**
  * A transport that shares one replica's signals with the other replicas of its fleet and brings theirs back: Redis
- * ({@code mf-redis}) or in memory ({@code mf-testkit}). The {@link FleetAgent} calls {@link #exchange} every
+ * ({@code mf-redis}) or in memory ({@code mf-testkit}). The {@code FleetAgent} calls {@link #exchange} every
  * {@link #tickNs()} on its one thread.
  * <p>
  * Contract of one call: take {@code local} (this replica's current in-flight counts and the latency samples recorded

@@ -15,9 +15,12 @@ import java.util.function.IntConsumer;
  * values are never valid. Each slot has a state word:
  * <pre>
  *   word = generation &lt;&lt; 2 | state        state: FREE (0), CLAIMING (1), BUSY (2)
- *   FREE(g) --acquire CAS--&gt; CLAIMING(g+1) --write counter, start, increment--&gt; BUSY(g+1) (release store)
+ *   increment (acquire) or check-and-increment (acquireWithin), then
+ *   FREE(g) --CAS--&gt; CLAIMING(g+1) --write counter offset, start--&gt; BUSY(g+1) (release store)
  *   BUSY(g) --release or sweep CAS--&gt; FREE(g), then decrement
  * </pre>
+ * The counter is raised before the lease exists, so a racing end never drives it below zero; when no slot is free the
+ * increment is taken back.
  * Only the CAS from BUSY(g) to FREE(g) decrements, so a lease is counted out at most once: a second end, an end after
  * the sweep reclaimed the lease, or a value that is not a live lease finds a different word and changes nothing. The
  * generation never repeats for a slot (it wraps after 2^39 uses), so a stale lease never matches a newer one.
@@ -27,8 +30,8 @@ import java.util.function.IntConsumer;
  * count the request in flight (load is under-counted rather than leaked) and counts the event in {@link #fullCount()}.
  * Size the table well above the peak number of requests in flight (a table more than ~99% full starts to refuse).
  * <p>
- * {@link #acquire} and {@link #release} are lock-free and allocation-free from any number of threads; {@link #sweep}
- * belongs to one thread at a time. This class is threadsafe under that contract.
+ * {@link #acquire}, {@link #acquireWithin} and {@link #release} are lock-free and allocation-free from any number of
+ * threads; {@link #sweep} belongs to one thread at a time. This class is threadsafe under that contract.
  */
 public final class LeaseTable
 {
@@ -49,6 +52,9 @@ public final class LeaseTable
     public static final int MAX_CAPACITY = 1 << 23;
 
     private static final int FAST_PROBES = 8;
+
+    /** {@link #acquireWithin} of a counter already at its maximum: nothing counted. Never a lease (leases are >= 0). */
+    public static final long AT_LIMIT = -1L;
 
     /** Most slots one {@link #acquire} looks at before it gives up (the whole table when smaller). */
     public static final int MAX_PROBES = 1_024;
@@ -96,16 +102,41 @@ public final class LeaseTable
      */
     public long acquire(final int counterOffset, final long nowNs)
     {
-        final int start = (cursor++) * SPREAD;
-        for (int i = 0; i < FAST_PROBES; i++)
+        values.getAndAddLong(counterOffset, 1);
+        return claim(counterOffset, nowNs);
+    }
+
+    /**
+     * Counts one request in flight on the counter at {@code counterOffset} only if that keeps the counter at or below
+     * {@code maxCount} (an atomic check-and-increment: a CAS loop on the counter), and returns its lease. Lock-free,
+     * allocates nothing, never throws.
+     * <p>
+     * The counter is raised before a slot is claimed, so under any number of threads the counter never exceeds
+     * {@code maxCount} through this method (a plain {@link #acquire} or another writer of the counter may still raise
+     * it); a full table takes the increment back.
+     *
+     * @param counterOffset value offset of the counter to increment.
+     * @param maxCount the largest value the counter may reach, at least 1.
+     * @param nowNs start stamp, compared with the cutoff by {@link #sweep}.
+     * @return the lease; {@link #AT_LIMIT} when the counter is already at or above {@code maxCount} (nothing counted);
+     *     {@link InflightTracker#NO_LEASE} when the table is full (nothing counted).
+     */
+    public long acquireWithin(final int counterOffset, final long maxCount, final long nowNs)
+    {
+        final AtomicBuffer values = this.values;
+        while (true)
         {
-            final long lease = tryClaim((start + i) & mask, counterOffset, nowNs);
-            if (lease != InflightTracker.NO_LEASE)
+            final long count = values.getLongVolatile(counterOffset);
+            if (count >= maxCount)
             {
-                return lease;
+                return AT_LIMIT;
+            }
+            if (values.compareAndSetLong(counterOffset, count, count + 1))
+            {
+                break;
             }
         }
-        return acquireSlowPath(start + FAST_PROBES, counterOffset, nowNs);
+        return claim(counterOffset, nowNs);
     }
 
     /**
@@ -219,6 +250,26 @@ public final class LeaseTable
         return words.length;
     }
 
+    private int probeStart()
+    {
+        return (cursor++) * SPREAD;
+    }
+
+    // The counter is already raised for this request: claim a slot, or take the increment back.
+    private long claim(final int counterOffset, final long nowNs)
+    {
+        final int start = probeStart();
+        for (int i = 0; i < FAST_PROBES; i++)
+        {
+            final long lease = tryClaim((start + i) & mask, counterOffset, nowNs);
+            if (lease != InflightTracker.NO_LEASE)
+            {
+                return lease;
+            }
+        }
+        return claimSlowPath(start + FAST_PROBES, counterOffset, nowNs);
+    }
+
     private long tryClaim(final int slot, final int counterOffset, final long nowNs)
     {
         final long word = (long)WORDS.getVolatile(words, slot);
@@ -234,13 +285,12 @@ public final class LeaseTable
         }
         counterOffsets[slot] = counterOffset;
         startNs[slot] = nowNs;
-        // Count before the lease becomes releasable, so a racing end never drives the counter below zero.
-        values.getAndAddLong(counterOffset, 1);
+        // The counter was raised before the claim, so a racing end never drives it below zero.
         WORDS.setRelease(words, slot, generation << 2 | BUSY);
         return ((generation << SLOT_BITS) | slot) ^ SCRAMBLE;
     }
 
-    private long acquireSlowPath(final int from, final int counterOffset, final long nowNs)
+    private long claimSlowPath(final int from, final int counterOffset, final long nowNs)
     {
         final int probes = Math.min(mask + 1, MAX_PROBES) - FAST_PROBES;
         for (int i = 0; i < probes; i++)
@@ -251,6 +301,7 @@ public final class LeaseTable
                 return lease;
             }
         }
+        values.getAndAddLong(counterOffset, -1);
         values.getAndAddLong(fullOffset, 1);
         return InflightTracker.NO_LEASE;
     }

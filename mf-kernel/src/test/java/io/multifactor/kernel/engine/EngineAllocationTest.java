@@ -39,6 +39,7 @@ class EngineAllocationTest
             .model("a", 0.9, 10.0).model("b", 0.5, 3.0).model("c", 0.7, 1.0).model("d", 0.2, 0.5)
             .decision("all-signals").candidates("a", "b", "c", "d")
             .slo(500.0, 2_000.0, 20.0, 1_000).percentile(90).add()
+            .decision("tight").candidates("a", "b", "c", "d").slo(0.0, 0.0, 0.0, 1).add()
             .build();
         engine = MultiFactorEngine.builder(plans).clock(clock).build();
         decision = engine.decisionId("all-signals");
@@ -109,6 +110,35 @@ class EngineAllocationTest
             }
         };
         assertThat(measure(loop)).isZero();
+    }
+
+    @Test
+    void shouldSelectAndBeginWithoutAllocatingEvenWhenCandidatesAreFull()
+    {
+        final int tight = engine.decisionId("tight");
+        final long[] leases = new long[5];
+        final Runnable loop = () ->
+        {
+            for (int i = 0; i < WARM_UP / 5; i++)
+            {
+                sink += engine.selectAndBegin(decision, (i & 1) == 0 ? null : exclusions, selection);
+                sink += engine.end(selection.lease()) ? 1 : 0;
+                // Four leases fill the four models of "tight" (max_inflight 1); the fifth is the fallback pick.
+                for (int k = 0; k < leases.length; k++)
+                {
+                    leases[k] = engine.selectAndBegin(tight, null, selection);
+                }
+                for (final long lease : leases)
+                {
+                    sink += engine.end(lease) ? 1 : 0;
+                }
+            }
+        };
+        assertThat(measure(loop)).isZero();
+        for (final int model : models)
+        {
+            assertThat(engine.inflight(model)).isZero();
+        }
     }
 
     @Test

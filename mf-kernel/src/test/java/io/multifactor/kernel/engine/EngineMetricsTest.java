@@ -175,6 +175,27 @@ class EngineMetricsTest
     }
 
     @Test
+    void shouldCountSelectAndBeginOnceItsChoiceIsFinal()
+    {
+        final Plans plans = new PlansBuilder()
+            .model("fast", 0.5, 1.0)
+            .model("smart", 0.9, 2.0)
+            .decision("d").candidates("smart", "fast").weights(1.0, 0.0, 0.0, 0.0).slo(0.0, 0.0, 0.0, 1).add()
+            .build();
+        final MultiFactorEngine engine = engine(plans);
+        final Selection out = new Selection();
+        final long first = engine.selectAndBegin(engine.decisionId("d"), null, out);
+        final long second = engine.selectAndBegin(engine.decisionId("d"), null, out);
+        assertThat(engine.plans().modelName(out.selectedModel())).isEqualTo("fast");
+        assertThat(live(engine.countersReader()))
+            .containsEntry(selected("d", "smart", Outcome.SCORED), 1L)
+            .containsEntry(selected("d", "fast", Outcome.SCORED), 1L)
+            .containsEntry(drops("smart", "inflight"), 1L);
+        engine.end(first);
+        engine.end(second);
+    }
+
+    @Test
     void shouldNotCountExplain()
     {
         final MultiFactorEngine engine = engine(plans(0.0, NoCandidatesPolicy.CHEAPEST));

@@ -160,4 +160,42 @@ class LeaseTableTest
         org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(() -> table(3));
         org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(() -> table(0));
     }
+
+    @Test
+    void shouldReserveOnlyWhileTheCounterStaysWithinItsMaximum()
+    {
+        final LeaseTable table = table(16);
+        final long first = table.acquireWithin(modelA, 2, 0);
+        final long second = table.acquireWithin(modelA, 2, 0);
+        assertThat(first).isPositive();
+        assertThat(second).isPositive().isNotEqualTo(first);
+        assertThat(table.acquireWithin(modelA, 2, 0)).isEqualTo(LeaseTable.AT_LIMIT);
+        assertThat(count(modelA)).isEqualTo(2);
+        assertThat(table.liveCount()).isEqualTo(2);
+
+        // Another model's counter is its own; an unchecked acquire may go past the maximum, a checked one then refuses.
+        assertThat(table.acquireWithin(modelB, 2, 0)).isPositive();
+        final long over = table.acquire(modelA, 0);
+        assertThat(count(modelA)).isEqualTo(3);
+        assertThat(table.acquireWithin(modelA, 3, 0)).isEqualTo(LeaseTable.AT_LIMIT);
+
+        assertThat(table.release(first)).isTrue();
+        assertThat(table.release(over)).isTrue();
+        assertThat(table.acquireWithin(modelA, 2, 0)).isPositive();
+        assertThat(count(modelA)).isEqualTo(2);
+        assertThat(table.release(LeaseTable.AT_LIMIT)).isFalse();
+    }
+
+    @Test
+    void shouldTakeTheReservationBackWhenTheTableIsFull()
+    {
+        final LeaseTable table = table(2);
+        assertThat(table.acquireWithin(modelA, 10, 0)).isPositive();
+        assertThat(table.acquireWithin(modelB, 10, 0)).isPositive();
+        assertThat(table.acquireWithin(modelA, 10, 0)).isEqualTo(InflightTracker.NO_LEASE);
+        assertThat(table.acquire(modelA, 0)).isEqualTo(InflightTracker.NO_LEASE);
+        assertThat(count(modelA)).isEqualTo(1);
+        assertThat(count(modelB)).isEqualTo(1);
+        assertThat(table.fullCount()).isEqualTo(2);
+    }
 }

@@ -25,6 +25,7 @@ public final class SimulationReport
     private final List<String> modelNames;
     private final long[] selected;
     private final long[] sloDrops;
+    private final long[] peakInflight;
     private final List<IntervalRow> rows;
 
     SimulationReport(
@@ -39,6 +40,7 @@ public final class SimulationReport
         final List<String> modelNames,
         final long[] selected,
         final long[] sloDrops,
+        final long[] peakInflight,
         final List<IntervalRow> rows)
     {
         this.durationS = durationS;
@@ -52,6 +54,7 @@ public final class SimulationReport
         this.modelNames = modelNames;
         this.selected = selected.clone();
         this.sloDrops = sloDrops.clone();
+        this.peakInflight = peakInflight.clone();
         this.rows = List.copyOf(rows);
     }
 
@@ -146,6 +149,16 @@ public final class SimulationReport
     public long sloDrops(final int model)
     {
         return sloDrops[model];
+    }
+
+    /**
+     * @param model a model index.
+     * @return the largest in-flight count the model had right after one of this run's leases on it (with a
+     *     {@code max_inflight} and reserve-on-select, at most that ceiling unless a fallback policy picked it).
+     */
+    public long peakInflight(final int model)
+    {
+        return peakInflight[model];
     }
 
     /** @return every interval, in time order. */

@@ -242,6 +242,7 @@ public final class Simulator
         private double costUsd;
         private final long[] selected = new long[models];
         private final long[] sloDrops = new long[models];
+        private final long[] peakInflight = new long[models];
 
         private long intervalRequests;
         private long intervalFailed;
@@ -319,7 +320,7 @@ public final class Simulator
             }
             listener.onProgress(profile.durationS(), profile.durationS(), requests);
             return new SimulationReport(profile.durationS(), profile.seed(), ceilingsEnforced, requests, failed, fallbacks,
-                sloMet, costUsd, modelNames, selected, sloDrops, rows);
+                sloMet, costUsd, modelNames, selected, sloDrops, peakInflight, rows);
         }
 
         private void arrive(final long nowNs)
@@ -327,7 +328,8 @@ public final class Simulator
             requests++;
             intervalRequests++;
             final int decisionId = pickDecision(routing.nextDouble());
-            engine.select(decisionId, null, selection);
+            // Reserve on select: the lease is taken within max_inflight, or on the next candidate in ranking order.
+            final long lease = engine.selectAndBegin(decisionId, null, selection);
             final DecisionPlan target = plans.decision(decisionId);
             for (int i = 0; i < selection.candidateCount(); i++)
             {
@@ -356,9 +358,9 @@ public final class Simulator
             selected[model]++;
             intervalSelected[model]++;
 
-            final long lease = engine.begin(modelId);
             final ModelBehaviour behaviour = behaviours[model];
             final long inflight = engine.inflight(modelId);
+            peakInflight[model] = Math.max(peakInflight[model], inflight);
             final double ttftMs = Draws.lognormal(latencies, behaviour.meanTtftMs(nowNs, inflight), behaviour.sigma());
             final double tpotMs = Draws.lognormal(latencies, behaviour.meanTpotMs(nowNs, inflight), behaviour.sigma());
             final int outputTokens = (int)Math.max(1L, Math.round(

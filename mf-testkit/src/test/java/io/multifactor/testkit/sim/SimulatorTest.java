@@ -1,9 +1,13 @@
 package io.multifactor.testkit.sim;
 
+import io.multifactor.kernel.plan.NoCandidatesPolicy;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.plan.PlansBuilder;
 import org.junit.jupiter.api.Test;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import static io.multifactor.testkit.sim.ExampleFixture.FAST;
 import static io.multifactor.testkit.sim.ExampleFixture.STRONG;
@@ -142,6 +146,39 @@ class SimulatorTest
             sum += row.inflight(model);
         }
         return sum / report.rows().size();
+    }
+
+    @Test
+    void shouldKeepEveryModelWithinMaxInflightWhenTheDecisionFailsRatherThanFallsBack()
+    {
+        // 12 requests/s of about 6 s each: some 70 in flight against a ceiling of 4 per model.
+        final Map<String, Double> shares = new LinkedHashMap<>();
+        shares.put("capped", 1.0);
+        final SimulationProfile profile = new SimulationProfile(30, 5, 42, 12, 500, 150, 0.5, shares,
+            ExampleFixture.profile().models());
+        final SimulationReport failing = new Simulator(capped(NoCandidatesPolicy.FAIL), ExampleFixture.settings(WINDOW_S),
+            profile).run(SimulationListener.NONE);
+        final SimulationReport fallingBack = new Simulator(capped(NoCandidatesPolicy.CHEAPEST),
+            ExampleFixture.settings(WINDOW_S), profile).run(SimulationListener.NONE);
+
+        for (int m = 0; m < failing.modelNames().size(); m++)
+        {
+            assertThat(failing.peakInflight(m)).as(failing.modelNames().get(m)).isEqualTo(4);
+        }
+        assertThat(failing.failed()).isPositive();
+        assertThat(fallingBack.failed()).isZero();
+        assertThat(fallingBack.peakInflight(fallingBack.modelNames().indexOf(FAST))).as("the fallback pick")
+            .isGreaterThan(4);
+        assertThat(fallingBack.peakInflight(fallingBack.modelNames().indexOf(STRONG))).isEqualTo(4);
+    }
+
+    private static Plans capped(final int policy)
+    {
+        return new PlansBuilder()
+            .model(FAST, 0.6, 0.5, 1.5)
+            .model(STRONG, 0.95, 5.0, 15.0)
+            .decision("capped").candidates(STRONG, FAST).weights(0.4, 0.2, 0.2, 0.2).slo(0, 0, 0, 4).policy(policy).add()
+            .build();
     }
 
     /** Every figure of every interval and of the summary, exactly (the text and CSV writers live in mf-tools). */

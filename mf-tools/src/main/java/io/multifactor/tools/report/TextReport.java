@@ -77,7 +77,8 @@ public final class TextReport
     public static String legend()
     {
         return "share: of the interval's requests; ttft/tpot p95: of the samples the model reported in the interval\n" +
-            "(- when none); drops: selections in which an SLO ceiling removed the model from the candidates.\n";
+            "(- when none); drops: selections in which an SLO ceiling removed the model from the candidates, or in which\n" +
+            "it was full (max_inflight) when the lease was taken; peak in flight (summary): its largest count at a lease.\n";
     }
 
     /**
@@ -96,8 +97,9 @@ public final class TextReport
         sb.append(String.format(Locale.ROOT, "  cost per 1k reqs  $%.4f%n", report.costPer1kRequestsUsd()));
         for (int m = 0; m < report.modelNames().size(); m++)
         {
-            sb.append(String.format(Locale.ROOT, "  %-17s %5.1f%% of requests (%d), SLO drops %d%n",
-                report.modelNames().get(m), report.share(m) * 100.0, report.selected(m), report.sloDrops(m)));
+            sb.append(String.format(Locale.ROOT, "  %-17s %5.1f%% of requests (%d), SLO drops %d, peak in flight %d%n",
+                report.modelNames().get(m), report.share(m) * 100.0, report.selected(m), report.sloDrops(m),
+                report.peakInflight(m)));
         }
         return sb.toString();
     }

@@ -1,0 +1,130 @@
+package io.multifactor.tools;
+
+import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.ConfigLoader;
+import io.multifactor.config.LoadedConfig;
+import io.multifactor.kernel.engine.SignalSettings;
+import io.multifactor.testkit.scenario.Scenario;
+import io.multifactor.testkit.scenario.ScenarioLoader;
+import io.multifactor.testkit.sim.ProfileReader;
+import io.multifactor.testkit.sim.SimulationProfile;
+import io.multifactor.testkit.sim.Simulator;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every YAML block of the pages under {@code docs/} is a valid file of the kind it shows: a configuration loads, a
+ * scenario loads and fits the page's first configuration, a simulation profile loads and fits it too. A block of none
+ * of these kinds fails, so an example cannot drift out of the test.
+ */
+class DocsYamlTest
+{
+    private static final Path DOCS = Path.of("..", "docs");
+
+    /** One fenced YAML block: the page, the line its text starts on, and the text. */
+    record Block(Path page, int line, String yaml)
+    {
+        String origin()
+        {
+            return page.getFileName() + ":" + line;
+        }
+    }
+
+    static List<Block> blocks(final Path page) throws IOException
+    {
+        final List<Block> blocks = new ArrayList<>();
+        final List<String> lines = Files.readAllLines(page);
+        StringBuilder yaml = null;
+        int start = 0;
+        for (int i = 0; i < lines.size(); i++)
+        {
+            final String line = lines.get(i);
+            if (yaml == null && line.strip().equals("```yaml"))
+            {
+                yaml = new StringBuilder();
+                start = i + 2;
+            }
+            else if (yaml != null && line.strip().equals("```"))
+            {
+                blocks.add(new Block(page, start, yaml.toString()));
+                yaml = null;
+            }
+            else if (yaml != null)
+            {
+                yaml.append(line).append('\n');
+            }
+        }
+        assertThat(yaml).as(page + ": a YAML block is not closed").isNull();
+        return blocks;
+    }
+
+    @Test
+    void shouldFindYamlBlocksInTheConfigurationReference() throws IOException
+    {
+        assertThat(blocks(DOCS.resolve("configuration.md"))).hasSizeGreaterThanOrEqualTo(4);
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyYamlBlockOfTheDocsIsAValidFile() throws IOException
+    {
+        final List<DynamicTest> tests = new ArrayList<>();
+        try (Stream<Path> pages = Files.list(DOCS))
+        {
+            for (final Path page : pages.filter(p -> p.toString().endsWith(".md")).sorted().toList())
+            {
+                final LoadedConfig[] firstConfig = new LoadedConfig[1];
+                for (final Block block : blocks(page))
+                {
+                    tests.add(DynamicTest.dynamicTest(block.origin(), () -> check(block, firstConfig)));
+                }
+            }
+        }
+        return tests.stream();
+    }
+
+    private static void check(final Block block, final LoadedConfig[] firstConfig) throws InvalidConfigurationException
+    {
+        final String yaml = block.yaml();
+        final String file = block.origin();
+        if (hasRootKey(yaml, "decision"))
+        {
+            final Scenario scenario = ScenarioLoader.load(file, yaml);
+            assertThat(firstConfig[0]).as(file + ": a scenario needs a configuration block before it").isNotNull();
+            scenario.checkAgainst(firstConfig[0].plans());
+        }
+        else if (hasRootKey(yaml, "duration_s") || hasRootKey(yaml, "arrivals_per_s"))
+        {
+            final SimulationProfile profile = ProfileReader.read(file, yaml);
+            assertThat(firstConfig[0]).as(file + ": a profile needs a configuration block before it").isNotNull();
+            // The simulator refuses a profile that does not fit the configuration (a model or decision it lacks).
+            new Simulator(firstConfig[0].plans(), SignalSettings.defaults(), profile);
+        }
+        else if (hasRootKey(yaml, "decisions") || hasRootKey(yaml, "version"))
+        {
+            final LoadedConfig config = ConfigLoader.load(file, yaml, null);
+            if (firstConfig[0] == null)
+            {
+                firstConfig[0] = config;
+            }
+        }
+        else
+        {
+            throw new AssertionError(file + ": a YAML block that is neither a configuration, a scenario nor a profile");
+        }
+    }
+
+    private static boolean hasRootKey(final String yaml, final String key)
+    {
+        return yaml.startsWith(key + ":") || yaml.contains("\n" + key + ":");
+    }
+}
