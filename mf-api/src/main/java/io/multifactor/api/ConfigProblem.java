@@ -13,10 +13,17 @@ package io.multifactor.api;
  */
 public record ConfigProblem(String file, int line, int column, String path, String message)
 {
-    /** @return the located message, {@code FILE:LINE:COLUMN: PATH: message}. */
+    /**
+     * @return the located message, {@code FILE:LINE:COLUMN: PATH: message}; a problem of the whole file (line 0, such as
+     *     a missing or too large file) reads {@code FILE: message}.
+     */
     @Override
     public String toString()
     {
+        if (line <= 0)
+        {
+            return file + ": " + (path.isEmpty() ? "" : path + ": ") + message;
+        }
         return file + ':' + line + ':' + column + ": " + (path.isEmpty() ? "<root>" : path) + ": " + message;
     }
 }

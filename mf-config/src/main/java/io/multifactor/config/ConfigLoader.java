@@ -3,14 +3,20 @@ package io.multifactor.config;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.model.ConfigFormat;
 import io.multifactor.config.model.ConfigOutline;
+import io.multifactor.config.model.DecisionConfig;
 import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.read.Problems;
+import io.multifactor.config.yaml.YamlEntry;
+import io.multifactor.config.yaml.YamlMapping;
 import io.multifactor.config.yaml.YamlNode;
 import io.multifactor.config.yaml.YamlTreeReader;
+import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.plan.Plans;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * Loads a configuration file: YAML to a located tree, validation that reports every problem at once as
@@ -44,7 +50,21 @@ public final class ConfigLoader
      */
     public static LoadedConfig load(final Path path, final Plans previous) throws InvalidConfigurationException
     {
-        return compile(path.toString(), YamlTreeReader.read(path), previous);
+        return load(path, previous, MultiFactorEngine.DEFAULT_COUNTER_CAPACITY);
+    }
+
+    /**
+     * @param path the YAML file.
+     * @param previous the snapshot this one will replace (names that stay keep their handles), or {@code null}.
+     * @param counterCapacity the counter capacity of the engine that will run the plans
+     *     ({@link MultiFactorEngine#counterCapacity()}); more models than it can hold is a problem of the file.
+     * @return the validated, compiled configuration.
+     * @throws InvalidConfigurationException with every problem of the file when it is refused.
+     */
+    public static LoadedConfig load(final Path path, final Plans previous, final int counterCapacity)
+        throws InvalidConfigurationException
+    {
+        return compile(path.toString(), YamlTreeReader.read(path), previous, counterCapacity);
     }
 
     /**
@@ -57,7 +77,8 @@ public final class ConfigLoader
     public static LoadedConfig load(final String file, final String yaml, final Plans previous)
         throws InvalidConfigurationException
     {
-        return compile(file, YamlTreeReader.read(file, yaml.getBytes(StandardCharsets.UTF_8)), previous);
+        return compile(file, YamlTreeReader.read(file, yaml.getBytes(StandardCharsets.UTF_8)), previous,
+            MultiFactorEngine.DEFAULT_COUNTER_CAPACITY);
     }
 
     /**
@@ -70,10 +91,11 @@ public final class ConfigLoader
     public static LoadedConfig load(final String file, final byte[] utf8, final Plans previous)
         throws InvalidConfigurationException
     {
-        return compile(file, YamlTreeReader.read(file, utf8), previous);
+        return compile(file, YamlTreeReader.read(file, utf8), previous, MultiFactorEngine.DEFAULT_COUNTER_CAPACITY);
     }
 
-    private static LoadedConfig compile(final String file, final YamlNode root, final Plans previous)
+    private static LoadedConfig compile(
+        final String file, final YamlNode root, final Plans previous, final int counterCapacity)
         throws InvalidConfigurationException
     {
         final Problems problems = new Problems(file);
@@ -91,7 +113,78 @@ public final class ConfigLoader
             config = vsr.config();
             outline = vsr.outline();
         }
+        if (config != null)
+        {
+            checkCapacity(root, config, counterCapacity, problems);
+        }
         problems.throwIfErrors();
         return new LoadedConfig(file, config, PlansCompiler.compile(config, previous), problems.warnings(), outline);
+    }
+
+    /** More models than the engine's counters can hold is refused here, in the same pass, not by the engine later. */
+    private static void checkCapacity(
+        final YamlNode root, final RouterConfig config, final int counterCapacity, final Problems problems)
+    {
+        int candidates = 0;
+        final Set<Integer> percentiles = new HashSet<>();
+        for (final DecisionConfig decision : config.decisions())
+        {
+            candidates += decision.modelRefs().size();
+            percentiles.add(decision.multiFactor().latencyPercentile());
+        }
+        final int models = config.models().size();
+        final int needed =
+            MultiFactorEngine.countersNeeded(models, config.decisions().size(), candidates, percentiles.size());
+        if (needed <= counterCapacity)
+        {
+            return;
+        }
+        YamlNode at = root;
+        String path = "";
+        for (final String[] keys : MODEL_LISTS)
+        {
+            final YamlNode found = find(root, keys);
+            if (found != null)
+            {
+                at = found;
+                path = String.join(".", keys);
+                break;
+            }
+        }
+        problems.error(at, path, "too many models for the engine: " + models + " models need " + needed +
+            " counters, the engine holds " + counterCapacity + " (raise MultiFactorEngine.Builder.counterCapacity, " +
+            "or remove models)");
+    }
+
+    private static final String[][] MODEL_LISTS = {
+        {"models"}, {"providers", "models"}, {"config", "providers", "models"}, {"routing", "modelCards"},
+        {"config", "routing", "modelCards"}
+    };
+
+    private static YamlNode find(final YamlNode root, final String[] keys)
+    {
+        YamlNode node = root;
+        for (final String key : keys)
+        {
+            if (!(node instanceof YamlMapping))
+            {
+                return null;
+            }
+            YamlNode next = null;
+            for (final YamlEntry entry : ((YamlMapping)node).entries())
+            {
+                if (entry.key().equals(key))
+                {
+                    next = entry.value();
+                    break;
+                }
+            }
+            if (next == null)
+            {
+                return null;
+            }
+            node = next;
+        }
+        return node;
     }
 }

@@ -8,6 +8,7 @@ import io.multifactor.config.read.MappingReader;
 import io.multifactor.config.read.NearestName;
 import io.multifactor.config.read.Problems;
 import io.multifactor.config.read.Values;
+import io.multifactor.config.yaml.Excerpt;
 import io.multifactor.config.yaml.YamlNode;
 import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.config.yaml.YamlSequence;
@@ -128,7 +129,7 @@ final class RankingReader
         final int index = words.indexOf(text);
         if (index < 0)
         {
-            problems.error(mf.value(key), mf.path(key), "unknown " + key + " \"" + text + "\" (expected " +
+            problems.error(mf.value(key), mf.path(key), "unknown " + key + " \"" + Excerpt.value(text) + "\" (expected " +
                 alternatives(words) + suggestion(text, words) + ')');
         }
         return index;

@@ -9,6 +9,7 @@ import io.multifactor.config.read.Durations;
 import io.multifactor.config.read.MappingReader;
 import io.multifactor.config.read.NearestName;
 import io.multifactor.config.read.Problems;
+import io.multifactor.config.yaml.Excerpt;
 import io.multifactor.config.yaml.YamlNode;
 import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.config.yaml.YamlSequence;
@@ -26,7 +27,7 @@ import java.util.Map;
  */
 final class RouterConfigReader
 {
-    static final List<String> ROOT_KEYS = List.of("models", "decisions", "signals");
+    static final List<String> ROOT_KEYS = List.of("models", "decisions", "signals", "fleet");
     static final List<String> MODEL_KEYS = List.of("name", "quality_score", "pricing");
     static final List<String> PRICING_KEYS = List.of("prompt_per_1m", "completion_per_1m");
     static final List<String> DECISION_KEYS = List.of("name", "modelRefs", "algorithm");
@@ -50,7 +51,7 @@ final class RouterConfigReader
         final List<ModelConfig> models = models(top, problems, modelNodes);
         final List<DecisionConfig> decisions = decisions(top, problems, modelNodes);
         final SignalsConfig signals = signals(top);
-        return new RouterConfig(models, decisions, signals);
+        return new RouterConfig(models, decisions, signals, FleetReader.read(top));
     }
 
     private static YamlSequence nonEmptyList(final MappingReader reader, final String key)
@@ -80,7 +81,7 @@ final class RouterConfigReader
         for (int i = 0; i < list.items().size(); i++)
         {
             final MappingReader model = MappingReader.open(list.items().get(i), "models[" + i + ']', problems, MODEL_KEYS);
-            final String name = model.requiredString("name");
+            final String name = model.requiredName("name");
             final double quality = model.optionalNumber("quality_score", Double.NaN, true);
             double prompt = Double.NaN;
             double completion = Double.NaN;
@@ -97,7 +98,7 @@ final class RouterConfigReader
                 if (first != null)
                 {
                     problems.error(nameNode, model.path("name"),
-                        "duplicate model \"" + name + "\" (first defined at line " + first.line() + ')');
+                        "duplicate model \"" + Excerpt.value(name) + "\" (first defined at line " + first.line() + ')');
                     continue;
                 }
                 models.add(new ModelConfig(name, quality, prompt, completion));
@@ -120,7 +121,7 @@ final class RouterConfigReader
         {
             final MappingReader decision =
                 MappingReader.open(list.items().get(i), "decisions[" + i + ']', problems, DECISION_KEYS);
-            final String name = decision.requiredString("name");
+            final String name = decision.requiredName("name");
             final List<String> refs = modelRefs(decision, problems, modelNodes);
             final MultiFactorConfig algorithm = algorithm(decision, problems);
             if (name != null)
@@ -130,7 +131,7 @@ final class RouterConfigReader
                 if (first != null)
                 {
                     problems.error(nameNode, decision.path("name"),
-                        "duplicate decision \"" + name + "\" (first defined at line " + first.line() + ')');
+                        "duplicate decision \"" + Excerpt.value(name) + "\" (first defined at line " + first.line() + ')');
                     continue;
                 }
                 decisions.add(new DecisionConfig(name, refs, algorithm));
@@ -153,7 +154,7 @@ final class RouterConfigReader
         {
             final MappingReader ref = MappingReader.open(
                 list.items().get(i), decision.path("modelRefs") + '[' + i + ']', problems, MODEL_REF_KEYS);
-            final String model = ref.requiredString("model");
+            final String model = ref.requiredName("model");
             if (model == null)
             {
                 continue;
@@ -162,14 +163,14 @@ final class RouterConfigReader
             if (!modelNodes.containsKey(model))
             {
                 problems.error(node, ref.path("model"),
-                    "unknown model \"" + model + '"' + NearestName.suggestion(model, modelNodes.keySet()));
+                    "unknown model \"" + Excerpt.value(model) + '"' + NearestName.suggestion(model, modelNodes.keySet()));
                 continue;
             }
             final YamlNode first = seen.putIfAbsent(model, node);
             if (first != null)
             {
                 problems.error(node, ref.path("model"),
-                    "duplicate model \"" + model + "\" in modelRefs (first at line " + first.line() + ')');
+                    "duplicate model \"" + Excerpt.value(model) + "\" in modelRefs (first at line " + first.line() + ')');
                 continue;
             }
             refs.add(model);

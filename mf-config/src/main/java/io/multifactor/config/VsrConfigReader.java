@@ -9,6 +9,7 @@ import io.multifactor.config.model.SignalsConfig;
 import io.multifactor.config.model.SkippedDecision;
 import io.multifactor.config.read.MappingReader;
 import io.multifactor.config.read.Problems;
+import io.multifactor.config.yaml.Excerpt;
 import io.multifactor.config.yaml.YamlEntry;
 import io.multifactor.config.yaml.YamlMapping;
 import io.multifactor.config.yaml.YamlNode;
@@ -80,8 +81,9 @@ final class VsrConfigReader
     }
 
     /**
-     * Refuses, with one problem that says what to add, a file without {@code version:} whose root holds vSR sections
-     * but neither {@code models:} nor {@code decisions:} of the own format: a vSR file missing its version line.
+     * Refuses, with one problem that says what to add, a file without {@code version:} whose root (or Helm values'
+     * {@code config:}) holds vSR sections, and neither {@code models:} nor {@code decisions:} of the own format: a vSR
+     * file missing its version line.
      *
      * @param root root of the document, read as the own format.
      * @param problems where to report.
@@ -101,6 +103,20 @@ final class VsrConfigReader
                     "configuration (no models: or decisions:) nor, without \"version: " + VERSION + "\" at its root, " +
                     "a vLLM Semantic Router one: add that line to read it as vLLM Semantic Router's");
                 return true;
+            }
+        }
+        final YamlEntry config = entry(root, HELM_CONFIG_KEY);
+        if (config != null && config.value() instanceof YamlMapping)
+        {
+            for (final YamlEntry entry : ((YamlMapping)config.value()).entries())
+            {
+                if (VSR_ONLY_ROOT_KEYS.contains(entry.key()))
+                {
+                    problems.error(config.keyLine(), config.keyColumn(), HELM_CONFIG_KEY, "Helm values whose config: " +
+                        "has no \"version: " + VERSION + "\": add that line under config: to read it as vLLM Semantic " +
+                        "Router's configuration");
+                    return true;
+                }
             }
         }
         return false;
@@ -190,8 +206,9 @@ final class VsrConfigReader
             {
                 final MappingReader card = MappingReader.openIgnoringOthers(
                     cardList.items().get(i), routing.path("modelCards") + '[' + i + ']', problems, MODEL_CARD_KEYS);
-                final String name = card.requiredString("name");
+                final String name = card.requiredName("name");
                 final double quality = card.optionalNumber("quality_score", Double.NaN, true);
+                warnIfZero(card, "quality_score", quality, "a quality of 0", "no quality signal");
                 if (name != null && unique(name, card, cardNodes, routing.path("modelCards")))
                 {
                     cards.put(name, quality);
@@ -209,13 +226,14 @@ final class VsrConfigReader
             {
                 final MappingReader model = MappingReader.openIgnoringOthers(
                     providerList.items().get(i), providers.path("models") + '[' + i + ']', problems, PROVIDER_MODEL_KEYS);
-                final String name = model.requiredString("name");
+                final String name = model.requiredName("name");
                 double prompt = Double.NaN;
                 double completion = Double.NaN;
                 final MappingReader pricing = model.optionalMappingIgnoringOthers("pricing", PRICING_KEYS);
                 if (pricing != null)
                 {
                     prompt = pricing.optionalNumber("prompt_per_1m", Double.NaN, true);
+                    warnIfZero(pricing, "prompt_per_1m", prompt, "free (the cheapest price)", "no price");
                     completion = pricing.optionalNumber("completion_per_1m", Double.NaN, true);
                 }
                 if (name != null && unique(name, model, providerNodes, providers.path("models")))
@@ -242,6 +260,21 @@ final class VsrConfigReader
             }
         }
         return models;
+    }
+
+    /**
+     * vSR's own multi_factor reads a quality or prompt price of 0 as absent; here 0 is a value (a price of 0 is free, a
+     * quality of 0 the lowest): a file moved from vSR keeps its meaning only if its author knows, so say it where the 0
+     * is written.
+     */
+    private static void warnIfZero(
+        final MappingReader reader, final String key, final double value, final String here, final String inVsr)
+    {
+        if (value == 0.0)
+        {
+            reader.problems().warning(reader.value(key), reader.path(key),
+                "0 means " + here + " here; vLLM Semantic Router's multi_factor reads it as " + inVsr);
+        }
     }
 
     /** Notes the names of a card's LoRA adapters (vSR's, not read otherwise), to explain a candidate that names one. */
@@ -271,7 +304,7 @@ final class VsrConfigReader
         if (first != null)
         {
             entry.problems().error(nameNode, entry.path("name"),
-                "duplicate model \"" + name + "\" in " + list + " (first defined at line " + first.line() + ')');
+                "duplicate model \"" + Excerpt.value(name) + "\" in " + list + " (first defined at line " + first.line() + ')');
             return false;
         }
         return true;

@@ -6,6 +6,7 @@ import io.multifactor.config.model.SkippedDecision;
 import io.multifactor.config.read.MappingReader;
 import io.multifactor.config.read.NearestName;
 import io.multifactor.config.read.Problems;
+import io.multifactor.config.yaml.Excerpt;
 import io.multifactor.config.yaml.YamlMapping;
 import io.multifactor.config.yaml.YamlNode;
 import io.multifactor.config.yaml.YamlScalar;
@@ -81,7 +82,7 @@ final class VsrDecisionReader
             {
                 final MappingReader recipe = MappingReader.openIgnoringOthers(
                     recipes.items().get(r), recipesPath + '[' + r + ']', problems, RECIPE_KEYS);
-                final String name = recipe.requiredString("name");
+                final String name = recipe.requiredName("name");
                 String qualifier = null;
                 if (name != null)
                 {
@@ -89,7 +90,7 @@ final class VsrDecisionReader
                     if (first != null)
                     {
                         problems.error(recipe.value("name"), recipe.path("name"),
-                            "duplicate recipe \"" + name + "\" (first defined at line " + first.line() + ')');
+                            "duplicate recipe \"" + Excerpt.value(name) + "\" (first defined at line " + first.line() + ')');
                     }
                     else
                     {
@@ -143,7 +144,7 @@ final class VsrDecisionReader
         private void decision(final YamlNode node, final String path, final String qualifier)
         {
             final MappingReader decision = MappingReader.openIgnoringOthers(node, path, problems, DECISION_KEYS);
-            final String name = decision.requiredString("name");
+            final String name = decision.requiredName("name");
             final MappingReader algorithm = algorithm(decision);
             final String type;
             if (algorithm == null)
@@ -245,7 +246,7 @@ final class VsrDecisionReader
             {
                 final MappingReader ref = MappingReader.openIgnoringOthers(
                     list.items().get(i), decision.path("modelRefs") + '[' + i + ']', problems, MODEL_REF_KEYS);
-                final String model = ref.requiredString("model");
+                final String model = ref.requiredName("model");
                 if (model == null)
                 {
                     continue;
@@ -254,8 +255,9 @@ final class VsrDecisionReader
                 if (!models.nodes().containsKey(model))
                 {
                     final String card = models.loraOwners().get(model);
-                    problems.error(node, ref.path("model"), "unknown model \"" + model + '"' + (card != null ?
-                        ": it is a LoRA adapter of model card " + card + ", and a multi_factor candidate must be a model" :
+                    problems.error(node, ref.path("model"), "unknown model \"" + Excerpt.value(model) + '"' +
+                        (card != null ? ": it is a LoRA adapter of model card " + Excerpt.value(card) +
+                        ", and a multi_factor candidate must be a model" :
                         ": defined in neither providers.models nor routing.modelCards" +
                         NearestName.suggestion(model, models.nodes().keySet())));
                     continue;
@@ -264,7 +266,7 @@ final class VsrDecisionReader
                 if (first != null)
                 {
                     problems.error(node, ref.path("model"),
-                        "duplicate model \"" + model + "\" in modelRefs (first at line " + first.line() + ')');
+                        "duplicate model \"" + Excerpt.value(model) + "\" in modelRefs (first at line " + first.line() + ')');
                     continue;
                 }
                 refs.add(model);

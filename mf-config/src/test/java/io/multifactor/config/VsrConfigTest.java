@@ -203,6 +203,9 @@ class VsrConfigTest
             "router.yaml:5:1: listeners: neither a multi-factor configuration (no models: or decisions:) nor, without " +
                 "\"version: v0.3\" at its root, a vLLM Semantic Router one: add that line to read it as vLLM Semantic " +
                 "Router's");
+        assertRefused("values.yaml", HELM.replace("  version: v0.3\n", ""),
+            "values.yaml:" + lineOf(HELM, "config:\n") + ":1: config: Helm values whose config: has no \"version: " +
+                "v0.3\": add that line under config: to read it as vLLM Semantic Router's configuration");
     }
 
     @Test
@@ -263,6 +266,20 @@ class VsrConfigTest
         assertThat(loaded.warnings()).extracting(ConfigProblem::toString).containsExactly(
             "values.yaml:21:3: configOverride: the chart deploys configOverride instead of config; " +
                 "this library read config");
+    }
+
+    @Test
+    void shouldWarnThatZeroIsAValueHereWhereVsrReadsItAsAbsent() throws Exception
+    {
+        final String zero = ROUTER.replace("        prompt_per_1m: 0.05", "        prompt_per_1m: 0")
+            .replace("      quality_score: 0.64", "      quality_score: 0.0");
+        final LoadedConfig loaded = ConfigLoader.load("router.yaml", zero, null);
+        assertThat(loaded.warnings()).extracting(ConfigProblem::toString).containsExactly(
+            "router.yaml:" + lineOf(zero, "prompt_per_1m: 0\n") + ":24: providers.models[3].pricing.prompt_per_1m: 0 " +
+                "means free (the cheapest price) here; vLLM Semantic Router's multi_factor reads it as no price",
+            "router.yaml:" + lineOf(zero, "quality_score: 0.0") + ":22: routing.modelCards[3].quality_score: 0 means " +
+                "a quality of 0 here; vLLM Semantic Router's multi_factor reads it as no quality signal");
+        assertThat(loaded.config().models()).contains(new ModelConfig("batch-only", Double.NaN, 0.0, 0.1));
     }
 
     @Test

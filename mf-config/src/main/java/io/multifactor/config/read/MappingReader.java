@@ -1,5 +1,6 @@
 package io.multifactor.config.read;
 
+import io.multifactor.config.yaml.Excerpt;
 import io.multifactor.config.yaml.YamlEntry;
 import io.multifactor.config.yaml.YamlMapping;
 import io.multifactor.config.yaml.YamlNode;
@@ -88,7 +89,7 @@ public final class MappingReader
                 if (refuseOthers)
                 {
                     problems.error(entry.keyLine(), entry.keyColumn(), keyPath,
-                        "unknown key \"" + key + '"' + NearestName.suggestion(key, keys));
+                        "unknown key \"" + Excerpt.value(key) + '"' + NearestName.suggestion(key, keys));
                 }
                 else
                 {
@@ -100,7 +101,7 @@ public final class MappingReader
             if (first != null)
             {
                 problems.error(entry.keyLine(), entry.keyColumn(), keyPath,
-                    "duplicate key \"" + key + "\" (first at line " + first.keyLine() + ")");
+                    "duplicate key \"" + Excerpt.value(key) + "\" (first at line " + first.keyLine() + ")");
             }
         }
         return reader;
@@ -131,7 +132,7 @@ public final class MappingReader
             if (!tolerated.contains(entry.key()))
             {
                 problems.error(entry.keyLine(), entry.keyColumn(), path(entry.key()),
-                    "unknown key \"" + entry.key() + '"' + NearestName.suggestion(entry.key(), valid));
+                    "unknown key \"" + Excerpt.value(entry.key()) + '"' + NearestName.suggestion(entry.key(), valid));
             }
         }
     }
@@ -216,6 +217,16 @@ public final class MappingReader
     public String requiredString(final String key)
     {
         return require(key) ? Values.string(value(key), path(key), problems) : null;
+    }
+
+    /**
+     * @param key a required key whose value names a model, a decision or a recipe.
+     * @return its non-empty name of at most {@link Values#MAX_NAME_CHARS} characters, or {@code null} after reporting
+     *     a problem.
+     */
+    public String requiredName(final String key)
+    {
+        return require(key) ? Values.name(value(key), path(key), problems) : null;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.multifactor.config.read;
 
 import io.multifactor.api.ConfigProblem;
 import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.yaml.Excerpt;
 import io.multifactor.config.yaml.YamlNode;
 
 import java.util.ArrayList;
@@ -59,7 +60,7 @@ public final class Problems
      */
     public void error(final int line, final int column, final String path, final String message)
     {
-        errors.add(new ConfigProblem(file, line, column, path, message));
+        errors.add(new ConfigProblem(file, line, column, Excerpt.path(path), Excerpt.message(message)));
     }
 
     /**
@@ -71,7 +72,7 @@ public final class Problems
      */
     public void warning(final YamlNode at, final String path, final String message)
     {
-        warnings.add(new ConfigProblem(file, at.line(), at.column(), path, message));
+        warnings.add(new ConfigProblem(file, at.line(), at.column(), Excerpt.path(path), Excerpt.message(message)));
     }
 
     /** @return whether an error was recorded. */

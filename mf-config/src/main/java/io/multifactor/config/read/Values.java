@@ -1,5 +1,6 @@
 package io.multifactor.config.read;
 
+import io.multifactor.config.yaml.Excerpt;
 import io.multifactor.config.yaml.YamlNode;
 import io.multifactor.config.yaml.YamlScalar;
 
@@ -36,12 +37,12 @@ public final class Values
         final double value = scalar.doubleValue();
         if (Double.isNaN(value) || Double.isInfinite(value))
         {
-            problems.error(node, path, "must be a finite number, got " + scalar.text());
+            problems.error(node, path, "must be a finite number, got " + Excerpt.value(scalar.text()));
             return Double.NaN;
         }
         if (nonNegative && value < 0.0)
         {
-            problems.error(node, path, "must be >= 0, got " + scalar.text());
+            problems.error(node, path, "must be >= 0, got " + Excerpt.value(scalar.text()));
             return Double.NaN;
         }
         return value;
@@ -71,10 +72,33 @@ public final class Values
             // A value too large for a long is out of range upwards: say so, never "must be >= 0" for a huge number.
             final boolean onlyTooSmall = max == Long.MAX_VALUE && scalar.fitsLong();
             problems.error(node, path, (onlyTooSmall ? "must be >= " + min : "must be in " + min + ".." + max) +
-                ", got " + scalar.text());
+                ", got " + Excerpt.value(scalar.text()));
             return min;
         }
         return scalar.longValue();
+    }
+
+    /** Longest name of a model, a decision or a recipe: 256 characters. */
+    public static final int MAX_NAME_CHARS = 256;
+
+    /**
+     * A name: a non-empty string of at most {@link #MAX_NAME_CHARS} characters.
+     *
+     * @param node the value.
+     * @param path its path.
+     * @param problems where to report.
+     * @return the name, or {@code null} after reporting an error.
+     */
+    public static String name(final YamlNode node, final String path, final Problems problems)
+    {
+        final String text = string(node, path, problems);
+        if (text != null && text.length() > MAX_NAME_CHARS)
+        {
+            problems.error(node, path, "name too long: " + text.length() + " characters, the limit is " +
+                MAX_NAME_CHARS + ", got \"" + Excerpt.value(text) + '"');
+            return null;
+        }
+        return text;
     }
 
     /**
@@ -95,7 +119,7 @@ public final class Values
         final String text = ((YamlScalar)node).text();
         if (text.isBlank())
         {
-            problems.error(node, path, "must not be empty, got \"" + text + '"');
+            problems.error(node, path, "must not be empty, got \"" + Excerpt.value(text) + '"');
             return null;
         }
         return text;
@@ -122,12 +146,12 @@ public final class Values
         if (ns == Durations.INVALID)
         {
             problems.error(node, path, "expected a duration such as 60s, 250ms or 10m (units ns, us, ms, s, m, h), got \"" +
-                text + '"');
+                Excerpt.value(text) + '"');
             return Durations.INVALID;
         }
         if (ns == 0)
         {
-            problems.error(node, path, "must be a positive duration, got " + text);
+            problems.error(node, path, "must be a positive duration, got " + Excerpt.value(text));
             return Durations.INVALID;
         }
         return ns;

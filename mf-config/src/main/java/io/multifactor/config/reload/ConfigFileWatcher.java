@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * file, and works that set out again after every event that concerns it (so a re-pointed link moves the watch to the
  * new target). Events are debounced: the file is read once a burst has been quiet for the debounce period (or, under
  * continuous writes, at the latest {@link #MAX_DELAY_FACTOR} periods after the burst began), and the action runs only
- * when the content differs from the last content seen (compared by SHA-256, so a huge file is never held in memory).
+ * when the content differs from the last content seen (compared by SHA-256, so a huge file is never held in memory);
+ * an empty file (a write in place caught between truncation and content) is not acted upon.
  * While a directory on the way is missing, the path is also checked every {@link #MISSING_RECHECK_MS} ms.
  * <p>
  * The watcher survives anything the action throws, {@link Error}s included: each failure is counted
@@ -272,12 +273,15 @@ final class ConfigFileWatcher implements AutoCloseable
         final byte[] buffer = new byte[8192];
         try (InputStream in = Files.newInputStream(file))
         {
+            long length = 0;
             int n;
             while ((n = in.read(buffer)) > 0)
             {
                 digest.update(buffer, 0, n);
+                length += n;
             }
-            return digest.digest();
+            // An empty file is a write caught between truncation and content (never a valid configuration): wait.
+            return length == 0 ? null : digest.digest();
         }
         catch (final IOException | RuntimeException ex)
         {

@@ -52,7 +52,7 @@ public final class ConfigReloader implements AutoCloseable
         final LoadedConfig loaded;
         try
         {
-            loaded = ConfigLoader.load(path, engine.plans());
+            loaded = ConfigLoader.load(path, engine.plans(), engine.counterCapacity());
         }
         catch (final InvalidConfigurationException ex)
         {

@@ -44,11 +44,11 @@ public record YamlScalar(
         switch (kind)
         {
             case STRING:
-                return "string \"" + text + '"';
+                return "string \"" + Excerpt.value(text) + '"';
             case NULL:
                 return "null";
             default:
-                return text;
+                return Excerpt.value(text);
         }
     }
 }

@@ -3,21 +3,24 @@ package io.multifactor.config.yaml;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import io.multifactor.api.ConfigProblem;
 import io.multifactor.api.InvalidConfigurationException;
-import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,31 +34,73 @@ import java.util.List;
  */
 public final class YamlTreeReader
 {
-    private static final YAMLFactory FACTORY = new YAMLFactory();
+    // Jackson's own limits sit above ours, so that ours, with their located messages, are always met first.
+    private static final YAMLFactory FACTORY = YAMLFactory.builder()
+        .streamReadConstraints(StreamReadConstraints.builder()
+            .maxNameLength(4 * InputLimits.MAX_VALUE_CHARS)
+            .maxStringLength(4 * InputLimits.MAX_FILE_BYTES)
+            .maxNestingDepth(4 * InputLimits.MAX_DEPTH)
+            .build())
+        .build();
 
     private YamlTreeReader()
     {
     }
 
     /**
-     * Reads a file.
+     * Reads a file. A file larger than {@link InputLimits#MAX_FILE_BYTES} is refused by its size, before it is read.
      *
      * @param path the file.
      * @return the root node of its single document.
-     * @throws InvalidConfigurationException when the file cannot be read or is not well-formed YAML.
+     * @throws InvalidConfigurationException when the file does not exist, cannot be read, is too large or is not
+     *     well-formed YAML.
      */
     public static YamlNode read(final Path path) throws InvalidConfigurationException
     {
+        final String file = path.toString();
         final byte[] bytes;
         try
         {
-            bytes = Files.readAllBytes(path);
+            if (Files.isDirectory(path))
+            {
+                throw single(file, 0, 0, "", "is a directory, not a file");
+            }
+            final long size = Files.size(path);
+            if (size > InputLimits.MAX_FILE_BYTES)
+            {
+                throw tooLarge(file, size);
+            }
+            bytes = readAtMost(path, InputLimits.MAX_FILE_BYTES + 1);
+        }
+        catch (final NoSuchFileException ex)
+        {
+            final Path parent = path.toAbsolutePath().getParent();
+            throw single(file, 0, 0, "", parent != null && !Files.isDirectory(parent) ?
+                "no such file (its directory " + parent + " does not exist either)" : "no such file");
+        }
+        catch (final AccessDeniedException ex)
+        {
+            throw single(file, 0, 0, "", "cannot read file: permission denied");
         }
         catch (final IOException | RuntimeException ex)
         {
-            throw single(path.toString(), 0, 0, "", "cannot read file: " + describe(ex));
+            throw single(file, 0, 0, "", "cannot read file: " + describe(ex));
         }
-        return read(path.toString(), bytes);
+        return read(file, bytes);
+    }
+
+    private static byte[] readAtMost(final Path path, final int max) throws IOException
+    {
+        try (InputStream in = Files.newInputStream(path))
+        {
+            return in.readNBytes(max);
+        }
+    }
+
+    private static InvalidConfigurationException tooLarge(final String file, final long size)
+    {
+        return single(file, 0, 0, "", "file too large: " + InputLimits.grouped(size) + " bytes, the limit is " +
+            InputLimits.grouped(InputLimits.MAX_FILE_BYTES) + " bytes (1 MiB)");
     }
 
     /**
@@ -68,6 +113,10 @@ public final class YamlTreeReader
      */
     public static YamlNode read(final String file, final byte[] utf8) throws InvalidConfigurationException
     {
+        if (utf8.length > InputLimits.MAX_FILE_BYTES)
+        {
+            throw tooLarge(file, utf8.length);
+        }
         return read(file, decode(file, utf8));
     }
 
@@ -81,6 +130,11 @@ public final class YamlTreeReader
      */
     public static YamlNode read(final String file, final String text) throws InvalidConfigurationException
     {
+        if (text.length() > InputLimits.MAX_FILE_BYTES)
+        {
+            throw tooLarge(file, text.getBytes(StandardCharsets.UTF_8).length);
+        }
+        refuseLongLines(file, text);
         final Walk walk = new Walk();
         try (YAMLParser parser = FACTORY.createParser(text))
         {
@@ -104,14 +158,11 @@ public final class YamlTreeReader
             final MarkedYAMLException marked = markedCause(ex);
             if (marked != null && marked.getProblemMark() != null)
             {
-                final Mark mark = marked.getProblemMark();
-                final String context = marked.getContext();
-                throw single(file, mark.getLine() + 1, mark.getColumn() + 1, walk.path, "malformed YAML: " +
-                    (context == null ? "" : context + ": ") + clean(marked.getProblem()));
+                throw SyntaxMessage.of(marked).problem(file, walk.path);
             }
             final JsonLocation at = ex.getLocation();
-            final int line = at != null ? Math.max(0, at.getLineNr()) : 0;
-            final int column = at != null ? Math.max(0, at.getColumnNr()) : 0;
+            final int line = at != null && at.getLineNr() > 0 ? at.getLineNr() : walk.line;
+            final int column = at != null && at.getColumnNr() > 0 ? at.getColumnNr() : walk.column;
             throw single(file, line, column, walk.path, "malformed YAML: " + clean(ex.getOriginalMessage()));
         }
         catch (final ConfigSyntaxException ex)
@@ -121,6 +172,32 @@ public final class YamlTreeReader
         catch (final IOException | RuntimeException ex)
         {
             throw single(file, walk.line, walk.column, walk.path, "malformed YAML: " + describe(ex));
+        }
+    }
+
+    /**
+     * Refuses a line longer than {@link InputLimits#MAX_VALUE_CHARS} before parsing: the YAML scanner's time grows with
+     * the square of a value's length, so a single line of megabytes would take seconds.
+     */
+    private static void refuseLongLines(final String file, final String text) throws InvalidConfigurationException
+    {
+        int line = 1;
+        int lineStart = 0;
+        final int length = text.length();
+        for (int i = 0; i <= length; i++)
+        {
+            if (i == length || text.charAt(i) == '\n')
+            {
+                final int lineLength = i - lineStart;
+                if (lineLength > InputLimits.MAX_VALUE_CHARS)
+                {
+                    throw single(file, line, InputLimits.MAX_VALUE_CHARS + 1, "", "line too long: " +
+                        InputLimits.grouped(lineLength) + " characters, the limit for a line and for one value is " +
+                        InputLimits.grouped(InputLimits.MAX_VALUE_CHARS));
+                }
+                line++;
+                lineStart = i + 1;
+            }
         }
     }
 
@@ -176,10 +253,11 @@ public final class YamlTreeReader
         return out.toString();
     }
 
-    private static InvalidConfigurationException single(
+    static InvalidConfigurationException single(
         final String file, final int line, final int column, final String path, final String message)
     {
-        return new InvalidConfigurationException(List.of(new ConfigProblem(file, line, column, path, message)));
+        return new InvalidConfigurationException(
+            List.of(new ConfigProblem(file, line, column, Excerpt.path(path), Excerpt.message(message))));
     }
 
     private static String describe(final Exception ex)
@@ -222,6 +300,12 @@ public final class YamlTreeReader
 
         YamlNode node(final YAMLParser parser, final JsonToken token, final String nodePath) throws IOException
         {
+            return node(parser, token, nodePath, 0);
+        }
+
+        private YamlNode node(final YAMLParser parser, final JsonToken token, final String nodePath, final int depth)
+            throws IOException
+        {
             final JsonLocation at = parser.currentTokenLocation();
             final int nodeLine = at.getLineNr();
             final int nodeColumn = at.getColumnNr();
@@ -230,21 +314,34 @@ public final class YamlTreeReader
             column = nodeColumn;
             if (parser.isCurrentAlias())
             {
-                throw new ConfigSyntaxException("YAML aliases are not supported: *" + parser.getText());
+                throw new ConfigSyntaxException("YAML aliases are not supported: *" + Excerpt.value(parser.getText()));
             }
             switch (token)
             {
                 case START_OBJECT:
-                    return mapping(parser, nodePath, nodeLine, nodeColumn);
                 case START_ARRAY:
-                    return sequence(parser, nodePath, nodeLine, nodeColumn);
+                    if (depth >= InputLimits.MAX_DEPTH)
+                    {
+                        throw new ConfigSyntaxException("nesting too deep: more than " + InputLimits.MAX_DEPTH +
+                            " levels of lists and mappings");
+                    }
+                    return token == JsonToken.START_OBJECT ?
+                        mapping(parser, nodePath, nodeLine, nodeColumn, depth) :
+                        sequence(parser, nodePath, nodeLine, nodeColumn, depth);
                 default:
-                    return scalar(parser, token, nodeLine, nodeColumn);
+                    final YamlScalar scalar = scalar(parser, token, nodeLine, nodeColumn);
+                    if (scalar.text().length() > InputLimits.MAX_VALUE_CHARS)
+                    {
+                        throw new ConfigSyntaxException("value too long: " +
+                            InputLimits.grouped(scalar.text().length()) + " characters, the limit is " +
+                            InputLimits.grouped(InputLimits.MAX_VALUE_CHARS));
+                    }
+                    return scalar;
             }
         }
 
         private YamlMapping mapping(final YAMLParser parser, final String nodePath, final int nodeLine,
-            final int nodeColumn) throws IOException
+            final int nodeColumn, final int depth) throws IOException
         {
             final List<YamlEntry> entries = new ArrayList<>();
             JsonToken token;
@@ -256,7 +353,12 @@ public final class YamlTreeReader
                 path = childPath;
                 line = keyAt.getLineNr();
                 column = keyAt.getColumnNr();
-                final YamlNode value = node(parser, parser.nextToken(), childPath);
+                if (key.length() > InputLimits.MAX_VALUE_CHARS)
+                {
+                    throw new ConfigSyntaxException("key too long: " + InputLimits.grouped(key.length()) +
+                        " characters, the limit is " + InputLimits.grouped(InputLimits.MAX_VALUE_CHARS));
+                }
+                final YamlNode value = node(parser, parser.nextToken(), childPath, depth + 1);
                 entries.add(new YamlEntry(key, keyAt.getLineNr(), keyAt.getColumnNr(), value));
             }
             if (token != JsonToken.END_OBJECT)
@@ -267,7 +369,7 @@ public final class YamlTreeReader
         }
 
         private YamlSequence sequence(final YAMLParser parser, final String nodePath, final int nodeLine,
-            final int nodeColumn) throws IOException
+            final int nodeColumn, final int depth) throws IOException
         {
             final List<YamlNode> items = new ArrayList<>();
             JsonToken token;
@@ -277,7 +379,7 @@ public final class YamlTreeReader
                 {
                     throw new ConfigSyntaxException("malformed YAML: unterminated list");
                 }
-                items.add(node(parser, token, nodePath + '[' + items.size() + ']'));
+                items.add(node(parser, token, nodePath + '[' + items.size() + ']', depth + 1));
             }
             return new YamlSequence(nodeLine, nodeColumn, items);
         }

@@ -191,8 +191,9 @@ class ConfigFileWatcherTest
         final Path file = Files.writeString(dir.resolve("router.yaml"), "v1");
         watch(file);
 
-        Files.writeString(file, "v1");
-        Files.writeString(file, "v2");
+        // Replaced atomically, so that no reader can catch a half-written file.
+        replace(file, "v1");
+        replace(file, "v2");
         awaitSeen("v2");
         assertThat(seen).containsExactly("v2");
     }
@@ -218,6 +219,12 @@ class ConfigFileWatcherTest
     {
         watcher = new ConfigFileWatcher(file, () -> seen.add(read(file)), 20);
         watcher.start();
+    }
+
+    private void replace(final Path file, final String content) throws IOException
+    {
+        final Path tmp = Files.writeString(dir.resolve(".tmp-" + content), content);
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 
     /** Kubernetes' update: new timestamped directory, a new link renamed over ..data, the old directory removed. */

@@ -56,6 +56,7 @@ public final class FleetAgent implements Agent
         this.remote = new FleetSignals(modelCapacity);
         this.tickNs = Math.max(1L, Math.min(exchange.tickNs(), exchange.periodNs()));
         this.expiryNs = FleetExchange.EXPIRY_PERIODS * exchange.periodNs();
+        engine.attachFleet();
         final long nowNs = clock.nanoTime();
         this.nextTickNs = nowNs;
         this.lastSuccessNs = nowNs;

@@ -88,6 +88,8 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     /** A retired model's or decision's counters stay allocated at least this long (the engine clock's time). */
     public static final long RETIRED_COUNTER_GRACE_NS = 1_000_000_000L;
 
+    private static final int ENGINE_WIDE_COUNTERS = 9;
+
     /** Stale leases are swept every {@code inflight_max_age / SWEEPS_PER_MAX_AGE} (at least every refresh period). */
     public static final int SWEEPS_PER_MAX_AGE = 64;
 
@@ -157,6 +159,32 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         {
             install(builder.plans, originNs);
         }
+    }
+
+    /**
+     * How many counters an engine needs for plans of this size, so that validation can refuse a configuration that
+     * the engine could not hold (see {@link Builder#counterCapacity(int)}).
+     *
+     * @param models models of the plans.
+     * @param decisions decisions of the plans.
+     * @param candidates candidates of every decision, added up.
+     * @param percentiles distinct latency percentiles the decisions read.
+     * @return counters needed by a new engine on those plans (an upper bound): 9 engine-wide counters, per model
+     *     {@code 5 + DropReason.COUNT + 2 * percentiles} (in-flight, healed leases, drops per reason, refused and clamped
+     *     samples per metric, published percentiles per metric), per decision 1 plus 2 per candidate (selections won
+     *     by outcome).
+     */
+    public static int countersNeeded(final int models, final int decisions, final int candidates, final int percentiles)
+    {
+        final long needed = ENGINE_WIDE_COUNTERS + (long)models * (5 + DropReason.COUNT + 2L * percentiles) +
+            decisions + 2L * candidates;
+        return (int)Math.min(Integer.MAX_VALUE, needed);
+    }
+
+    /** @return the number of counters this engine was built with. */
+    public int counterCapacity()
+    {
+        return counters.capacity();
     }
 
     /**
@@ -421,10 +449,31 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     }
 
     /**
+     * Makes the windows keep every sample they drain from now on for {@link #collectFleet}, so that nothing recorded
+     * after this call misses the fleet (the {@link FleetAgent} calls it when it is created). Idempotent; allocates one
+     * histogram per window the first time.
+     */
+    public void attachFleet()
+    {
+        synchronized (lock)
+        {
+            if (!fleetAttached && !closed)
+            {
+                for (final ModelSignals signals : signalsByName.values())
+                {
+                    signals.ttft.keepUnsent();
+                    signals.tpot.keepUnsent();
+                }
+                fleetAttached = true;
+            }
+        }
+    }
+
+    /**
      * Fleet agent, first half of an exchange: drains every window and adds, per model name of the current plans, this
-     * engine's own in-flight count and the latency samples drained since the previous call into {@code local}. The
-     * first call makes the windows keep their drained samples for the next one. Off the hot path: takes the engine's
-     * lock; allocates only on the first call and for new models.
+     * engine's own in-flight count and the latency samples drained since the previous call (or since
+     * {@link #attachFleet()}) into {@code local}. Off the hot path: takes the engine's lock; allocates only on the first
+     * call and for new models.
      *
      * @param local cleared by the caller; models beyond its capacity are left out.
      */
@@ -436,17 +485,13 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             {
                 return;
             }
+            attachFleet();
             final long sliceIndex = sliceIndex(clock.nanoTime());
             for (final ModelSignals signals : state.byModel)
             {
                 if (signals == null)
                 {
                     continue;
-                }
-                if (!fleetAttached)
-                {
-                    signals.ttft.keepUnsent();
-                    signals.tpot.keepUnsent();
                 }
                 signals.ttft.advance(sliceIndex);
                 signals.tpot.advance(sliceIndex);
@@ -458,7 +503,6 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
                     signals.tpot.takeUnsent(local.tpot(index));
                 }
             }
-            fleetAttached = true;
         }
     }
 
