@@ -162,7 +162,7 @@ class InputLimitsTest
     {
         final int capacity = MultiFactorEngine.DEFAULT_COUNTER_CAPACITY;
         int models = 0;
-        while (MultiFactorEngine.countersNeeded(models, 1, 2, 1) <= capacity)
+        while (MultiFactorEngine.countersNeeded(models, 1, 1, 1) <= capacity)
         {
             models++;
         }
@@ -172,7 +172,8 @@ class InputLimitsTest
             yaml.append("  - {name: m").append(i).append("}\n");
         }
         yaml.append("decisions:\n  - {name: d, modelRefs: [{model: m0}, {model: nope}]}\n");
-        final int needed = MultiFactorEngine.countersNeeded(models, 1, 2, 1);
+        // One known candidate: the unknown one is a problem of its own and needs no counter.
+        final int needed = MultiFactorEngine.countersNeeded(models, 1, 1, 1);
 
         // Reported with the file's other problems, in one pass.
         assertThat(refused(yaml.toString())).extracting(Object::toString).containsExactly(
@@ -193,8 +194,10 @@ class InputLimitsTest
         yaml.append("decisions:\n  - {name: d, modelRefs: [{model: m0}]}\n");
         final Path file = Files.writeString(dir.resolve("many.yaml"), yaml);
 
-        final LoadedConfig loaded = ConfigLoader.load(file, null, 4_096);
-        try (MultiFactorEngine engine = MultiFactorEngine.builder(loaded.plans()).counterCapacity(4_096).build())
+        final int capacity = MultiFactorEngine.countersNeeded(2_000, 1, 1, 1);
+        assertThat(capacity).isGreaterThan(MultiFactorEngine.DEFAULT_COUNTER_CAPACITY);
+        final LoadedConfig loaded = ConfigLoader.load(file, null, capacity);
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(loaded.plans()).counterCapacity(capacity).build())
         {
             assertThat(engine.plans().modelCount()).isEqualTo(2_000);
         }
