@@ -25,6 +25,7 @@ public final class ExplainJson
         sb.append("{\"decision\": ").append(string(explanation.decision())).append(",\n");
         sb.append(" \"outcome\": ").append(string(explanation.outcome())).append(",\n");
         sb.append(" \"selected\": ").append(string(explanation.selected())).append(",\n");
+        sb.append(" \"objective\": ").append(string(explanation.objective())).append(",\n");
         sb.append(" \"weights\": ");
         factors(sb, explanation.weights());
         sb.append(",\n");
@@ -44,6 +45,7 @@ public final class ExplainJson
             sb.append(", \"inflight\": ").append(c.inflight()).append(",\n");
             sb.append("    \"normalized\": ");
             factors(sb, c.normalized());
+            sb.append(",\n    \"eliminated_by\": ").append(string(c.eliminatedBy()));
             sb.append('}');
         }
         sb.append("]}\n");

@@ -6,6 +6,7 @@ import io.multifactor.api.Handles;
 import io.multifactor.api.InflightTracker;
 import io.multifactor.api.LatencyRecorder;
 import io.multifactor.api.Outcome;
+import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.explain.Explanation;
 import io.multifactor.kernel.fleet.FleetSignals;
@@ -238,11 +239,45 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     public void select(final int decisionId, final Exclusions exclusionsOrNull, final Selection out)
     {
         final EngineState s = state;
-        final DecisionPlan plan = selectOn(s, decisionId, exclusionsOrNull, out);
+        final DecisionPlan plan = selectOn(s, decisionId, exclusionsOrNull, null, out);
         if (countSelections && plan != null)
         {
             countSelection(s, decisionId, plan.candidateCount(), out);
         }
+    }
+
+    /**
+     * Selects a model for one request, as {@link #select(int, Exclusions, Selection)}, with what the request carries:
+     * its decision, its exclusions, its token counts (which price the candidates instead of the decision's
+     * {@code cost_mix}) and its tie-break generator. Allocates nothing, takes no lock, never throws for an expected
+     * outcome.
+     *
+     * @param request the caller's reusable request, its decision set.
+     * @param out the caller's reusable result.
+     */
+    public void select(final Request request, final Selection out)
+    {
+        final EngineState s = state;
+        final int decisionId = request.decisionId();
+        final DecisionPlan plan = selectOn(s, decisionId, request.exclusions(), request, out);
+        if (countSelections && plan != null)
+        {
+            countSelection(s, decisionId, plan.candidateCount(), out);
+        }
+    }
+
+    /**
+     * Selects a model for one request and takes an in-flight lease on it in the same step, as
+     * {@link #selectAndBegin(int, Exclusions, Selection)}, with what the request carries (decision, exclusions, token
+     * counts, tie-break generator).
+     *
+     * @param request the caller's reusable request, its decision set.
+     * @param out the caller's reusable result: the choice, after any candidate found full, and the lease.
+     * @return the lease on the chosen model, or {@link #NO_LEASE} as for the other overload.
+     */
+    public long selectAndBegin(final Request request, final Selection out)
+    {
+        return selectAndBegin(request.decisionId(), request.exclusions(), request, out);
     }
 
     /**
@@ -266,8 +301,14 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
      */
     public long selectAndBegin(final int decisionId, final Exclusions exclusionsOrNull, final Selection out)
     {
+        return selectAndBegin(decisionId, exclusionsOrNull, null, out);
+    }
+
+    private long selectAndBegin(
+        final int decisionId, final Exclusions exclusionsOrNull, final Request requestOrNull, final Selection out)
+    {
         final EngineState s = state;
-        final DecisionPlan plan = selectOn(s, decisionId, exclusionsOrNull, out);
+        final DecisionPlan plan = selectOn(s, decisionId, exclusionsOrNull, requestOrNull, out);
         final long lease = plan == null || !out.hasSelection() ? NO_LEASE : reserve(s, plan, out);
         out.lease(lease);
         if (countSelections && plan != null)
@@ -280,7 +321,11 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
 
     // Selects on one published state; returns the decision's plan, or null for an unknown decision.
     private DecisionPlan selectOn(
-        final EngineState s, final int decisionId, final Exclusions exclusionsOrNull, final Selection out)
+        final EngineState s,
+        final int decisionId,
+        final Exclusions exclusionsOrNull,
+        final Request requestOrNull,
+        final Selection out)
     {
         final DecisionPlan plan = s.plans.decision(decisionId);
         if (plan == null)
@@ -288,7 +333,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             out.reset(decisionId, 0);
             return null;
         }
-        ScoringKernel.select(plan, s.byDecision[decisionId], exclusionsOrNull, out);
+        ScoringKernel.select(plan, s.byDecision[decisionId], exclusionsOrNull, requestOrNull, out);
         return plan;
     }
 
@@ -372,13 +417,41 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
      */
     public Explanation explain(final int decisionId, final Exclusions exclusionsOrNull)
     {
-        // One state for the selection and the record: the names, ceilings and percentile of the record are those the
-        // selection ran on, even across a concurrent reload. Not counted in the selection metrics.
-        final EngineState s = state;
-        final DecisionPlan plan = s.plans.decision(decisionId);
-        if (plan == null)
+        return explain(decisionId, exclusionsOrNull, null);
+    }
+
+    /**
+     * Explains what {@link #select(Request, Selection)} would choose now for a request, as
+     * {@link #explain(int, Exclusions)}. A {@code tie_break: random} draw advances the request's generator, as a
+     * selection would: seed it for a reproducible explanation.
+     *
+     * @param request the request: decision, exclusions, token counts, generator.
+     * @return the explanation.
+     * @throws IllegalArgumentException when the request's decision is not one of the current plans.
+     */
+    public Explanation explain(final Request request)
+    {
+        return explain(request.decisionId(), request.exclusions(), request);
+    }
+
+    private Explanation explain(final int decisionId, final Exclusions exclusionsOrNull, final Request requestOrNull)
+    {
+        while (true)
         {
-            throw new IllegalArgumentException("no decision with handle " + decisionId + " in the current plans");
+            // select reads the state once; selecting between two reads of the same snapshot guarantees that the names,
+            // ceilings and percentile of the record are those the selection ran on, even across a concurrent reload.
+            final EngineState before = state;
+            final DecisionPlan plan = before.plans.decision(decisionId);
+            if (plan == null)
+            {
+                throw new IllegalArgumentException("no decision with handle " + decisionId + " in the current plans");
+            }
+            final Selection selection = new Selection(plan.candidateCount());
+            selectOn(before, decisionId, exclusionsOrNull, requestOrNull, selection);
+            if (state == before)
+            {
+                return Explanation.of(before.plans, plan, selection);
+            }
         }
         final Selection selection = new Selection(plan.candidateCount());
         selectOn(s, decisionId, exclusionsOrNull, selection);
