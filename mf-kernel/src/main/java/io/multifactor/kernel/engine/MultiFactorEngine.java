@@ -453,9 +453,6 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
                 return Explanation.of(before.plans, plan, selection);
             }
         }
-        final Selection selection = new Selection(plan.candidateCount());
-        selectOn(s, decisionId, exclusionsOrNull, selection);
-        return Explanation.of(s.plans, plan, selection);
     }
 
     /**
