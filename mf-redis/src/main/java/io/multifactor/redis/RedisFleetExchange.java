@@ -136,6 +136,7 @@ public final class RedisFleetExchange implements FleetExchange
     private long fleetEpochRead = Long.MIN_VALUE;
     private long aggregatedEpoch = Long.MIN_VALUE;
     private boolean outage;
+    private RuntimeException connectFailure;
     private long outageFailures;
     private volatile int liveRemoteReplicas;
     private volatile boolean closed;
@@ -217,11 +218,20 @@ public final class RedisFleetExchange implements FleetExchange
         final long phaseMs = nowMs - period * periodMs;
         if (period != publishedPeriod)
         {
+            if (!connected())
+            {
+                // Nothing was sent: try this period's publication again at the next tick.
+                return outcome(connectFailure, IDLE);
+            }
             publishedPeriod = period;
             return outcome(publish(period, local), IDLE);
         }
         if (phaseMs >= periodMs / 2 && period != readPeriod)
         {
+            if (!connected())
+            {
+                return outcome(connectFailure, EXCHANGED);
+            }
             readPeriod = period;
             return outcome(read(period, remote), EXCHANGED);
         }
@@ -349,6 +359,21 @@ public final class RedisFleetExchange implements FleetExchange
             message = message.replace(password, "***");
         }
         return message.replaceAll("(rediss?://)[^@/\\s]*@", "$1");
+    }
+
+    private boolean connected()
+    {
+        try
+        {
+            commands();
+            connectFailure = null;
+            return true;
+        }
+        catch (final RuntimeException ex)
+        {
+            connectFailure = ex;
+            return false;
+        }
     }
 
     private RedisAsyncCommands<byte[], byte[]> commands()

@@ -120,7 +120,7 @@ class RedisFleetExchangeTest
             final MultiFactorEngine engine = engine(SystemNanoClock.INSTANCE);
             engines.add(engine);
             final RedisFleetExchange exchange =
-                exchange("pct", "replica-" + r, 200, org.agrona.concurrent.SystemEpochClock.INSTANCE, 16);
+                exchange("pct", "replica-" + r, 500, org.agrona.concurrent.SystemEpochClock.INSTANCE, 16);
             run(engine, new FleetAgent(engine, exchange, SystemNanoClock.INSTANCE, 16));
             for (int i = 0; i < 2_000; i++)
             {
@@ -132,7 +132,8 @@ class RedisFleetExchangeTest
         }
         final double expectedMs = all.getValueAtPercentile(95) / 1000.0;
         final Selection out = new Selection();
-        final long deadline = System.nanoTime() + 10_000_000_000L;
+        // Several latency periods of 2 s: a loaded machine fails some exchanges, a later period gets them through.
+        final long deadline = System.nanoTime() + 30_000_000_000L;
         boolean agreed = false;
         while (!agreed && System.nanoTime() < deadline)
         {
