@@ -3,8 +3,8 @@ package io.multifactor.api;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * What one request tells the selection beyond its decision, owned by the caller and reused across requests like
- * {@link Selection}: the models it leaves out ({@link #exclusions()}), its token counts when known
+ * What one request tells the selection, owned by the caller and reused across requests like {@link Selection}: its
+ * decision ({@link #decision(int)}), the models it leaves out ({@link #exclusions()}), its token counts when known
  * ({@link #promptTokens(long)}, {@link #maxOutputTokens(long)}), and the generator the {@code tie_break: random} rule
  * draws from.
  * <p>
@@ -29,11 +29,12 @@ public final class Request
     private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
 
     private final Exclusions exclusions;
+    private int decisionId = Handles.NONE;
     private long promptTokens = NO_TOKENS;
     private long maxOutputTokens = NO_TOKENS;
     private long randomState;
 
-    /** An empty request: nothing excluded, no token counts, a randomly seeded generator. */
+    /** An empty request: no decision, nothing excluded, no token counts, a randomly seeded generator. */
     public Request()
     {
         this(new Exclusions());
@@ -52,6 +53,22 @@ public final class Request
         }
         this.exclusions = exclusions;
         this.randomState = ThreadLocalRandom.current().nextLong();
+    }
+
+    /**
+     * @param decisionId handle of the decision this request is routed by.
+     * @return this request, for chaining.
+     */
+    public Request decision(final int decisionId)
+    {
+        this.decisionId = decisionId;
+        return this;
+    }
+
+    /** @return handle of the decision, {@link Handles#NONE} until set. */
+    public int decisionId()
+    {
+        return decisionId;
     }
 
     /** @return the models this request leaves out; add to it with {@link #exclude(int)} or directly. */
@@ -125,7 +142,8 @@ public final class Request
     }
 
     /**
-     * Forgets exclusions and token counts for the next request, keeping storage and the generator's position.
+     * Forgets exclusions and token counts for the next request, keeping the decision, storage and the generator's
+     * position.
      *
      * @return this request, for chaining.
      */

@@ -144,7 +144,7 @@ class ConfigFuzzTest
             {
                 case 8:
                     // A name or value around the limits: a little past the name limit, or past the value limit.
-                    lines.set(at, replaceValue(lines.get(at), random.nextBoolean() ?
+                    lines.set(at, replaceValue(lines.get(at), random.nextInt(4) != 0 ?
                         "n".repeat(250 + random.nextInt(20)) : "v".repeat(65_530 + random.nextInt(20))));
                     break;
                 case 9:
@@ -158,7 +158,7 @@ class ConfigFuzzTest
                     break;
                 case 11:
                     // Many copies of one line: a long file of repeated entries.
-                    final int copies = 20 + random.nextInt(200);
+                    final int copies = 20 + random.nextInt(100);
                     for (int c = 0; c < copies; c++)
                     {
                         lines.add(at, lines.get(at));

@@ -183,20 +183,25 @@ class InputLimitsTest
     }
 
     @Test
-    void shouldLoadAsManyModelsAsALargerEngineHolds() throws Exception
+    void shouldCheckTheCapacityOfTheEngineTheFileIsLoadedFor() throws Exception
     {
         final StringBuilder yaml = new StringBuilder("models:\n");
-        for (int i = 0; i < 2_000; i++)
+        for (int i = 0; i < 100; i++)
         {
             yaml.append("  - {name: m").append(i).append("}\n");
         }
         yaml.append("decisions:\n  - {name: d, modelRefs: [{model: m0}]}\n");
         final Path file = Files.writeString(dir.resolve("many.yaml"), yaml);
+        final int needed = MultiFactorEngine.countersNeeded(100, 1, 1, 1);
 
-        final LoadedConfig loaded = ConfigLoader.load(file, null, 4_096);
-        try (MultiFactorEngine engine = MultiFactorEngine.builder(loaded.plans()).counterCapacity(4_096).build())
+        assertThat(catchThrowableOfType(InvalidConfigurationException.class,
+            () -> ConfigLoader.load(file, null, needed - 1)).problems()).extracting(ConfigProblem::message)
+            .containsExactly("too many models for the engine: 100 models need " + needed + " counters, the engine " +
+                "holds " + (needed - 1) + " (raise MultiFactorEngine.Builder.counterCapacity, or remove models)");
+        final LoadedConfig loaded = ConfigLoader.load(file, null, needed);
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(loaded.plans()).counterCapacity(needed).build())
         {
-            assertThat(engine.plans().modelCount()).isEqualTo(2_000);
+            assertThat(engine.plans().modelCount()).isEqualTo(100);
         }
     }
 

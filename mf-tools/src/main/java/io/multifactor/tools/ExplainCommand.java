@@ -1,6 +1,7 @@
 package io.multifactor.tools;
 
 import io.multifactor.api.Exclusions;
+import io.multifactor.api.Request;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.api.Outcome;
 import io.multifactor.config.ConfigLoader;
@@ -39,7 +40,8 @@ final class ExplainCommand implements Callable<Integer>
     private Path config;
 
     @Option(names = "--scenario", required = true, paramLabel = "SCENARIO",
-        description = "The scenario file: decision, exclusions, latency samples (ms) and in-flight counts.")
+        description = "The scenario file: decision, exclusions, token counts, tie-break seed, latency samples (ms) and " +
+            "in-flight counts.")
     private Path scenarioFile;
 
     @Option(names = "--json", description = "Print one JSON object instead of a table.")
@@ -79,11 +81,10 @@ final class ExplainCommand implements Callable<Integer>
             .counterCapacity(Math.max(MultiFactorEngine.DEFAULT_COUNTER_CAPACITY, plans.modelCapacity() + 4))
             .build())
         {
-            final Exclusions exclusions = new Exclusions(plans.modelCapacity());
-            clamped = ScenarioReplay.apply(scenario, engine, exclusions);
+            final Request request = new Request(new Exclusions(plans.modelCapacity()));
+            clamped = ScenarioReplay.apply(scenario, engine, request);
             engine.refreshNow();
-            final int decisionId = engine.decisionId(scenario.decision().name());
-            explanation = engine.explain(decisionId, exclusions);
+            explanation = engine.explain(request);
         }
         if (clamped > 0)
         {

@@ -4,7 +4,7 @@ import io.multifactor.api.Factor;
 import io.multifactor.kernel.explain.Explanation;
 
 /**
- * Writes an {@link Explanation} as exactly the JSON object of section 5 of the design: fields in the documented order,
+ * Writes an {@link Explanation} as exactly the JSON object the README documents: fields in the documented order,
  * numbers as doubles except {@code inflight}, {@code null} for a missing value. Other programs parse this output.
  * <p>
  * This class is stateless and threadsafe.
@@ -17,7 +17,7 @@ public final class ExplainJson
 
     /**
      * @param explanation the selection to print.
-     * @return the JSON object, laid out as in the design, ending with a newline.
+     * @return the JSON object, laid out as the README shows, ending with a newline.
      */
     public static String render(final Explanation explanation)
     {
@@ -25,6 +25,7 @@ public final class ExplainJson
         sb.append("{\"decision\": ").append(string(explanation.decision())).append(",\n");
         sb.append(" \"outcome\": ").append(string(explanation.outcome())).append(",\n");
         sb.append(" \"selected\": ").append(string(explanation.selected())).append(",\n");
+        sb.append(" \"objective\": ").append(string(explanation.objective())).append(",\n");
         sb.append(" \"weights\": ");
         factors(sb, explanation.weights());
         sb.append(",\n");
@@ -44,6 +45,7 @@ public final class ExplainJson
             sb.append(", \"inflight\": ").append(c.inflight()).append(",\n");
             sb.append("    \"normalized\": ");
             factors(sb, c.normalized());
+            sb.append(",\n    \"eliminated_by\": ").append(string(c.eliminatedBy()));
             sb.append('}');
         }
         sb.append("]}\n");

@@ -4,8 +4,9 @@ import io.multifactor.api.Factor;
 import io.multifactor.kernel.explain.Explanation;
 
 /**
- * Writes an {@link Explanation} as a table for people: the outcome and weights, then one row per candidate with its
- * signals, drop reason, normalized factors and score.
+ * Writes an {@link Explanation} as a table for people: the outcome, the objective (with its priority and tolerance, or
+ * its tie band and tie break) and the weights, then one row per candidate with its signals, drop reason, normalized
+ * factors, score and, for the lexicographic objective, the factor that eliminated it.
  * <p>
  * This class is stateless and threadsafe.
  */
@@ -25,12 +26,25 @@ public final class ExplainTable
         sb.append("decision  ").append(explanation.decision()).append('\n');
         sb.append("outcome   ").append(explanation.outcome()).append('\n');
         sb.append("selected  ").append(explanation.selected() == null ? "(none)" : explanation.selected()).append('\n');
+        final boolean lexicographic = "lexicographic".equals(explanation.objective());
+        sb.append("objective ").append(explanation.objective());
+        if (lexicographic)
+        {
+            sb.append("  priority ").append(String.join(" > ", explanation.priority()))
+                .append("  tolerance ").append(Format.fixed(explanation.tolerance(), 3));
+        }
+        else if (explanation.tieBand() > 0.0)
+        {
+            sb.append("  tie_band ").append(Format.fixed(explanation.tieBand(), 3));
+        }
+        sb.append("  tie_break ").append(explanation.tieBreak()).append('\n');
         sb.append("weights  ");
         for (int f = 0; f < Factor.COUNT; f++)
         {
             sb.append(' ').append(Factor.label(f)).append(' ').append(Format.fixed(explanation.weights().get(f), 3));
         }
-        sb.append("   (latency = p").append(explanation.percentile()).append(" of TPOT, else TTFT)\n\n");
+        sb.append(lexicographic ? "   (ignored: lexicographic)" : "").append("   (latency = p")
+            .append(explanation.percentile()).append(latencyLegend(explanation.latencyMetric())).append(")\n\n");
 
         int width = "model".length();
         int dropWidth = "dropped".length();
@@ -39,9 +53,11 @@ public final class ExplainTable
             width = Math.max(width, c.model().length());
             dropWidth = Math.max(dropWidth, c.dropped() == null ? 1 : c.dropped().length());
         }
-        final String rowFormat = "%-2s%-" + width + "s  %-" + dropWidth + "s  %7s  %7s  %10s  %9s  %9s  %11s  %8s  %5s %5s %5s %5s%n";
+        final String rowFormat = "%-2s%-" + width + "s  %-" + dropWidth + "s  %7s  %7s  %10s  %9s  %9s  %11s  %8s  %5s %5s %5s %5s" +
+            (lexicographic ? "  %s%n" : "%s%n");
         sb.append(String.format(java.util.Locale.ROOT, rowFormat, "", "model", "dropped", "score", "quality",
-            "latency_ms", "tpot_ms", "ttft_ms", "cost_per_1m", "inflight", "nQ", "nL", "nC", "nN"));
+            "latency_ms", "tpot_ms", "ttft_ms", "cost_per_1m", "inflight", "nQ", "nL", "nC", "nN",
+            lexicographic ? "eliminated_by" : ""));
         for (final Explanation.Candidate c : explanation.candidates())
         {
             final boolean chosen = c.model().equals(explanation.selected());
@@ -59,9 +75,28 @@ public final class ExplainTable
                 Format.fixed(c.normalized().get(Factor.QUALITY), 2),
                 Format.fixed(c.normalized().get(Factor.LATENCY), 2),
                 Format.fixed(c.normalized().get(Factor.COST), 2),
-                Format.fixed(c.normalized().get(Factor.LOAD), 2)));
+                Format.fixed(c.normalized().get(Factor.LOAD), 2),
+                lexicographic ? (c.eliminatedBy() == null ? "-" : c.eliminatedBy()) : ""));
         }
         sb.append("\n* selected; nQ nL nC nN: normalized quality, latency, cost, load before weighting (higher is better)\n");
+        if (lexicographic)
+        {
+            sb.append("score: the normalized first priority factor; eliminated_by: the factor that left a survivor out " +
+                "of the finalists\n");
+        }
         return sb.toString();
+    }
+
+    private static String latencyLegend(final String latencyMetric)
+    {
+        switch (latencyMetric)
+        {
+            case "tpot":
+                return " of TPOT";
+            case "ttft":
+                return " of TTFT";
+            default:
+                return " of TPOT, else TTFT";
+        }
     }
 }

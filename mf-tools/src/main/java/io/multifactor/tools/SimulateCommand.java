@@ -76,7 +76,8 @@ public final class SimulateCommand implements Callable<Integer>
     @Option(names = "--csv", paramLabel = "FILE", description = "write the per-interval rows as CSV")
     Path csv;
 
-    @Option(names = "--plot", paramLabel = "FILE.png", description = "draw traffic share and p95 latency per model")
+    @Option(names = "--plot", paramLabel = "FILE.png", description = "draw traffic share and p95 latency per model " +
+        "(PNG, or JPEG for a .jpg or .jpeg name)")
     Path plot;
 
     @Option(names = "--no-ceilings", description = "run the engine with every SLO ceiling off (attainment is still " +
@@ -111,7 +112,15 @@ public final class SimulateCommand implements Callable<Integer>
         try
         {
             loaded = ConfigLoader.load(configPath);
-            SimulationProfile read = ProfileReader.read(profilePath);
+            if (profile == null && !Files.exists(profilePath))
+            {
+                // The user named a configuration only: say which profile was looked for, not "no such file".
+                err.println("simulate: no traffic profile for " + configPath + ": --profile was not given and " +
+                    profilePath + " (NAME.profile.yaml beside the configuration) does not exist; write one (see " +
+                    "examples/router.profile.yaml and docs/configuration.md) and pass it with --profile FILE");
+                return ExitCodes.INVALID_INPUT;
+            }
+            SimulationProfile read = ProfileReader.read(profilePath, loaded.plans());
             if (seconds != null)
             {
                 if (!(seconds > 0.0 && seconds <= 86_400.0))
@@ -135,7 +144,11 @@ public final class SimulateCommand implements Callable<Integer>
 
         // An output file that cannot be created is a command-line mistake: refuse it before any output (exit 2).
         final String csvProblem = outputProblem("--csv", csv);
-        final String plotProblem = outputProblem("--plot", plot);
+        String plotProblem = outputProblem("--plot", plot);
+        if (plotProblem == null && plot != null && ChartReport.formatProblem(plot) != null)
+        {
+            plotProblem = "--plot: " + ChartReport.formatProblem(plot);
+        }
         if (csvProblem != null || plotProblem != null)
         {
             if (csvProblem != null)

@@ -13,8 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * End-to-end {@code mf explain --json}: a real engine fed through the public API, checked against the JSON that the
- * rules of section 4 of the design give. Latency values are the oracle's: HdrHistogram's {@code getValueAtPercentile}
- * at two significant digits, over microseconds, as the design specifies.
+ * rules of docs/semantics.md give. Latency values are the oracle's: HdrHistogram's {@code getValueAtPercentile}
+ * at two significant digits, over microseconds, as docs/semantics.md says.
  */
 class ExplainCommandTest
 {
@@ -102,16 +102,19 @@ class ExplainCommandTest
             {"decision": "quality_policy_decision",
              "outcome": "scored",
              "selected": "premium-model",
+             "objective": "weighted",
              "weights": {"quality": 1.0, "latency": 0.0, "cost": 0.0, "load": 0.0},
              "candidates": [
                {"model": "premium-model", "dropped": null, "score": 1.0,
                 "quality": 0.9, "latency_ms": %s, "tpot_ms": %s, "ttft_ms": %s,
                 "cost_per_1m": 10.0, "inflight": 7,
-                "normalized": {"quality": 1.0, "latency": 0.5, "cost": 0.0, "load": 1.0}},
+                "normalized": {"quality": 1.0, "latency": 0.5, "cost": 0.0, "load": 1.0},
+                "eliminated_by": null},
                {"model": "economy-model", "dropped": null, "score": 0.0,
                 "quality": 0.1, "latency_ms": null, "tpot_ms": null, "ttft_ms": null,
                 "cost_per_1m": 1.0, "inflight": 9,
-                "normalized": {"quality": 0.0, "latency": 0.0, "cost": 1.0, "load": 0.0}}]}
+                "normalized": {"quality": 0.0, "latency": 0.0, "cost": 1.0, "load": 0.0},
+                "eliminated_by": null}]}
             """.formatted(tpot, tpot, ttft));
         assertThat(tpot).isCloseTo(51.0, org.assertj.core.data.Percentage.withPercentage(1));
     }
@@ -136,28 +139,34 @@ class ExplainCommandTest
             {"decision": "slo",
              "outcome": "scored",
              "selected": "ok",
+             "objective": "weighted",
              "weights": {"quality": 1.0, "latency": 0.0, "cost": 0.0, "load": 0.0},
              "candidates": [
                {"model": "slow", "dropped": "tpot_p95=%sms>200.0ms", "score": null,
                 "quality": 0.9, "latency_ms": %s, "tpot_ms": %s, "ttft_ms": %s,
                 "cost_per_1m": 2.0, "inflight": 0,
-                "normalized": {"quality": null, "latency": null, "cost": null, "load": null}},
+                "normalized": {"quality": null, "latency": null, "cost": null, "load": null},
+                "eliminated_by": null},
                {"model": "laggy", "dropped": "ttft_p95=%sms>800.0ms", "score": null,
                 "quality": 0.8, "latency_ms": %s, "tpot_ms": %s, "ttft_ms": %s,
                 "cost_per_1m": 2.0, "inflight": 0,
-                "normalized": {"quality": null, "latency": null, "cost": null, "load": null}},
+                "normalized": {"quality": null, "latency": null, "cost": null, "load": null},
+                "eliminated_by": null},
                {"model": "pricey", "dropped": "cost_per_1m=10.0>5.0", "score": null,
                 "quality": 0.7, "latency_ms": null, "tpot_ms": null, "ttft_ms": null,
                 "cost_per_1m": 10.0, "inflight": 0,
-                "normalized": {"quality": null, "latency": null, "cost": null, "load": null}},
+                "normalized": {"quality": null, "latency": null, "cost": null, "load": null},
+                "eliminated_by": null},
                {"model": "busy", "dropped": "inflight=51>50", "score": null,
                 "quality": 0.6, "latency_ms": null, "tpot_ms": null, "ttft_ms": null,
                 "cost_per_1m": 1.0, "inflight": 51,
-                "normalized": {"quality": null, "latency": null, "cost": null, "load": null}},
+                "normalized": {"quality": null, "latency": null, "cost": null, "load": null},
+                "eliminated_by": null},
                {"model": "ok", "dropped": null, "score": 0.5,
                 "quality": 0.5, "latency_ms": null, "tpot_ms": null, "ttft_ms": null,
                 "cost_per_1m": 1.0, "inflight": 50,
-                "normalized": {"quality": 0.5, "latency": 0.0, "cost": 0.5, "load": 0.5}}]}
+                "normalized": {"quality": 0.5, "latency": 0.0, "cost": 0.5, "load": 0.5},
+                "eliminated_by": null}]}
             """.formatted(slowTpot, slowTpot, slowTpot, ttft, ttft, laggyTpot, laggyTpot, ttft));
     }
 
@@ -171,6 +180,7 @@ class ExplainCommandTest
             {"decision": "d",
              "outcome": "fallback_cheapest",
              "selected": "cheap",
+             "objective": "weighted",
              "weights": {"quality": 0.25, "latency": 0.25, "cost": 0.25, "load": 0.25},
              "candidates": [
                {"model": "unpriced", "dropped": "inflight=2>1", "score": null,
@@ -179,7 +189,8 @@ class ExplainCommandTest
                {"model": "cheap", "dropped": "inflight=2>1", "score": null,
                 "quality": null, "latency_ms": null, "tpot_ms": null, "ttft_ms": null,
                 "cost_per_1m": 2.0, "inflight": 2,
-                "normalized": {"quality": null, "latency": null, "cost": null, "load": null}}]}
+                "normalized": {"quality": null, "latency": null, "cost": null, "load": null},
+                "eliminated_by": null}]}
             """);
     }
 
@@ -215,16 +226,19 @@ class ExplainCommandTest
             {"decision": "quality_policy_decision",
              "outcome": "scored",
              "selected": "economy-model",
+             "objective": "weighted",
              "weights": {"quality": 1.0, "latency": 0.0, "cost": 0.0, "load": 0.0},
              "candidates": [
                {"model": "premium-model", "dropped": "excluded", "score": null,
                 "quality": 0.9, "latency_ms": null, "tpot_ms": null, "ttft_ms": null,
                 "cost_per_1m": 10.0, "inflight": 0,
-                "normalized": {"quality": null, "latency": null, "cost": null, "load": null}},
+                "normalized": {"quality": null, "latency": null, "cost": null, "load": null},
+                "eliminated_by": null},
                {"model": "economy-model", "dropped": null, "score": 0.5,
                 "quality": 0.1, "latency_ms": null, "tpot_ms": null, "ttft_ms": null,
                 "cost_per_1m": 1.0, "inflight": 0,
-                "normalized": {"quality": 0.5, "latency": 0.0, "cost": 0.5, "load": 0.5}}]}
+                "normalized": {"quality": 0.5, "latency": 0.0, "cost": 0.5, "load": 0.5},
+                "eliminated_by": null}]}
             """);
     }
 
@@ -268,7 +282,8 @@ class ExplainCommandTest
         assertThat(run.out()).contains("{\"model\": \"z\", \"dropped\": null, \"score\": 0.0,\n" +
             "    \"quality\": null, \"latency_ms\": null, \"tpot_ms\": null, \"ttft_ms\": null,\n" +
             "    \"cost_per_1m\": null, \"inflight\": 0,\n" +
-            "    \"normalized\": {\"quality\": 0.0, \"latency\": 0.0, \"cost\": 0.0, \"load\": 0.5}}");
+            "    \"normalized\": {\"quality\": 0.0, \"latency\": 0.0, \"cost\": 0.0, \"load\": 0.5},\n" +
+            "    \"eliminated_by\": null}");
     }
 
     @Test
@@ -287,7 +302,8 @@ class ExplainCommandTest
 
         assertThat(run.exit()).isEqualTo(0);
         assertThat(run.out()).contains(" \"selected\": \"second\",\n");
-        assertThat(run.out()).contains("\"normalized\": {\"quality\": 0.0, \"latency\": 0.0, \"cost\": 0.0, \"load\": 0.5}}]}");
+        assertThat(run.out()).contains("\"normalized\": {\"quality\": 0.0, \"latency\": 0.0, \"cost\": 0.0, \"load\": 0.5},\n" +
+            "    \"eliminated_by\": null}]}");
     }
 
     @Test

@@ -186,6 +186,61 @@ class SimulateCommandTest
     }
 
     @Test
+    void shouldSayWhichProfileItLookedForWhenTheConfigHasNoSibling() throws IOException
+    {
+        final Path config = Files.copy(EXAMPLE_CONFIG, dir.resolve("my.yaml"));
+
+        final Result result = run("--config", config.toString());
+
+        assertThat(result.exitCode).isEqualTo(2);
+        assertThat(result.out).isEmpty();
+        assertThat(result.err).isEqualTo("simulate: no traffic profile for " + config + ": --profile was not given and " +
+            dir.resolve("my.profile.yaml") + " (NAME.profile.yaml beside the configuration) does not exist; write one " +
+            "(see examples/router.profile.yaml and docs/configuration.md) and pass it with --profile FILE\n");
+    }
+
+    @Test
+    void shouldLocateAProfilesUnknownModelAndSuggestTheConfigurationsOne() throws IOException
+    {
+        final String bundled = Files.readString(EXAMPLE_PROFILE);
+        final Path profile = Files.writeString(dir.resolve("typo.profile.yaml"),
+            bundled.replace("  slow-strong:", "  slow-strnog:"));
+        final int line = (int)bundled.substring(0, bundled.indexOf("  slow-strong:")).chars().filter(c -> c == '\n')
+            .count() + 1;
+
+        final Result result = run("--config", EXAMPLE_CONFIG.toString(), "--profile", profile.toString());
+
+        assertThat(result.exitCode).isEqualTo(2);
+        assertThat(result.out).isEmpty();
+        assertThat(result.err).contains(profile + ":" + line + ":3: models.slow-strnog: unknown model \"slow-strnog\": " +
+            "the configuration has no such model (did you mean slow-strong?)")
+            .contains("no behaviour for model \"slow-strong\" of the configuration");
+    }
+
+    @Test
+    void shouldWriteAJpegForAJpgNameAndRefuseAnotherExtensionBeforeRunning() throws IOException
+    {
+        final Path jpg = dir.resolve("run.jpg");
+
+        final Result result = run("--config", EXAMPLE_CONFIG.toString(), "--seconds", "10", "--plot", jpg.toString());
+
+        assertThat(result.exitCode).isZero();
+        final byte[] bytes = Files.readAllBytes(jpg);
+        // JPEG's start-of-image marker, not PNG's signature.
+        assertThat(bytes[0] & 0xFF).isEqualTo(0xFF);
+        assertThat(bytes[1] & 0xFF).isEqualTo(0xD8);
+        assertThat(ImageIO.read(jpg.toFile()).getWidth()).isEqualTo(1200);
+
+        final Path gif = dir.resolve("run.gif");
+        final Result refused = run("--config", EXAMPLE_CONFIG.toString(), "--seconds", "10", "--plot", gif.toString());
+        assertThat(refused.exitCode).isEqualTo(2);
+        assertThat(refused.out).isEmpty();
+        assertThat(refused.err).isEqualTo("--plot: cannot write " + gif + ": the chart is written as PNG (.png) or " +
+            "JPEG (.jpg, .jpeg); name the file with one of these extensions\n");
+        assertThat(gif).doesNotExist();
+    }
+
+    @Test
     void shouldRefuseAMissingConfigWithExitCode2()
     {
         final Result result = run("--config", dir.resolve("absent.yaml").toString(), "--profile",

@@ -136,6 +136,21 @@ class VsrCommandsTest
             .contains("failed 0");
     }
 
+    @Test
+    void shouldSuggestTheQualifiedNameInATrafficProfile() throws IOException
+    {
+        final Path profile = Files.writeString(dir.resolve("profile.yaml"),
+            Files.readString(ROOT.resolve("examples/vsr-config.profile.yaml")).replace("  batch/bulk: 0.5", "  bulk: 0.5"));
+
+        final CliRun run = CliRun.of("simulate", "--config", CONFIG.toString(), "--profile", profile.toString());
+
+        assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).isEqualTo(profile + ":10:3: decisions.bulk: unknown decision \"bulk\": the configuration " +
+            "has no such decision (a recipe's decision is named RECIPE/DECISION: did you mean batch/bulk?)\n" +
+            profile + ": refused, 1 problem\n");
+    }
+
     /** @return the example wrapped as a Helm values file: its lines under {@code config:}, beside chart settings. */
     private Path helmValues() throws IOException
     {

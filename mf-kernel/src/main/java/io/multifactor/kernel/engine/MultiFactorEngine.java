@@ -5,6 +5,7 @@ import io.multifactor.api.Handles;
 import io.multifactor.api.InflightTracker;
 import io.multifactor.api.LatencyRecorder;
 import io.multifactor.api.Outcome;
+import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.explain.Explanation;
 import io.multifactor.kernel.fleet.FleetSignals;
@@ -95,7 +96,9 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     // Guarded by lock.
     private Map<String, ModelSignals> signalsByName = new HashMap<>();
     private final Map<String, Integer> counterIdsByName = new HashMap<>();
-    private long nextRefreshNs;
+    // Written under lock once per refresh period; read first without the lock, so that a duty cycle with nothing due
+    // writes nothing at all (not even the monitor's word, which may share a cache line with what the hot paths read).
+    private volatile long nextRefreshNs;
     private boolean closed;
     private boolean fleetAttached;
 
@@ -186,12 +189,49 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     }
 
     /**
+     * Resolves a decision name once, at startup, and refuses a name the configuration does not have.
+     *
+     * @param name decision name.
+     * @return its handle in the current plans.
+     * @throws IllegalArgumentException naming the unknown name, the nearest known decision and the known decisions.
+     */
+    public int requireDecisionId(final String name)
+    {
+        final Plans plans = state.plans;
+        final int id = plans.decisionId(name);
+        if (id == Handles.NONE)
+        {
+            throw new IllegalArgumentException(KnownNames.unknown("decision", name, KnownNames.decisions(plans)));
+        }
+        return id;
+    }
+
+    /**
+     * Resolves a model name once, at startup, and refuses a name the configuration does not have.
+     *
+     * @param name model name.
+     * @return its handle in the current plans.
+     * @throws IllegalArgumentException naming the unknown name, the nearest known model and the known models.
+     */
+    public int requireModelId(final String name)
+    {
+        final Plans plans = state.plans;
+        final int id = plans.modelId(name);
+        if (id == Handles.NONE)
+        {
+            throw new IllegalArgumentException(KnownNames.unknown("model", name, KnownNames.models(plans)));
+        }
+        return id;
+    }
+
+    /**
      * Selects a model for one request of a decision, writing every candidate's observed signals, drops, scores and the
      * outcome into {@code out} (configured values and normalized factors are read through it from the plan and the
      * bounds). An unknown decision gives {@link io.multifactor.api.Outcome#FAILED} with 0 candidates.
      * <p>
      * Reads the published state once (one volatile load), then, in the kernel's first loop over the candidates, the
-     * decision's published percentiles (opaque loads) and in-flight counters (volatile loads). Allocates nothing (once
+     * decision's published percentiles and in-flight counters (plain loads after that volatile load, see
+     * {@link CandidateSignals}). Allocates nothing (once
      * {@code out} is large enough), takes no lock, never throws for an expected outcome.
      *
      * @param decisionId decision handle.
@@ -200,7 +240,35 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
      */
     public void select(final int decisionId, final Exclusions exclusionsOrNull, final Selection out)
     {
-        selectOn(state, decisionId, exclusionsOrNull, out);
+        selectOn(state, decisionId, exclusionsOrNull, null, out);
+    }
+
+    /**
+     * Selects a model for one request, as {@link #select(int, Exclusions, Selection)}, with what the request carries:
+     * its decision, its exclusions, its token counts (which price the candidates instead of the decision's
+     * {@code cost_mix}) and its tie-break generator. Allocates nothing, takes no lock, never throws for an expected
+     * outcome.
+     *
+     * @param request the caller's reusable request, its decision set.
+     * @param out the caller's reusable result.
+     */
+    public void select(final Request request, final Selection out)
+    {
+        selectOn(state, request.decisionId(), request.exclusions(), request, out);
+    }
+
+    /**
+     * Selects a model for one request and takes an in-flight lease on it in the same step, as
+     * {@link #selectAndBegin(int, Exclusions, Selection)}, with what the request carries (decision, exclusions, token
+     * counts, tie-break generator).
+     *
+     * @param request the caller's reusable request, its decision set.
+     * @param out the caller's reusable result: the choice, after any candidate found full, and the lease.
+     * @return the lease on the chosen model, or {@link #NO_LEASE} as for the other overload.
+     */
+    public long selectAndBegin(final Request request, final Selection out)
+    {
+        return selectAndBegin(request.decisionId(), request.exclusions(), request, out);
     }
 
     /**
@@ -224,8 +292,14 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
      */
     public long selectAndBegin(final int decisionId, final Exclusions exclusionsOrNull, final Selection out)
     {
+        return selectAndBegin(decisionId, exclusionsOrNull, null, out);
+    }
+
+    private long selectAndBegin(
+        final int decisionId, final Exclusions exclusionsOrNull, final Request requestOrNull, final Selection out)
+    {
         final EngineState s = state;
-        final DecisionPlan plan = selectOn(s, decisionId, exclusionsOrNull, out);
+        final DecisionPlan plan = selectOn(s, decisionId, exclusionsOrNull, requestOrNull, out);
         final long lease = plan == null || !out.hasSelection() ? NO_LEASE : reserve(s, plan, out);
         out.lease(lease);
         return lease;
@@ -233,7 +307,11 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
 
     // Selects on one published state; returns the decision's plan, or null for an unknown decision.
     private DecisionPlan selectOn(
-        final EngineState s, final int decisionId, final Exclusions exclusionsOrNull, final Selection out)
+        final EngineState s,
+        final int decisionId,
+        final Exclusions exclusionsOrNull,
+        final Request requestOrNull,
+        final Selection out)
     {
         final DecisionPlan plan = s.plans.decision(decisionId);
         if (plan == null)
@@ -241,7 +319,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             out.reset(decisionId, 0);
             return null;
         }
-        ScoringKernel.select(plan, s.byDecision[decisionId], exclusionsOrNull, out);
+        ScoringKernel.select(plan, s.byDecision[decisionId], exclusionsOrNull, requestOrNull, out);
         return plan;
     }
 
@@ -295,6 +373,25 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
      */
     public Explanation explain(final int decisionId, final Exclusions exclusionsOrNull)
     {
+        return explain(decisionId, exclusionsOrNull, null);
+    }
+
+    /**
+     * Explains what {@link #select(Request, Selection)} would choose now for a request, as
+     * {@link #explain(int, Exclusions)}. A {@code tie_break: random} draw advances the request's generator, as a
+     * selection would: seed it for a reproducible explanation.
+     *
+     * @param request the request: decision, exclusions, token counts, generator.
+     * @return the explanation.
+     * @throws IllegalArgumentException when the request's decision is not one of the current plans.
+     */
+    public Explanation explain(final Request request)
+    {
+        return explain(request.decisionId(), request.exclusions(), request);
+    }
+
+    private Explanation explain(final int decisionId, final Exclusions exclusionsOrNull, final Request requestOrNull)
+    {
         while (true)
         {
             // select reads the state once; selecting between two reads of the same snapshot guarantees that the names,
@@ -306,7 +403,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
                 throw new IllegalArgumentException("no decision with handle " + decisionId + " in the current plans");
             }
             final Selection selection = new Selection(plan.candidateCount());
-            select(decisionId, exclusionsOrNull, selection);
+            selectOn(before, decisionId, exclusionsOrNull, requestOrNull, selection);
             if (state == before)
             {
                 return Explanation.of(before.plans, plan, selection);
@@ -574,8 +671,9 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     }
 
     /**
-     * One duty cycle at the clock's current time: when {@code latency_refresh}
-     * has passed since the last republication, rotates and drains every window, republishes the percentiles and, when
+     * One duty cycle at the clock's current time: when {@code latency_refresh} has passed since the last republication
+     * (checked first without taking the lock: a duty cycle with nothing due reads the clock and one volatile field and
+     * writes nothing), rotates and drains every window, republishes the percentiles and, when
      * the sweep period has passed, reclaims stale leases. Call from one thread at a time (an {@link org.agrona.concurrent.AgentRunner} through
      * {@link #agent()}, a simulator, a test). Allocates nothing in steady state.
      *
@@ -584,6 +682,10 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     public int refresh()
     {
         final long nowNs = clock.nanoTime();
+        if (nowNs - nextRefreshNs < 0)
+        {
+            return 0;
+        }
         synchronized (lock)
         {
             if (closed || nowNs - nextRefreshNs < 0)
@@ -926,10 +1028,12 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         /**
          * @return the engine.
          * @throws IllegalArgumentException when a capacity is out of range.
-         * @throws IllegalStateException when the plans have more models than counters.
+         * @throws IllegalStateException when the plans have more models than counters, or when the JVM lacks the flag
+         *     {@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED} that Agrona needs (the message names it).
          */
         public MultiFactorEngine build()
         {
+            AgronaAccess.check();
             return new MultiFactorEngine(this);
         }
     }

@@ -2,10 +2,13 @@ package io.multifactor.kernel.explain;
 
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Factor;
+import io.multifactor.api.LatencyMetric;
+import io.multifactor.api.Objective;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.plan.TieBreak;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -20,11 +23,28 @@ import java.util.List;
  * @param outcome the outcome label, such as {@code scored}.
  * @param selected the chosen model, or {@code null} when the outcome is {@code failed}.
  * @param percentile the latency percentile the decision reads.
- * @param weights the effective weights, indexed by {@link Factor}.
+ * @param weights the effective weights, indexed by {@link Factor} (ignored by the lexicographic objective).
  * @param candidates every candidate in {@code modelRefs} order.
+ * @param objective {@code weighted} or {@code lexicographic}.
+ * @param priority the lexicographic priority as factor labels, empty for the weighted objective.
+ * @param tolerance the lexicographic tolerance.
+ * @param tieBand the weighted tie band.
+ * @param tieBreak {@code first} or {@code random}.
+ * @param latencyMetric {@code auto}, {@code tpot} or {@code ttft}.
  */
 public record Explanation(
-    String decision, String outcome, String selected, int percentile, List<Double> weights, List<Candidate> candidates)
+    String decision,
+    String outcome,
+    String selected,
+    int percentile,
+    List<Double> weights,
+    List<Candidate> candidates,
+    String objective,
+    List<String> priority,
+    double tolerance,
+    double tieBand,
+    String tieBreak,
+    String latencyMetric)
 {
     /**
      * @param decision the decision's name.
@@ -33,11 +53,18 @@ public record Explanation(
      * @param percentile the latency percentile.
      * @param weights the effective weights; copied.
      * @param candidates every candidate; copied.
+     * @param objective the objective label.
+     * @param priority the lexicographic priority; copied.
+     * @param tolerance the lexicographic tolerance.
+     * @param tieBand the weighted tie band.
+     * @param tieBreak the tie-break label.
+     * @param latencyMetric the latency metric label.
      */
     public Explanation
     {
         weights = List.copyOf(weights);
         candidates = List.copyOf(candidates);
+        priority = List.copyOf(priority);
     }
 
     /**
@@ -48,18 +75,21 @@ public record Explanation(
      * @param model its name.
      * @param dropped why it was not scored ({@code excluded}, or the broken ceiling such as
      *     {@code tpot_p95=260.0ms>200.0ms}), or {@code null} when it was scored.
-     * @param score its weighted score, NaN when not scored.
+     * @param score its weighted score (lexicographic: its normalized value of the first priority factor), NaN when
+     *     not scored.
      * @param quality configured quality, NaN when absent.
-     * @param latencyMs the latency signal used (TPOT percentile, else TTFT), NaN when not observed.
+     * @param latencyMs the latency signal used (by the decision's latency metric), NaN when not observed.
      * @param tpotMs TPOT percentile in milliseconds, NaN when not observed.
      * @param ttftMs TTFT percentile in milliseconds, NaN when not observed.
-     * @param costPer1M prompt price, NaN when absent.
+     * @param costPer1M cost per 1M tokens under the cost mix or the request's token counts, NaN when missing.
      * @param inflight in-flight count.
      * @param normalized each factor before weighting, indexed by {@link Factor}, NaN when not scored.
+     * @param eliminatedBy the factor label that took this lexicographic survivor out of the finalists, {@code null}
+     *     otherwise.
      */
     public record Candidate(
         String model, String dropped, double score, double quality, double latencyMs, double tpotMs, double ttftMs,
-        double costPer1M, long inflight, List<Double> normalized)
+        double costPer1M, long inflight, List<Double> normalized, String eliminatedBy)
     {
         /**
          * @param model its name.
@@ -72,6 +102,7 @@ public record Explanation(
          * @param costPer1M prompt price.
          * @param inflight in-flight count.
          * @param normalized each factor before weighting; copied.
+         * @param eliminatedBy the eliminating factor, or null.
          */
         public Candidate
         {
@@ -110,11 +141,18 @@ public record Explanation(
                 selection.ttftMs(i),
                 selection.costPer1M(i),
                 selection.inflight(i),
-                normalized));
+                normalized,
+                selection.eliminatedBy(i) == Selection.NOT_ELIMINATED ? null : Factor.label(selection.eliminatedBy(i))));
         }
         final String selected = selection.hasSelection() ? plans.modelName(selection.selectedModel()) : null;
+        final List<String> priority = new ArrayList<>();
+        for (int rank = 0; rank < plan.priorityCount(); rank++)
+        {
+            priority.add(Factor.label(plan.priority(rank)));
+        }
         return new Explanation(plan.name(), Outcome.label(selection.outcome()), selected, plan.percentile(), weights,
-            candidates);
+            candidates, Objective.label(plan.objective()), priority, plan.tolerance(), plan.tieBand(),
+            TieBreak.label(plan.tieBreak()), LatencyMetric.label(plan.latencyMetric()));
     }
 
     private static String dropReason(final DecisionPlan plan, final Selection selection, final int i)
@@ -126,6 +164,9 @@ public record Explanation(
                 return null;
             case DropReason.EXCLUDED:
                 return "excluded";
+            case DropReason.QUALITY:
+                return "quality=" + (Double.isNaN(selection.quality(i)) ? "null" : Double.toString(selection.quality(i))) +
+                    '<' + plan.minQuality();
             case DropReason.TPOT:
                 return "tpot" + p + selection.tpotMs(i) + "ms>" + plan.maxTpotMs() + "ms";
             case DropReason.TTFT:

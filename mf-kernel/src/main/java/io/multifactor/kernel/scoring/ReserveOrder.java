@@ -1,6 +1,7 @@
 package io.multifactor.kernel.scoring;
 
 import io.multifactor.api.DropReason;
+import io.multifactor.api.Objective;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.plan.DecisionPlan;
@@ -12,7 +13,8 @@ import io.multifactor.kernel.plan.NoCandidatesPolicy;
  * is left, the decision's {@code on_no_candidates} policy picks, as when the SLO filter leaves no survivor.
  * <p>
  * Ranking order, weighted objective: score descending, then {@code modelRefs} order (the earlier candidate first).
- * Candidates are compared by {@link #rankKey}: the one place where another objective states its order.
+ * Lexicographic objective: the finalists, then the candidates in the order they were eliminated, later first (those
+ * eliminated by the same priority factor in {@code modelRefs} order). Candidates are compared by {@link #rankKey}.
  * <p>
  * This class is stateless and threadsafe. Its methods allocate nothing, take no lock and never throw for an expected
  * outcome; each call scans the candidates once.
@@ -111,9 +113,9 @@ public final class ReserveOrder
     /**
      * The key by which survivors are tried, higher first; equal keys go in {@code modelRefs} order.
      * <p>
-     * Weighted objective: the score. The lexicographic objective (section 4.2: finalists first, then the candidates in
-     * the order they were eliminated, later first) gives its order here, from {@link Selection#eliminatedBy(int)} and
-     * the plan's priority list, once the kernel ranks by it.
+     * Weighted objective: the score. Lexicographic objective: the rank in the priority list of the factor that
+     * eliminated the candidate (0 for the first factor), and the length of the list for a finalist, so finalists come
+     * first, then the candidates eliminated later.
      *
      * @param plan the decision's plan.
      * @param selection the scored selection.
@@ -122,6 +124,23 @@ public final class ReserveOrder
      */
     static double rankKey(final DecisionPlan plan, final Selection selection, final int index)
     {
+        if (plan.objective() == Objective.LEXICOGRAPHIC)
+        {
+            return lexicographicRank(plan, selection.eliminatedBy(index));
+        }
         return selection.score(index);
+    }
+
+    private static int lexicographicRank(final DecisionPlan plan, final int eliminatedBy)
+    {
+        final int priorityCount = plan.priorityCount();
+        for (int rank = 0; rank < priorityCount; rank++)
+        {
+            if (plan.priority(rank) == eliminatedBy)
+            {
+                return rank;
+            }
+        }
+        return priorityCount;
     }
 }

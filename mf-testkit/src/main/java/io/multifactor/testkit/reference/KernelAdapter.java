@@ -3,11 +3,14 @@ package io.multifactor.testkit.reference;
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Exclusions;
 import io.multifactor.api.Factor;
+import io.multifactor.api.LatencyMetric;
+import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.plan.TieBreak;
 import io.multifactor.kernel.scoring.CandidateSignals;
 import io.multifactor.kernel.scoring.ScoringKernel;
 
@@ -35,21 +38,45 @@ public final class KernelAdapter
      */
     public static Plans plans(final ReferenceDecision decision)
     {
+        return plans(decision, ReferenceExtensions.NONE);
+    }
+
+    /**
+     * @param decision the decision as configured.
+     * @param extensions its extension keys.
+     * @return a snapshot holding that decision and its candidate models (in candidate order, handles from 0).
+     */
+    public static Plans plans(final ReferenceDecision decision, final ReferenceExtensions extensions)
+    {
         final PlansBuilder builder = new PlansBuilder();
         final String[] names = new String[decision.candidates().size()];
         for (int i = 0; i < names.length; i++)
         {
             final ReferenceModel model = decision.candidates().get(i);
-            builder.model(model.name(), orNaN(model.quality()), orNaN(model.promptPer1M()));
+            builder.model(model.name(), orNaN(model.quality()), orNaN(model.promptPer1M()), orNaN(model.completionPer1M()));
             names[i] = model.name();
         }
-        builder.decision(decision.name())
+        final PlansBuilder.DecisionSpec spec = builder.decision(decision.name())
             .candidates(names)
             .weights(decision.qualityWeight(), decision.latencyWeight(), decision.costWeight(), decision.loadWeight())
             .slo(decision.maxTpotMs(), decision.maxTtftMs(), decision.maxCostPer1M(), decision.maxInflight())
             .percentile(decision.percentile())
             .policy(NoCandidatesPolicy.parse(decision.policy()))
-            .add();
+            .minQuality(extensions.minQuality())
+            .latencyMetric(LatencyMetric.parse(extensions.latencyMetric()))
+            .costMix(extensions.costMixPrompt(), extensions.costMixCompletion())
+            .tieBand(extensions.tieBand())
+            .tieBreak(TieBreak.parse(extensions.tieBreak()));
+        if (extensions.lexicographic())
+        {
+            final int[] priority = new int[extensions.priority().size()];
+            for (int i = 0; i < priority.length; i++)
+            {
+                priority[i] = Factor.parse(extensions.priority().get(i));
+            }
+            spec.lexicographic(extensions.tolerance(), priority);
+        }
+        spec.add();
         return builder.build();
     }
 
@@ -100,6 +127,52 @@ public final class KernelAdapter
     }
 
     /**
+     * Runs the kernel with the extension keys, through a {@link Request} carrying the request's exclusions and token
+     * counts and a generator seeded with {@code seed}.
+     *
+     * @param decision the decision as configured.
+     * @param extensions its extension keys.
+     * @param request observations, exclusions and token counts.
+     * @param seed seed of the tie-break generator.
+     * @return the kernel's selection as a {@link ReferenceResult}, with each survivor's eliminating factor.
+     */
+    public static ReferenceResult select(
+        final ReferenceDecision decision, final ReferenceExtensions extensions, final ReferenceRequest request,
+        final long seed)
+    {
+        final Plans plans = plans(decision, extensions);
+        final DecisionPlan plan = plans.decision(plans.decisionId(decision.name()));
+        final Selection selection = new Selection(plan.candidateCount());
+        final Request engineRequest = request(plans, request).seed(seed);
+        ScoringKernel.select(plan, signals(plans, plan, request, new Exclusions()), engineRequest.exclusions(),
+            engineRequest, selection);
+        return toResult(plans, plan, selection);
+    }
+
+    /**
+     * @param plans snapshot from {@link #plans(ReferenceDecision, ReferenceExtensions)}.
+     * @param request the reference request.
+     * @return the same request for the engine: exclusions by handle, token counts when given.
+     */
+    public static Request request(final Plans plans, final ReferenceRequest request)
+    {
+        final Request engineRequest = new Request();
+        for (final String name : request.excluded())
+        {
+            engineRequest.exclude(plans.modelId(name));
+        }
+        if (request.promptTokens() != null)
+        {
+            engineRequest.promptTokens(request.promptTokens());
+        }
+        if (request.maxOutputTokens() != null)
+        {
+            engineRequest.maxOutputTokens(request.maxOutputTokens());
+        }
+        return engineRequest;
+    }
+
+    /**
      * Converts a filled selection; NaN becomes {@code null}.
      *
      * @param plans the snapshot.
@@ -130,7 +203,9 @@ public final class KernelAdapter
                 orNull(selection.costPer1M(i)),
                 selection.inflight(i),
                 normalized,
-                scored ? selection.score(i) : null));
+                scored ? selection.score(i) : null,
+                selection.eliminatedBy(i) == Selection.NOT_ELIMINATED ? null : Factor.label(selection.eliminatedBy(i)),
+                false));
         }
         final double[] weights = new double[Factor.COUNT];
         for (int f = 0; f < Factor.COUNT; f++)

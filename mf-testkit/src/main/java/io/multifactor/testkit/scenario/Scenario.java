@@ -3,15 +3,16 @@ package io.multifactor.testkit.scenario;
 import io.multifactor.api.ConfigProblem;
 import io.multifactor.api.Handles;
 import io.multifactor.api.InvalidConfigurationException;
-import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.config.RecipeDecisionNames;
 import io.multifactor.kernel.plan.Plans;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The observations for one request, as read from a scenario file (section 5 of the design): the decision to select, the
- * candidates the request excludes, and per model its latency samples and in-flight count.
+ * The observations for one request, as read from a scenario file (docs/configuration.md): the decision to select,
+ * the candidates the request excludes, its token counts and tie-break seed when given, and per model its latency
+ * samples and in-flight count.
  * <p>
  * Instances are immutable and threadsafe.
  *
@@ -19,19 +20,47 @@ import java.util.List;
  * @param decision the decision to select.
  * @param exclude the models this request leaves out.
  * @param models the observations per model, in file order.
+ * @param promptTokens {@code prompt_tokens}, {@code null} when not given.
+ * @param maxOutputTokens {@code max_output_tokens}, {@code null} when not given.
+ * @param seed {@code seed} of the random tie-break, {@code null} when not given.
  */
-public record Scenario(String file, LocatedName decision, List<LocatedName> exclude, List<ModelObservations> models)
+public record Scenario(
+    String file,
+    LocatedName decision,
+    List<LocatedName> exclude,
+    List<ModelObservations> models,
+    Long promptTokens,
+    Long maxOutputTokens,
+    Long seed)
 {
     /**
      * @param file name of the scenario file as given.
      * @param decision the decision to select.
      * @param exclude the models this request leaves out; copied.
      * @param models the observations per model; copied.
+     * @param promptTokens {@code prompt_tokens} or {@code null}.
+     * @param maxOutputTokens {@code max_output_tokens} or {@code null}.
+     * @param seed {@code seed} or {@code null}.
      */
     public Scenario
     {
         exclude = List.copyOf(exclude);
         models = List.copyOf(models);
+    }
+
+    /**
+     * A scenario without token counts or seed.
+     *
+     * @param file name of the scenario file as given.
+     * @param decision the decision to select.
+     * @param exclude the models this request leaves out.
+     * @param models the observations per model.
+     */
+    public Scenario(
+        final String file, final LocatedName decision, final List<LocatedName> exclude,
+        final List<ModelObservations> models)
+    {
+        this(file, decision, exclude, models, null, null, null);
     }
 
     /**
@@ -72,23 +101,9 @@ public record Scenario(String file, LocatedName decision, List<LocatedName> excl
     /** An unknown decision; a recipe decision of a vLLM Semantic Router file named without its recipe is suggested. */
     private ConfigProblem unknownDecision(final Plans plans)
     {
-        final String suffix = '/' + decision.name();
-        final List<String> qualified = new ArrayList<>();
-        for (int id = 0; id < plans.decisionCapacity(); id++)
-        {
-            final DecisionPlan plan = plans.decision(id);
-            if (plan != null && plan.name().endsWith(suffix))
-            {
-                qualified.add(plan.name());
-            }
-        }
         final ConfigProblem problem = unknown("decision", decision);
-        if (qualified.isEmpty())
-        {
-            return problem;
-        }
-        return new ConfigProblem(problem.file(), problem.line(), problem.column(), problem.path(), problem.message() +
-            " (a recipe's decision is named RECIPE/DECISION: did you mean " + String.join(" or ", qualified) + "?)");
+        return new ConfigProblem(problem.file(), problem.line(), problem.column(), problem.path(),
+            problem.message() + RecipeDecisionNames.hint(plans, decision.name()));
     }
 
     private ConfigProblem unknown(final String what, final LocatedName name)

@@ -19,19 +19,23 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads a scenario file (section 5 of the design), refusing bad input with every problem located as
+ * Reads a scenario file (docs/configuration.md), refusing bad input with every problem located as
  * {@code FILE:LINE:COLUMN: PATH: message}: an unknown key, a wrong type, a sample that is NaN, infinite, zero or
- * negative, a negative in-flight count, a model listed twice.
+ * negative, a negative in-flight count, a model listed twice, a negative token count or token counts that add up to 0.
  * <p>
  * This class is stateless and threadsafe.
  */
 public final class ScenarioLoader
 {
-    private static final List<String> ROOT_KEYS = List.of("decision", "exclude", "models");
+    private static final List<String> ROOT_KEYS =
+        List.of("decision", "exclude", "prompt_tokens", "max_output_tokens", "seed", "models");
     private static final List<String> MODEL_KEYS = List.of("tpot_ms", "ttft_ms", "inflight");
 
     /** The largest in-flight count a scenario may give one model (each one is a real lease in the engine). */
     public static final long MAX_INFLIGHT = 1_000_000L;
+
+    /** The largest token count a scenario may give ({@code prompt_tokens}, {@code max_output_tokens}). */
+    public static final long MAX_TOKENS = 1_000_000_000L;
 
     private ScenarioLoader()
     {
@@ -83,13 +87,24 @@ public final class ScenarioLoader
                 }
             }
         }
+        final Long promptTokens = tokens(top, "prompt_tokens");
+        final Long maxOutputTokens = tokens(top, "max_output_tokens");
+        if ((promptTokens != null || maxOutputTokens != null) &&
+            (promptTokens == null ? 0 : promptTokens) + (maxOutputTokens == null ? 0 : maxOutputTokens) == 0 &&
+            !problems.hasErrors())
+        {
+            final String key = top.has("prompt_tokens") ? "prompt_tokens" : "max_output_tokens";
+            problems.error(top.value(key), key, "prompt_tokens and max_output_tokens must not both be 0 (leave them out " +
+                "to use the decision's cost_mix), got " + ((YamlScalar)top.value(key)).text());
+        }
+        final Long seed = top.has("seed") ? top.optionalInteger("seed", 0L, Long.MIN_VALUE, Long.MAX_VALUE) : null;
         final List<ModelObservations> models = new ArrayList<>();
         if (top.has("models"))
         {
             models(top.value("models"), problems, models);
         }
         problems.throwIfErrors();
-        return new Scenario(file, decision, exclude, models);
+        return new Scenario(file, decision, exclude, models, promptTokens, maxOutputTokens, seed);
     }
 
     private static void models(final YamlNode node, final Problems problems, final List<ModelObservations> models)
@@ -121,6 +136,12 @@ public final class ScenarioLoader
             models.add(new ModelObservations(
                 new LocatedName(entry.key(), entry.keyLine(), entry.keyColumn(), path), tpot, ttft, inflight));
         }
+    }
+
+    /** @return a token count, {@code null} when absent; the largest accepted is {@link #MAX_TOKENS}. */
+    private static Long tokens(final MappingReader top, final String key)
+    {
+        return top.has(key) ? top.optionalInteger(key, 0L, 0L, MAX_TOKENS) : null;
     }
 
     private static double[] samples(final MappingReader model, final String key, final Problems problems)

@@ -3,6 +3,7 @@ package io.multifactor.testkit.scenario;
 import io.multifactor.api.Exclusions;
 import io.multifactor.api.InflightTracker;
 import io.multifactor.api.LatencyRecorder;
+import io.multifactor.api.Request;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 
 /**
@@ -73,6 +74,35 @@ public final class ScenarioReplay
         for (final LocatedName excluded : scenario.exclude())
         {
             exclusions.add(engine.modelId(excluded.name()));
+        }
+        return clamped;
+    }
+
+    /**
+     * Records the scenario's samples and begins its in-flight requests, and fills a request with the scenario's
+     * decision, exclusions, token counts and seed.
+     *
+     * @param scenario a scenario checked against the engine's plans.
+     * @param engine the engine to feed.
+     * @param request cleared, then filled.
+     * @return the number of samples the engine clamped to its trackable maximum.
+     * @throws IllegalStateException when the engine refuses a sample or a lease.
+     */
+    public static int apply(final Scenario scenario, final MultiFactorEngine engine, final Request request)
+    {
+        final int clamped = apply(scenario, engine, request.clear().exclusions());
+        request.decision(engine.decisionId(scenario.decision().name()));
+        if (scenario.promptTokens() != null)
+        {
+            request.promptTokens(scenario.promptTokens());
+        }
+        if (scenario.maxOutputTokens() != null)
+        {
+            request.maxOutputTokens(scenario.maxOutputTokens());
+        }
+        if (scenario.seed() != null)
+        {
+            request.seed(scenario.seed());
         }
         return clamped;
     }

@@ -1,16 +1,21 @@
 package io.multifactor.testkit.sim;
 
 import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.RecipeDecisionNames;
 import io.multifactor.config.read.MappingReader;
+import io.multifactor.config.read.NearestName;
 import io.multifactor.config.read.Problems;
 import io.multifactor.config.read.Values;
+import io.multifactor.config.yaml.Excerpt;
 import io.multifactor.config.yaml.YamlEntry;
 import io.multifactor.config.yaml.YamlMapping;
 import io.multifactor.config.yaml.YamlNode;
 import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.config.yaml.YamlTreeReader;
+import io.multifactor.kernel.plan.Plans;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,7 +77,28 @@ public final class ProfileReader
         return read(file, YamlTreeReader.read(file, yaml));
     }
 
+    /**
+     * Reads a profile for the plans it will drive, checking in the same pass that it fits them: every model and
+     * decision it names exists (else a located problem with the nearest name when it looks like a typo) and every model
+     * of the plans has a behaviour.
+     *
+     * @param path the profile file.
+     * @param plans the plans of the configuration to simulate.
+     * @return the profile.
+     * @throws InvalidConfigurationException with every problem found, each located.
+     */
+    public static SimulationProfile read(final Path path, final Plans plans) throws InvalidConfigurationException
+    {
+        return read(path.toString(), YamlTreeReader.read(path), plans);
+    }
+
     private static SimulationProfile read(final String file, final YamlNode root) throws InvalidConfigurationException
+    {
+        return read(file, root, null);
+    }
+
+    private static SimulationProfile read(final String file, final YamlNode root, final Plans plansOrNull)
+        throws InvalidConfigurationException
     {
         final Problems problems = new Problems(file);
         final MappingReader reader = MappingReader.open(root, "", problems, ROOT_KEYS);
@@ -132,9 +158,70 @@ public final class ProfileReader
             }
         }
 
+        if (plansOrNull != null)
+        {
+            fits(plansOrNull, reader, decisions, modelNodes);
+        }
         problems.throwIfErrors();
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputMean, outputSigma,
             shares, models);
+    }
+
+    private static void fits(
+        final Plans plans, final MappingReader reader, final YamlMapping decisions, final YamlMapping modelNodes)
+    {
+        final Problems problems = reader.problems();
+        final List<String> planModels = new ArrayList<>();
+        for (int id = 0; id < plans.modelCapacity(); id++)
+        {
+            if (plans.modelName(id) != null)
+            {
+                planModels.add(plans.modelName(id));
+            }
+        }
+        final List<String> planDecisions = new ArrayList<>();
+        for (int id = 0; id < plans.decisionCapacity(); id++)
+        {
+            if (plans.decision(id) != null)
+            {
+                planDecisions.add(plans.decision(id).name());
+            }
+        }
+        if (decisions != null)
+        {
+            for (final YamlEntry entry : decisions.entries())
+            {
+                if (!planDecisions.contains(entry.key()))
+                {
+                    problems.error(entry.keyLine(), entry.keyColumn(), reader.path("decisions") + '.' + entry.key(),
+                        "unknown decision \"" + Excerpt.value(entry.key()) + "\": the configuration has no such decision" +
+                        decisionHint(plans, entry.key(), planDecisions));
+                }
+            }
+        }
+        if (modelNodes == null)
+        {
+            return;
+        }
+        final List<String> named = new ArrayList<>();
+        for (final YamlEntry entry : modelNodes.entries())
+        {
+            named.add(entry.key());
+            if (!planModels.contains(entry.key()))
+            {
+                problems.error(entry.keyLine(), entry.keyColumn(), reader.path("models") + '.' + entry.key(),
+                    "unknown model \"" + Excerpt.value(entry.key()) + "\": the configuration has no such model" +
+                    NearestName.suggestion(entry.key(), planModels));
+            }
+        }
+        for (final String model : planModels)
+        {
+            if (!named.contains(model))
+            {
+                problems.error(modelNodes, reader.path("models"), "no behaviour for model \"" + Excerpt.value(model) +
+                    "\" of the configuration: add models." + Excerpt.value(model) + " with ttft_ms and tpot_ms");
+            }
+        }
     }
 
     private static ModelBehaviour model(final String name, final MappingReader reader)
@@ -222,5 +309,12 @@ public final class ProfileReader
     private static String text(final YamlNode node)
     {
         return node instanceof YamlScalar ? ((YamlScalar)node).text() : node.describe();
+    }
+
+    /** A recipe's decision named without its recipe gets its qualified name, any other the nearest plausible name. */
+    private static String decisionHint(final Plans plans, final String decision, final List<String> planDecisions)
+    {
+        final String recipe = RecipeDecisionNames.hint(plans, decision);
+        return recipe.isEmpty() ? NearestName.suggestion(decision, planDecisions) : recipe;
     }
 }

@@ -5,6 +5,7 @@ import io.multifactor.api.Handles;
 import io.multifactor.api.InflightTracker;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Selection;
+import io.multifactor.config.RecipeDecisionNames;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.engine.SignalSettings;
 import io.multifactor.kernel.plan.DecisionPlan;
@@ -133,7 +134,8 @@ public final class Simulator
                 final int id = plans.decisionId(share.getKey());
                 if (id == Handles.NONE)
                 {
-                    throw new IllegalArgumentException("the profile gives a share to unknown decision " + share.getKey());
+                    throw new IllegalArgumentException("the profile gives a share to unknown decision " + share.getKey() +
+                        RecipeDecisionNames.hint(plans, share.getKey()));
                 }
                 if (share.getValue() > 0.0)
                 {

@@ -57,14 +57,15 @@ public final class ChartReport
      * @param report the finished run.
      * @param profile the traffic it ran (for the degraded windows).
      * @param plans the configuration it ran (for the ceilings).
-     * @param png the file to write.
+     * @param file the file to write: PNG, or JPEG when its name ends with {@code .jpg} or {@code .jpeg} (see
+     *     {@link #formatProblem(Path)}).
      * @throws IOException when writing fails.
      */
     public static void write(
         final SimulationReport report,
         final SimulationProfile profile,
         final Plans plans,
-        final Path png) throws IOException
+        final Path file) throws IOException
     {
         final SortedMap<Double, String> ttftCeilingsMs = new TreeMap<>();
         final SortedMap<Double, String> tpotCeilingsMs = new TreeMap<>();
@@ -116,7 +117,35 @@ public final class ChartReport
             report.sloAttainment() * 100.0, report.ceilingsEnforced() ? "on" : "off"),
             new Font(Font.SANS_SERIF, Font.BOLD, 16), combined, true);
         chart.setBackgroundPaint(Color.WHITE);
-        ChartUtils.saveChartAsPNG(png.toFile(), chart, 1200, 900);
+        if (isJpeg(file))
+        {
+            ChartUtils.saveChartAsJPEG(file.toFile(), 0.92f, chart, 1200, 900);
+        }
+        else
+        {
+            ChartUtils.saveChartAsPNG(file.toFile(), chart, 1200, 900);
+        }
+    }
+
+    /**
+     * @param file the chart file named on the command line.
+     * @return null when its name ends with {@code .png}, {@code .jpg} or {@code .jpeg} (any case), else what is wrong.
+     */
+    public static String formatProblem(final Path file)
+    {
+        final String name = file.getFileName() == null ? "" : file.getFileName().toString().toLowerCase(Locale.ROOT);
+        if (name.endsWith(".png") || isJpeg(file))
+        {
+            return null;
+        }
+        return "cannot write " + file + ": the chart is written as PNG (.png) or JPEG (.jpg, .jpeg); name the file " +
+            "with one of these extensions";
+    }
+
+    private static boolean isJpeg(final Path file)
+    {
+        final String name = file.getFileName() == null ? "" : file.getFileName().toString().toLowerCase(Locale.ROOT);
+        return name.endsWith(".jpg") || name.endsWith(".jpeg");
     }
 
     private static XYPlot panel(

@@ -1,0 +1,388 @@
+package io.multifactor.testkit.reference;
+
+import io.multifactor.api.DropReason;
+import io.multifactor.api.Outcome;
+import io.multifactor.testkit.generators.ExtendedCase;
+import io.multifactor.testkit.generators.ExtensionGenerators;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.doubles;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.longs;
+
+/**
+ * Properties of the extensions of section 4.2, each over {@link #CASES} generated problems
+ * ({@link ExtensionGenerators}), checked on the kernel and on the plain {@link ExtendedReferenceScorer}, and the two
+ * against each other. A fixed seed makes every run the same (override with {@code -Dmf.properties.seed=N}); the case
+ * count of each property is printed.
+ */
+class ExtensionPropertiesTest
+{
+    /** The issue asks for at least this many generated cases per property. */
+    static final int CASES = 10_000;
+
+    /** Scores of two implementations agree within this, relative to the larger of 1 and the values. */
+    static final double TOLERANCE = 1e-9;
+
+    private static final long SEED = Long.getLong("mf.properties.seed", 20261130L);
+    private static final Map<String, AtomicLong> COUNTS = new java.util.concurrent.ConcurrentSkipListMap<>();
+
+    @AfterAll
+    static void reportCounts()
+    {
+        COUNTS.forEach((property, count) ->
+            System.out.println("ExtensionPropertiesTest: " + property + ": " + count.get() + " generated cases (seed " +
+                SEED + ')'));
+    }
+
+    private static <T> void check(final String property, final Gen<T> gen, final Consumer<T> body)
+    {
+        final AtomicLong ran = COUNTS.computeIfAbsent(property, p -> new AtomicLong());
+        qt().withFixedSeed(SEED).withExamples(CASES).withShrinkCycles(200).forAll(gen).checkAssert(value ->
+        {
+            ran.incrementAndGet();
+            body.accept(value);
+        });
+        assertThat(ran.get()).as("cases run for " + property).isGreaterThanOrEqualTo(CASES);
+    }
+
+    private static ReferenceResult kernel(final ExtendedCase c, final long seed)
+    {
+        return KernelAdapter.select(c.decision(), c.extensions(), c.request(), seed);
+    }
+
+    private static ReferenceRanking reference(final ExtendedCase c, final long seed)
+    {
+        return ExtendedReferenceScorer.select(c.decision(), c.extensions(), c.request(), new Random(seed));
+    }
+
+    private static boolean close(final Double a, final Double b)
+    {
+        if (a == null || b == null)
+        {
+            return a == null && b == null;
+        }
+        return Math.abs(a - b) <= TOLERANCE * Math.max(1.0, Math.max(Math.abs(a), Math.abs(b)));
+    }
+
+    @Test
+    void shouldReproduceThePlainSelectionWhenEveryKeyIsAbsent()
+    {
+        final Gen<ExtendedCase> plain = ExtensionGenerators.plainCases(ExtensionGenerators.candidateCounts())
+            .map(c -> c.with(c.request().withTokens(null, null)));
+        check("keys absent == 4.1", plain, c ->
+        {
+            // The kernel through a Request without tokens is the kernel of 4.1, bit for bit.
+            final ReferenceResult plainKernel = KernelAdapter.select(c.decision(), c.request());
+            assertThat(kernel(c, 1L)).isEqualTo(plainKernel);
+            // The extended reference with every key absent is 4.1's reference, to rounding.
+            final ReferenceResult plainReference = ReferenceScorer.select(c.decision(), c.request());
+            final ReferenceResult extended = reference(c, 1L).result();
+            assertAgree(extended, plainReference, Double.POSITIVE_INFINITY);
+        });
+    }
+
+    @Test
+    void shouldNeverAdmitACandidateBelowTheQualityFloor()
+    {
+        final Gen<ExtendedCase> floored = ExtensionGenerators.cases().zip(doubles().between(1e-6, 1.0), (c, q) ->
+            c.extensions().minQuality() > 0.0 ? c : c.with(c.extensions().withMinQuality(q)));
+        check("floor never admits below it", floored, c ->
+        {
+            final double floor = c.extensions().minQuality();
+            for (final ReferenceResult r : List.of(kernel(c, 7L), reference(c, 7L).result()))
+            {
+                for (final ReferenceCandidate candidate : r.candidates())
+                {
+                    final boolean below = candidate.quality() == null || candidate.quality() < floor;
+                    if (candidate.dropReason() == DropReason.NONE)
+                    {
+                        assertThat(below).as(candidate.model() + " survived below the floor " + floor).isFalse();
+                    }
+                    if (below && candidate.dropReason() != DropReason.EXCLUDED)
+                    {
+                        assertThat(candidate.dropReason()).as("reason of " + candidate.model())
+                            .isEqualTo(DropReason.QUALITY);
+                    }
+                }
+            }
+        });
+    }
+
+    @Test
+    void shouldRankByThePriorityTupleWhenToleranceIsZero()
+    {
+        final Gen<ExtendedCase> lexicographic = ExtensionGenerators.cases()
+            .zip(longs().all(), (c, s) -> c.with(c.extensions().withLexicographic(0.0, priority(s))));
+        check("lexicographic tolerance 0 == sort by priority tuple", lexicographic, c ->
+        {
+            final List<String> priority = c.extensions().priority();
+            for (final ReferenceResult r : List.of(kernel(c, 11L), reference(c, 11L).result()))
+            {
+                if (r.outcome() != Outcome.SCORED)
+                {
+                    continue;
+                }
+                final List<ReferenceCandidate> survivors = new ArrayList<>();
+                for (final ReferenceCandidate candidate : r.candidates())
+                {
+                    if (candidate.survived())
+                    {
+                        survivors.add(candidate);
+                    }
+                }
+                Comparator<ReferenceCandidate> byTuple = null;
+                for (final String factor : priority)
+                {
+                    final Comparator<ReferenceCandidate> next =
+                        Comparator.comparing((Function<ReferenceCandidate, Double>)x -> x.normalized().get(factor))
+                            .reversed();
+                    byTuple = byTuple == null ? next : byTuple.thenComparing(next);
+                }
+                final List<ReferenceCandidate> sorted = new ArrayList<>(survivors);
+                sorted.sort(byTuple); // stable: equal tuples keep modelRefs order
+                final ReferenceCandidate top = sorted.get(0);
+                final Set<String> finalists = new HashSet<>();
+                for (final ReferenceCandidate candidate : sorted)
+                {
+                    if (byTuple.compare(candidate, top) == 0)
+                    {
+                        finalists.add(candidate.model());
+                    }
+                    assertThat(candidate.eliminatedBy() == null)
+                        .as("finalist flag of " + candidate.model()).isEqualTo(byTuple.compare(candidate, top) == 0);
+                }
+                if ("first".equals(c.extensions().tieBreak()))
+                {
+                    assertThat(r.selectedModel()).isEqualTo(top.model());
+                }
+                assertThat(finalists).contains(r.selectedModel());
+            }
+        });
+    }
+
+    @Test
+    void shouldNeverLoseAFinalistOfASingleFactorPriorityWhenToleranceRises()
+    {
+        final Gen<ExtendedCase> lexicographic = ExtensionGenerators.cases().zip(integers().between(0, 3),
+            doubles().between(0.0, 1.0), doubles().between(0.0, 1.0), (c, f, t1, t2) -> c.with(c.extensions()
+                .withLexicographic(Math.min(t1, t2), List.of(ReferenceExtensions.FACTORS.get(f)))));
+        check("raising tolerance never removes a finalist (one factor)", lexicographic, c ->
+        {
+            final double lower = c.extensions().tolerance();
+            final double higher = Math.min(1.0, lower + 0.25);
+            final ExtendedCase raised = c.with(c.extensions().withLexicographic(higher, c.extensions().priority()));
+            assertThat(finalists(kernel(raised, 3L))).containsAll(finalists(kernel(c, 3L)));
+            assertThat(finalists(reference(raised, 3L).result())).containsAll(finalists(reference(c, 3L).result()));
+        });
+    }
+
+    @Test
+    void shouldNeverLoseACandidateKeptByTheFirstPriorityFactorWhenToleranceRises()
+    {
+        final Gen<ExtendedCase> lexicographic = ExtensionGenerators.cases().zip(longs().all(),
+            doubles().between(0.0, 1.0), (c, s, t) -> c.with(c.extensions().withLexicographic(t, priority(s))));
+        check("raising tolerance never removes a candidate kept by the first factor", lexicographic, c ->
+        {
+            final double higher = Math.min(1.0, c.extensions().tolerance() + 0.25);
+            final ExtendedCase raised = c.with(c.extensions().withLexicographic(higher, c.extensions().priority()));
+            final String first = c.extensions().priority().get(0);
+            assertThat(keptBy(kernel(raised, 3L), first)).containsAll(keptBy(kernel(c, 3L), first));
+        });
+    }
+
+    @Test
+    void shouldDrawTheRandomTieBreakOnlyAmongTiedCandidates()
+    {
+        final Gen<ExtendedCase> random = ExtensionGenerators.cases().map(c -> c.with(c.extensions().withTies(
+            c.extensions().tieBand(), "random")));
+        check("random tie-break picks only tied candidates", random.zip(longs().all(), (c, s) -> new Object[] { c, s }),
+            pair ->
+            {
+                final ExtendedCase c = (ExtendedCase)pair[0];
+                final long seed = (Long)pair[1];
+                final ReferenceResult k = kernel(c, seed);
+                if (k.outcome() != Outcome.SCORED)
+                {
+                    return;
+                }
+                // Tied by the kernel's own numbers: finalists, or scores within the band of the best.
+                final Set<String> tied = new HashSet<>();
+                double best = Double.NEGATIVE_INFINITY;
+                for (final ReferenceCandidate candidate : k.candidates())
+                {
+                    if (candidate.survived())
+                    {
+                        best = Math.max(best, candidate.score());
+                    }
+                }
+                for (final ReferenceCandidate candidate : k.candidates())
+                {
+                    final boolean isTied = c.extensions().lexicographic() ?
+                        candidate.survived() && candidate.eliminatedBy() == null :
+                        candidate.survived() && candidate.score() >= best - c.extensions().tieBand();
+                    if (isTied)
+                    {
+                        tied.add(candidate.model());
+                    }
+                }
+                assertThat(tied).contains(k.selectedModel());
+                final ReferenceRanking r = reference(c, seed);
+                if (r.boundaryMargin() > TOLERANCE)
+                {
+                    final Set<String> referenceTied = new HashSet<>();
+                    r.result().candidates().stream().filter(ReferenceCandidate::tied)
+                        .forEach(x -> referenceTied.add(x.model()));
+                    assertThat(referenceTied).contains(k.selectedModel());
+                }
+            });
+    }
+
+    @Test
+    void shouldPriceByThePromptAloneWithTheDefaultMix()
+    {
+        check("cost mix {1, 0} == prompt price", ExtensionGenerators.cases(), c ->
+        {
+            final ExtendedCase promptOnly = c.with(c.extensions().withCostMix(1.0, 0.0))
+                .with(c.request().withTokens(null, null));
+            final ReferenceResult k = kernel(promptOnly, 5L);
+            final ReferenceResult r = reference(promptOnly, 5L).result();
+            for (int i = 0; i < c.decision().candidates().size(); i++)
+            {
+                final Double prompt = c.decision().candidates().get(i).promptPer1M();
+                assertThat(k.candidates().get(i).costPer1M()).isEqualTo(prompt);
+                assertThat(r.candidates().get(i).costPer1M()).isEqualTo(prompt);
+            }
+            final ExtendedCase withoutMix = promptOnly.with(promptOnly.extensions().withCostMix(1.0, 0.0));
+            assertThat(kernel(withoutMix, 5L)).isEqualTo(k);
+        });
+    }
+
+    @Test
+    void shouldLetRequestTokensOverrideTheMix()
+    {
+        final Gen<ExtendedCase> withTokens = ExtensionGenerators.cases().zip(longs().between(0, 10_000),
+            longs().between(0, 10_000), (c, p, m) -> c.with(c.request().withTokens(p, p + m == 0 ? 1L : m)));
+        check("request tokens override the mix", withTokens, c ->
+        {
+            final long p = c.request().promptTokens();
+            final long m = c.request().maxOutputTokens();
+            final ExtendedCase asMix = c.with(c.extensions().withCostMix(p, m)).with(c.request().withTokens(null, null));
+            final ReferenceResult byTokens = kernel(c, 9L);
+            final ReferenceResult byMix = kernel(asMix, 9L);
+            assertThat(byTokens.selectedModel()).isEqualTo(byMix.selectedModel());
+            for (int i = 0; i < byTokens.candidates().size(); i++)
+            {
+                assertThat(close(byTokens.candidates().get(i).costPer1M(), byMix.candidates().get(i).costPer1M()))
+                    .as("cost of " + byTokens.candidates().get(i).model()).isTrue();
+            }
+            assertThat(reference(c, 9L).result()).isEqualTo(reference(asMix, 9L).result());
+        });
+    }
+
+    @Test
+    void shouldAgreeWithThePlainReference()
+    {
+        check("kernel agrees with the plain reference", ExtensionGenerators.cases().zip(longs().all(),
+            (c, s) -> new Object[] { c, s }), pair ->
+        {
+            final ExtendedCase c = (ExtendedCase)pair[0];
+            final long seed = (Long)pair[1];
+            final ReferenceRanking expected = reference(c, seed);
+            final ReferenceResult actual = kernel(c, seed);
+            assertAgree(actual, expected.result(), expected.boundaryMargin());
+            if (expected.boundaryMargin() > TOLERANCE && actual.outcome() == Outcome.SCORED)
+            {
+                for (int i = 0; i < actual.candidates().size(); i++)
+                {
+                    assertThat(actual.candidates().get(i).eliminatedBy()).as("eliminated_by of m" + i)
+                        .isEqualTo(expected.result().candidates().get(i).eliminatedBy());
+                }
+                final ReferenceCandidate chosen = expected.result().candidate(actual.selectedModel());
+                assertThat(chosen.tied()).as("kernel's choice is tied in the reference").isTrue();
+            }
+        });
+    }
+
+    /** Outcome, drops, costs and scores agree; the choice agrees unless it is a tie within rounding. */
+    private static void assertAgree(final ReferenceResult actual, final ReferenceResult expected, final double margin)
+    {
+        assertThat(actual.outcome()).isEqualTo(expected.outcome());
+        for (int i = 0; i < expected.candidates().size(); i++)
+        {
+            final ReferenceCandidate e = expected.candidates().get(i);
+            final ReferenceCandidate a = actual.candidates().get(i);
+            assertThat(a.dropReason()).as("drop of " + e.model()).isEqualTo(e.dropReason());
+            assertThat(close(a.costPer1M(), e.costPer1M())).as("cost of " + e.model() + ": " + a.costPer1M() + " vs " +
+                e.costPer1M()).isTrue();
+            assertThat(close(a.score(), e.score())).as("score of " + e.model() + ": " + a.score() + " vs " + e.score())
+                .isTrue();
+        }
+        if (actual.selectedIndex() == expected.selectedIndex() || expected.selectedIndex() < 0 ||
+            actual.selectedIndex() < 0 || margin <= TOLERANCE)
+        {
+            assertThat(actual.selectedIndex() < 0).isEqualTo(expected.selectedIndex() < 0);
+            return;
+        }
+        // Two different choices are acceptable only between candidates that tie within rounding.
+        final ReferenceCandidate a = expected.candidates().get(actual.selectedIndex());
+        final ReferenceCandidate e = expected.candidates().get(expected.selectedIndex());
+        if (expected.outcome() == Outcome.FALLBACK_CHEAPEST)
+        {
+            assertThat(close(a.costPer1M(), e.costPer1M())).as("cheapest " + a.model() + " vs " + e.model()).isTrue();
+        }
+        else
+        {
+            assertThat(e.tied() || close(a.score(), e.score())).as("choice " + a.model() + " vs " + e.model()).isTrue();
+            assertThat(a.tied() || close(a.score(), e.score())).as("choice " + a.model() + " vs " + e.model()).isTrue();
+        }
+    }
+
+    private static Set<String> finalists(final ReferenceResult r)
+    {
+        final Set<String> finalists = new HashSet<>();
+        for (final ReferenceCandidate candidate : r.candidates())
+        {
+            if (candidate.survived() && candidate.eliminatedBy() == null)
+            {
+                finalists.add(candidate.model());
+            }
+        }
+        return finalists;
+    }
+
+    private static Set<String> keptBy(final ReferenceResult r, final String firstFactor)
+    {
+        final Set<String> kept = new HashSet<>();
+        for (final ReferenceCandidate candidate : r.candidates())
+        {
+            if (candidate.survived() && !firstFactor.equals(candidate.eliminatedBy()))
+            {
+                kept.add(candidate.model());
+            }
+        }
+        return kept;
+    }
+
+    private static List<String> priority(final long seed)
+    {
+        final List<String> factors = new ArrayList<>(ReferenceExtensions.FACTORS);
+        java.util.Collections.shuffle(factors, new Random(seed));
+        return List.copyOf(factors.subList(0, 1 + (int)Math.floorMod(seed, 4L)));
+    }
+}
