@@ -62,7 +62,8 @@ public final class FleetTextReport
             out.append(percent(share(isolated.replicaSloMet()[r], isolated.replicaRequests()[r])));
         }
         out.append('\n');
-        return out.toString();
+        // No trailing blanks from the padded columns.
+        return out.toString().replaceAll("[ ]+\n", "\n");
     }
 
     private static String peak(final FleetReport report, final int model)
