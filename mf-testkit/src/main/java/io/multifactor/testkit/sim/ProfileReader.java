@@ -1,6 +1,7 @@
 package io.multifactor.testkit.sim;
 
 import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.RecipeDecisionNames;
 import io.multifactor.config.read.MappingReader;
 import io.multifactor.config.read.NearestName;
 import io.multifactor.config.read.Problems;
@@ -194,7 +195,7 @@ public final class ProfileReader
                 {
                     problems.error(entry.keyLine(), entry.keyColumn(), reader.path("decisions") + '.' + entry.key(),
                         "unknown decision \"" + Excerpt.value(entry.key()) + "\": the configuration has no such decision" +
-                        NearestName.suggestion(entry.key(), planDecisions));
+                        suggestion(plans, entry.key(), planDecisions));
                 }
             }
         }
@@ -221,6 +222,13 @@ public final class ProfileReader
                     "\" of the configuration: add models." + Excerpt.value(model) + " with ttft_ms and tpot_ms");
             }
         }
+    }
+
+    // A recipe's decision named without its recipe gets its qualified name; anything else the nearest plausible name.
+    private static String suggestion(final Plans plans, final String decision, final List<String> planDecisions)
+    {
+        final String recipe = RecipeDecisionNames.hint(plans, decision);
+        return recipe.isEmpty() ? NearestName.suggestion(decision, planDecisions) : recipe;
     }
 
     private static ModelBehaviour model(final String name, final MappingReader reader)
