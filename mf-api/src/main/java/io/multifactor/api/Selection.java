@@ -54,8 +54,14 @@ public final class Selection
     private double[] scores;
     private int[] eliminatedBy;
     private double[] ownCostPer1M;
-    private final double[] boundMin = new double[Factor.COUNT];
-    private final double[] boundMax = new double[Factor.COUNT];
+    private double qualityMin;
+    private double qualityMax;
+    private double latencyMin;
+    private double latencyMax;
+    private double costMin;
+    private double costMax;
+    private double loadMin;
+    private double loadMax;
 
     /** A selection sized for decisions of up to 16 candidates; it grows on demand. */
     public Selection()
@@ -180,17 +186,36 @@ public final class Selection
     }
 
     /**
-     * Records the bounds of one factor over the survivors that have it, from which {@link #normalized(int, int)} is
-     * computed. Called by the kernel.
+     * Records the bounds of each factor over the survivors that have it (+Infinity and -Infinity when none has it),
+     * from which {@link #normalized(int, int)} is computed. Called by the kernel.
      *
-     * @param factor a {@link Factor} index.
-     * @param min smallest raw value (+Infinity when no survivor has the signal).
-     * @param max largest raw value (-Infinity when no survivor has the signal).
+     * @param qualityMin smallest quality score.
+     * @param qualityMax largest quality score.
+     * @param latencyMin smallest latency in milliseconds.
+     * @param latencyMax largest latency in milliseconds.
+     * @param costMin smallest cost per 1M tokens.
+     * @param costMax largest cost per 1M tokens.
+     * @param loadMin smallest in-flight count.
+     * @param loadMax largest in-flight count.
      */
-    public void bounds(final int factor, final double min, final double max)
+    public void bounds(
+        final double qualityMin,
+        final double qualityMax,
+        final double latencyMin,
+        final double latencyMax,
+        final double costMin,
+        final double costMax,
+        final double loadMin,
+        final double loadMax)
     {
-        boundMin[factor] = min;
-        boundMax[factor] = max;
+        this.qualityMin = qualityMin;
+        this.qualityMax = qualityMax;
+        this.latencyMin = latencyMin;
+        this.latencyMax = latencyMax;
+        this.costMin = costMin;
+        this.costMax = costMax;
+        this.loadMin = loadMin;
+        this.loadMax = loadMax;
     }
 
     /**
@@ -404,25 +429,19 @@ public final class Selection
         {
             return Double.NaN;
         }
-        final double value;
         switch (factor)
         {
             case Factor.QUALITY:
-                value = quality[index];
-                break;
+                return normalized(quality[index], qualityMin, qualityMax, false);
             case Factor.LATENCY:
-                value = latencyMs(index);
-                break;
+                return normalized(latencyMs(index), latencyMin, latencyMax, true);
             case Factor.COST:
-                value = costPer1M[index];
-                break;
+                return normalized(costPer1M[index], costMin, costMax, true);
             case Factor.LOAD:
-                value = inflight[index];
-                break;
+                return normalized(inflight[index], loadMin, loadMax, true);
             default:
                 throw new IllegalArgumentException("unknown factor: " + factor);
         }
-        return normalized(value, boundMin[factor], boundMax[factor], factor != Factor.QUALITY);
     }
 
     /**

@@ -7,7 +7,7 @@ package io.multifactor.bench;
  */
 public final class BenchFlags
 {
-    /** Agrona 2.x reads {@code jdk.internal.misc}; every forked benchmark JVM needs this flag (DESIGN section 8). */
+    /** Agrona 2.x reads {@code jdk.internal.misc}; every forked benchmark JVM needs this flag (README.md, "Use it in your project"). */
     public static final String AGRONA_ADD_EXPORTS = "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED";
 
     private BenchFlags()

@@ -93,7 +93,7 @@ public final class BenchRunner
             ReportTable.render(rows) + "\n" +
             "Ratios come from the same run: speedup vs reference = reference time / this time; " +
             "x hand loop = this time / hand-loop time. " +
-            "Budgets: DESIGN section 7; allocation below " + Budget.ZERO_BYTES_TOLERANCE + " B/op, or below " +
+            "Budgets: the goals of mf-bench/RESULTS.md; allocation below " + Budget.ZERO_BYTES_TOLERANCE + " B/op, or below " +
             (long)(Budget.ZERO_BYTES_PER_SECOND_TOLERANCE / 1024) + " KB/s (JMH's own bookkeeping), counts as 0 B.\n" +
             "Rows failing their budget: " + ReportTable.failures(rows) + "\n";
         final Path markdown = json.resolveSibling(stripExtension(json.getFileName().toString()) + ".md");

@@ -1,15 +1,20 @@
 package io.multifactor.bench;
 
 /**
- * One figure to reach from DESIGN section 7: a time per operation and an allocation per operation, either of which may
- * be absent (NaN).
+ * One figure to reach: a time per operation, a ratio to the hand-written loop measured in the same run, and an
+ * allocation per operation, any of which may be absent (NaN), plus an absolute time shown as information only.
+ * <p>
+ * On a shared, noisy machine absolute times move by 2x from run to run while ratios measured in the same run hold, so
+ * {@code select} is judged by its ratio to the hand loop; its absolute goal is printed beside it, not judged.
  * <p>
  * Instances are immutable and threadsafe.
  *
  * @param maxNsPerOp largest acceptable mean time per operation in nanoseconds, NaN when the row has no time budget.
  * @param maxBytesPerOp largest acceptable allocation per operation in bytes, NaN when the row has no allocation budget.
+ * @param maxHandLoopRatio largest acceptable time divided by the hand loop's in the same run, NaN when none.
+ * @param infoNsPerOp an absolute goal shown for information and not judged, NaN when none.
  */
-public record Budget(double maxNsPerOp, double maxBytesPerOp)
+public record Budget(double maxNsPerOp, double maxBytesPerOp, double maxHandLoopRatio, double infoNsPerOp)
 {
     /**
      * Allocation below this many bytes per operation counts as none whatever the rate: the GC profiler's normalized
@@ -28,41 +33,76 @@ public record Budget(double maxNsPerOp, double maxBytesPerOp)
     /** No budget: a baseline, or a case section 7 does not cover. */
     public static final Budget NONE = new Budget(Double.NaN, Double.NaN);
 
+    /**
+     * A time and allocation budget, no ratio.
+     *
+     * @param maxNsPerOp largest acceptable mean time per operation in nanoseconds, NaN when none.
+     * @param maxBytesPerOp largest acceptable allocation per operation in bytes, NaN when none.
+     */
+    public Budget(final double maxNsPerOp, final double maxBytesPerOp)
+    {
+        this(maxNsPerOp, maxBytesPerOp, Double.NaN, Double.NaN);
+    }
+
     /** Verdict of a row without any budget. */
     public static final String NO_VERDICT = "-";
 
     /** @return whether this budget constrains anything. */
     public boolean isSet()
     {
-        return !Double.isNaN(maxNsPerOp) || !Double.isNaN(maxBytesPerOp);
+        return !Double.isNaN(maxNsPerOp) || !Double.isNaN(maxBytesPerOp) || !Double.isNaN(maxHandLoopRatio);
+    }
+
+    /**
+     * The verdict of a row without a ratio budget.
+     *
+     * @param nsPerOp measured mean time per operation in nanoseconds.
+     * @param bytesPerOp measured allocation per operation in bytes, NaN when not measured.
+     * @return as {@link #verdict(double, double, double)} with no hand-loop ratio.
+     */
+    public String verdict(final double nsPerOp, final double bytesPerOp)
+    {
+        return verdict(nsPerOp, bytesPerOp, Double.NaN);
     }
 
     /**
      * @param nsPerOp measured mean time per operation in nanoseconds.
      * @param bytesPerOp measured allocation per operation in bytes, NaN when not measured.
-     * @return {@code PASS}, {@code FAIL (time)}, {@code FAIL (alloc)}, {@code FAIL (time, alloc)}, or
-     *     {@link #NO_VERDICT} when no budget applies. An allocation budget that was not measured fails; a budget of
-     *     0 B accepts what {@link #ZERO_BYTES_TOLERANCE} and {@link #ZERO_BYTES_PER_SECOND_TOLERANCE} ascribe to JMH.
+     * @param handLoopRatio this row's time divided by the hand loop's in the same run, NaN when the run has no hand loop.
+     * @return {@code PASS}, or {@code FAIL (...)} naming what failed ({@code time}, {@code ratio}, {@code alloc}), or
+     *     {@link #NO_VERDICT} when no budget applies. An allocation budget that was not measured fails, and so does a
+     *     ratio budget without a hand loop in the run; a budget of 0 B accepts what {@link #ZERO_BYTES_TOLERANCE} and
+     *     {@link #ZERO_BYTES_PER_SECOND_TOLERANCE} ascribe to JMH.
      */
-    public String verdict(final double nsPerOp, final double bytesPerOp)
+    public String verdict(final double nsPerOp, final double bytesPerOp, final double handLoopRatio)
     {
         if (!isSet())
         {
             return NO_VERDICT;
         }
         final boolean timeOk = Double.isNaN(maxNsPerOp) || nsPerOp <= maxNsPerOp;
+        final boolean ratioOk = Double.isNaN(maxHandLoopRatio) || handLoopRatio <= maxHandLoopRatio;
         final boolean allocOk = Double.isNaN(maxBytesPerOp) ||
             (bytesPerOp == bytesPerOp && (bytesPerOp <= Math.max(maxBytesPerOp, ZERO_BYTES_TOLERANCE) ||
                 maxBytesPerOp == 0.0 && bytesPerOp * 1e9 / nsPerOp < ZERO_BYTES_PER_SECOND_TOLERANCE));
-        if (timeOk && allocOk)
+        if (timeOk && ratioOk && allocOk)
         {
             return "PASS";
         }
-        if (!timeOk && !allocOk)
+        final StringBuilder failed = new StringBuilder("FAIL (");
+        if (!timeOk)
         {
-            return "FAIL (time, alloc)";
+            failed.append("time");
         }
-        return timeOk ? "FAIL (alloc)" : "FAIL (time)";
+        if (!ratioOk)
+        {
+            failed.append(failed.length() > 6 ? ", " : "").append("ratio");
+        }
+        if (!allocOk)
+        {
+            failed.append(failed.length() > 6 ? ", " : "").append("alloc");
+        }
+        return failed.append(')').toString();
     }
 
     /** @return the budget as printed in the table, such as {@code <=25 ns, 0 B}. */
@@ -76,6 +116,14 @@ public record Budget(double maxNsPerOp, double maxBytesPerOp)
         if (!Double.isNaN(maxNsPerOp))
         {
             out.append("<=").append(ReportTable.formatNs(maxNsPerOp));
+        }
+        if (!Double.isNaN(maxHandLoopRatio))
+        {
+            out.append("<=").append(ReportTable.formatRatio(maxHandLoopRatio)).append("x hand loop");
+            if (!Double.isNaN(infoNsPerOp))
+            {
+                out.append(" (").append(ReportTable.formatNs(infoNsPerOp)).append(": info)");
+            }
         }
         if (!Double.isNaN(maxBytesPerOp))
         {

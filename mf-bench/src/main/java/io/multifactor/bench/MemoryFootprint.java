@@ -8,7 +8,7 @@ import org.agrona.concurrent.CachedNanoClock;
 import java.util.Locale;
 
 /**
- * Measures the memory per model of an engine at default settings (DESIGN section 7: at most 256 KB): the heap that
+ * Measures the memory per model of an engine at default settings (goal: at most 256 KB): the heap that
  * {@value #MODELS} more models cost, divided by {@value #MODELS}, after a full garbage collection on each side, and the
  * engine's own estimate of one model's latency windows for comparison. Not a JMH benchmark: it measures space, not time.
  * <p>
@@ -16,7 +16,7 @@ import java.util.Locale;
  */
 public final class MemoryFootprint
 {
-    /** Budget of DESIGN section 7, bytes per model. */
+    /** The goal, bytes per model. */
     public static final long BUDGET_BYTES = 256L * 1024L;
 
     private static final int MODELS = 256;

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Renders benchmark results as a Markdown table: benchmark, parameters, mean ns/op with its error, B/op, the DESIGN
- * section 7 budget and its verdict, and the time ratios against the baselines measured in the same run.
+ * Renders benchmark results as a Markdown table: benchmark, parameters, mean ns/op with its error, B/op, the
+ * budget and its verdict, and the time ratios against the baselines measured in the same run.
  * <p>
  * A baseline is the method named {@value #REFERENCE} or {@value #HAND_LOOP} of the same benchmark class, with the same
  * parameters. "speedup vs reference" is the reference's time divided by this row's (above 1: faster than the
@@ -44,7 +44,7 @@ public final class ReportTable
                 Double.isNaN(row.errorNs()) ? "-" : "± " + formatNs(row.errorNs()),
                 Double.isNaN(row.bytesPerOp()) ? "-" : String.format(Locale.ROOT, "%.3f", row.bytesPerOp()),
                 budget.label(),
-                budget.verdict(row.nsPerOp(), row.bytesPerOp()),
+                budget.verdict(row.nsPerOp(), row.bytesPerOp(), ratio(row, rows, HAND_LOOP)),
                 formatRatio(1.0 / ratio(row, rows, REFERENCE)),
                 formatRatio(ratio(row, rows, HAND_LOOP)) });
         }
@@ -83,7 +83,8 @@ public final class ReportTable
         int failures = 0;
         for (final ReportRow row : rows)
         {
-            if (Budgets.of(row.benchmark(), row.params()).verdict(row.nsPerOp(), row.bytesPerOp()).startsWith("FAIL"))
+            if (Budgets.of(row.benchmark(), row.params())
+                .verdict(row.nsPerOp(), row.bytesPerOp(), ratio(row, rows, HAND_LOOP)).startsWith("FAIL"))
             {
                 failures++;
             }

@@ -14,18 +14,20 @@ class ReportTableTest
     private static final Map<String, String> SIXTEEN_ALL = Map.of("candidates", "16", "ceilings", "all");
 
     @Test
-    void shouldPassSelectWithinTimeAndWithoutAllocation()
+    void shouldPassSelectWithinItsHandLoopRatioAndWithoutAllocationWhateverItsAbsoluteTime()
     {
-        assertThat(Budgets.of("SelectBenchmark.engine", FOUR_ALL).verdict(24.9, 0.001)).isEqualTo("PASS");
+        assertThat(Budgets.of("SelectBenchmark.engine", FOUR_ALL).verdict(60.0, 0.001, 1.24)).isEqualTo("PASS");
+        assertThat(Budgets.of("SelectBenchmark.engine", FOUR_ALL).verdict(24.0, 0.001, 1.25)).isEqualTo("PASS");
     }
 
     @Test
-    void shouldFailSelectOverItsTimeBudget()
+    void shouldFailSelectOverItsHandLoopRatioOrWithoutAHandLoopInTheRun()
     {
-        assertThat(Budgets.of("SelectBenchmark.engine", FOUR_ALL).verdict(25.1, 0.0)).isEqualTo("FAIL (time)");
-        assertThat(Budgets.of("SelectBenchmark.engine", SIXTEEN_ALL).verdict(80.5, 0.0)).isEqualTo("FAIL (time)");
-        assertThat(Budgets.of("SelectBenchmark.engine", Map.of("candidates", "64", "ceilings", "all")).verdict(299.0, 0.0))
-            .isEqualTo("PASS");
+        assertThat(Budgets.of("SelectBenchmark.engine", FOUR_ALL).verdict(20.0, 0.0, 1.26)).isEqualTo("FAIL (ratio)");
+        assertThat(Budgets.of("SelectBenchmark.kernel", SIXTEEN_ALL).verdict(20.0, 8.0, 1.5))
+            .isEqualTo("FAIL (ratio, alloc)");
+        assertThat(Budgets.of("SelectBenchmark.engine", Map.of("candidates", "64", "ceilings", "all"))
+            .verdict(299.0, 0.0, Double.NaN)).isEqualTo("FAIL (ratio)");
     }
 
     @Test
@@ -45,7 +47,7 @@ class ReportTableTest
         // One 16-byte object per refresh at 9 us is 1.8 MB/s.
         assertThat(refresh.verdict(9_000.0, 16.0)).isEqualTo("FAIL (alloc)");
         // One 16-byte object every 16 selections at 20 ns is 50 MB/s.
-        assertThat(Budgets.of("SelectBenchmark.engine", FOUR_ALL).verdict(20.0, 1.0)).isEqualTo("FAIL (alloc)");
+        assertThat(Budgets.of("SelectBenchmark.engine", FOUR_ALL).verdict(20.0, 1.0, 1.0)).isEqualTo("FAIL (alloc)");
     }
 
     @Test
@@ -112,8 +114,8 @@ class ReportTableTest
         assertThat(lines).hasSize(5);
         assertThat(lines[0]).contains(
             "benchmark", "params", "ns/op", "B/op", "budget", "verdict", "speedup vs reference", "x hand loop");
-        assertThat(lines[2]).contains("SelectBenchmark.engine", "candidates=4", "30.0 ns", "± 2.0 ns", "<=25.0 ns, 0 B",
-            "FAIL (time)", "| 100 ", "| 3.00 ");
+        assertThat(lines[2]).contains("SelectBenchmark.engine", "candidates=4", "30.0 ns", "± 2.0 ns",
+            "<=1.25x hand loop (25.0 ns: info), 0 B", "FAIL (ratio)", "| 100 ", "| 3.00 ");
         assertThat(lines[3]).contains("SelectBenchmark.handLoop", "10.0 ns", "| 300 ");
         assertThat(lines[4]).contains("SelectBenchmark.reference", "3000.0 ns", "900.000", "| 300 ");
         for (final String line : lines)

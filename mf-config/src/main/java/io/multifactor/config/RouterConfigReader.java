@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Validates a located YAML tree against section 3 of the design and builds the immutable {@link RouterConfig}, reporting
+ * Validates a located YAML tree against docs/configuration.md and builds the immutable {@link RouterConfig}, reporting
  * every problem of the file (not just the first) into {@link Problems}, and warnings for what it corrects.
  * <p>
  * This class is stateless and threadsafe.

@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.within;
 
 class DesignSampleTest
 {
-    /** The sample of section 3 of the design, word for word (vSR's algorithm fragment, plus the models it names). */
+    /** The reference sample of the own format, word for word (vSR's algorithm fragment, plus the models it names). */
     static final String SECTION_3_SAMPLE = """
         models:
           - name: premium-model            # unique, non-empty
@@ -41,7 +41,7 @@ class DesignSampleTest
           inflight_max_age: 10m            # a request never ended is forgotten after this
         """;
 
-    /** The models the sample's decision names; the design's sample lists only the first. */
+    /** The models the sample's decision names; the reference sample lists only the first. */
     static final String ECONOMY_MODEL = """
           - name: economy-model
             quality_score: 0.1

@@ -41,7 +41,7 @@ class EmbeddingExampleTest
             AgentRunner.startOnThread(refresh);   // rotates latency windows, republishes percentiles
 
             // Once, at startup: names to handles; per thread: a reusable result and exclusion set.
-            final int decision = engine.decisionId("quality_policy_decision");
+            final int decision = engine.requireDecisionId("quality_policy_decision");
             final Selection selection = new Selection();
             final Exclusions exclusions = new Exclusions();
 

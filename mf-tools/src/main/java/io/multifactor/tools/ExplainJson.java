@@ -4,7 +4,7 @@ import io.multifactor.api.Factor;
 import io.multifactor.kernel.explain.Explanation;
 
 /**
- * Writes an {@link Explanation} as exactly the JSON object of section 5 of the design: fields in the documented order,
+ * Writes an {@link Explanation} as exactly the JSON object the README documents: fields in the documented order,
  * numbers as doubles except {@code inflight}, {@code null} for a missing value. Other programs parse this output.
  * <p>
  * This class is stateless and threadsafe.
@@ -17,7 +17,7 @@ public final class ExplainJson
 
     /**
      * @param explanation the selection to print.
-     * @return the JSON object, laid out as in the design, ending with a newline.
+     * @return the JSON object, laid out as the README shows, ending with a newline.
      */
     public static String render(final Explanation explanation)
     {

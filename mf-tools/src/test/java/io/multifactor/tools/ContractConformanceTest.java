@@ -10,7 +10,7 @@ import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Findings of a newcomer's review of {@code bin/mf} against sections 3 and 5 of the design, kept as regressions: exit 2
+ * Findings of a newcomer's review of {@code bin/mf} against docs/configuration.md and the README, kept as regressions: exit 2
  * means invalid input with the message on stderr and nothing on stdout, and every message names what is wrong.
  */
 class ContractConformanceTest

@@ -74,6 +74,35 @@ class DocsYamlTest
         assertThat(blocks(DOCS.resolve("configuration.md"))).hasSizeGreaterThanOrEqualTo(4);
     }
 
+    @Test
+    void shouldGiveTheOutcomeOfTheWorkedExampleOfTheSemanticsPage() throws IOException
+    {
+        final List<Block> blocks = blocks(DOCS.resolve("semantics.md"));
+        assertThat(blocks).hasSize(2);
+        final Path dir = Files.createTempDirectory("semantics");
+        final Path config = Files.writeString(dir.resolve("router.yaml"), blocks.get(0).yaml());
+        final Path request = Files.writeString(dir.resolve("request.yaml"), blocks.get(1).yaml());
+        final String page = Files.readString(DOCS.resolve("semantics.md"));
+        assertThat(page).contains("\n```\nbin/mf explain --config router.yaml --scenario request.yaml\n```\n");
+
+        final CliRun table = CliRun.of("explain", "--config", config.toString(), "--scenario", request.toString());
+        final CliRun json =
+            CliRun.of("explain", "--config", config.toString(), "--scenario", request.toString(), "--json");
+
+        assertThat(table.exit()).as(table.err()).isZero();
+        assertThat(json.out()).contains("\"outcome\": \"scored\"").contains("\"selected\": \"slow-strong\"")
+            .contains("\"normalized\": {\"quality\": 1.0, \"latency\": 0.0, \"cost\": 0.0, \"load\": 1.0}")
+            .contains("\"normalized\": {\"quality\": 0.0, \"latency\": 1.0, \"cost\": 1.0, \"load\": 0.0}");
+        assertThat(table.out()).containsPattern("slow-strong +- +0\\.6000").containsPattern("fast-cheap +- +0\\.4000");
+
+        final CliRun slow = CliRun.of("explain", "--config", config.toString(), "--scenario",
+            Files.writeString(dir.resolve("slow.yaml"), blocks.get(1).yaml().replace("[400, 600]", "[900, 1200]"))
+                .toString(), "--json");
+        assertThat(slow.out()).contains("\"selected\": \"fast-cheap\"").contains("\"dropped\": \"ttft_p95=")
+            .contains("ms>800.0ms\"");
+        assertThat(page).contains("`ttft_p95=...ms>800.0ms`");
+    }
+
     @TestFactory
     Stream<DynamicTest> everyYamlBlockOfTheDocsIsAValidFile() throws IOException
     {

@@ -13,8 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * End-to-end {@code mf explain --json}: a real engine fed through the public API, checked against the JSON that the
- * rules of section 4 of the design give. Latency values are the oracle's: HdrHistogram's {@code getValueAtPercentile}
- * at two significant digits, over microseconds, as the design specifies.
+ * rules of docs/semantics.md give. Latency values are the oracle's: HdrHistogram's {@code getValueAtPercentile}
+ * at two significant digits, over microseconds, as docs/semantics.md says.
  */
 class ExplainCommandTest
 {

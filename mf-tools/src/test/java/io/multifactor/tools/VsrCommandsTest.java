@@ -146,8 +146,9 @@ class VsrCommandsTest
 
         assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
         assertThat(run.out()).isEmpty();
-        assertThat(run.err()).contains(profile + ":10:3: decisions.bulk: unknown decision \"bulk\": the configuration " +
-            "has no such decision (a recipe's decision is named RECIPE/DECISION: did you mean batch/bulk?)");
+        assertThat(run.err()).isEqualTo(profile + ":10:3: decisions.bulk: unknown decision \"bulk\": the configuration " +
+            "has no such decision (a recipe's decision is named RECIPE/DECISION: did you mean batch/bulk?)\n" +
+            profile + ": refused, 1 problem\n");
     }
 
     /** @return the example wrapped as a Helm values file: its lines under {@code config:}, beside chart settings. */

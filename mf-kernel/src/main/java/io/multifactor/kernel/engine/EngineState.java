@@ -22,9 +22,10 @@ import java.util.Arrays;
  * its one pass over the candidates), with each candidate's in-flight counter offset.
  * <p>
  * The references are final and immutable; the refresh thread alone writes the elements of {@code latencyMs} and of the
- * decisions' signals (release stores), readers load them with opaque loads (each value is atomic; values from two
- * consecutive refreshes may mix, which is harmless because each is a valid recent percentile). This class is threadsafe
- * under that contract.
+ * decisions' signals (release stores); readers load the model-major array with opaque loads and the decisions'
+ * signals with plain loads after their volatile load of the state ({@link CandidateSignals} says why that is safe).
+ * Values from two consecutive refreshes may mix, which is harmless because each is a valid recent percentile. This
+ * class is threadsafe under that contract.
  */
 final class EngineState
 {

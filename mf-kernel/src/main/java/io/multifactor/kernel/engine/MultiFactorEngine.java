@@ -96,7 +96,9 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     // Guarded by lock.
     private Map<String, ModelSignals> signalsByName = new HashMap<>();
     private final Map<String, Integer> counterIdsByName = new HashMap<>();
-    private long nextRefreshNs;
+    // Written under lock once per refresh period; read first without the lock, so that a duty cycle with nothing due
+    // writes nothing at all (not even the monitor's word, which may share a cache line with what the hot paths read).
+    private volatile long nextRefreshNs;
     private boolean closed;
     private boolean fleetAttached;
 
@@ -187,12 +189,49 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     }
 
     /**
+     * Resolves a decision name once, at startup, and refuses a name the configuration does not have.
+     *
+     * @param name decision name.
+     * @return its handle in the current plans.
+     * @throws IllegalArgumentException naming the unknown name, the nearest known decision and the known decisions.
+     */
+    public int requireDecisionId(final String name)
+    {
+        final Plans plans = state.plans;
+        final int id = plans.decisionId(name);
+        if (id == Handles.NONE)
+        {
+            throw new IllegalArgumentException(KnownNames.unknown("decision", name, KnownNames.decisions(plans)));
+        }
+        return id;
+    }
+
+    /**
+     * Resolves a model name once, at startup, and refuses a name the configuration does not have.
+     *
+     * @param name model name.
+     * @return its handle in the current plans.
+     * @throws IllegalArgumentException naming the unknown name, the nearest known model and the known models.
+     */
+    public int requireModelId(final String name)
+    {
+        final Plans plans = state.plans;
+        final int id = plans.modelId(name);
+        if (id == Handles.NONE)
+        {
+            throw new IllegalArgumentException(KnownNames.unknown("model", name, KnownNames.models(plans)));
+        }
+        return id;
+    }
+
+    /**
      * Selects a model for one request of a decision, writing every candidate's observed signals, drops, scores and the
      * outcome into {@code out} (configured values and normalized factors are read through it from the plan and the
      * bounds). An unknown decision gives {@link io.multifactor.api.Outcome#FAILED} with 0 candidates.
      * <p>
      * Reads the published state once (one volatile load), then, in the kernel's first loop over the candidates, the
-     * decision's published percentiles (opaque loads) and in-flight counters (volatile loads). Allocates nothing (once
+     * decision's published percentiles and in-flight counters (plain loads after that volatile load, see
+     * {@link CandidateSignals}). Allocates nothing (once
      * {@code out} is large enough), takes no lock, never throws for an expected outcome.
      *
      * @param decisionId decision handle.
@@ -632,8 +671,9 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     }
 
     /**
-     * One duty cycle at the clock's current time: when {@code latency_refresh}
-     * has passed since the last republication, rotates and drains every window, republishes the percentiles and, when
+     * One duty cycle at the clock's current time: when {@code latency_refresh} has passed since the last republication
+     * (checked first without taking the lock: a duty cycle with nothing due reads the clock and one volatile field and
+     * writes nothing), rotates and drains every window, republishes the percentiles and, when
      * the sweep period has passed, reclaims stale leases. Call from one thread at a time (an {@link org.agrona.concurrent.AgentRunner} through
      * {@link #agent()}, a simulator, a test). Allocates nothing in steady state.
      *
@@ -642,6 +682,10 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     public int refresh()
     {
         final long nowNs = clock.nanoTime();
+        if (nowNs - nextRefreshNs < 0)
+        {
+            return 0;
+        }
         synchronized (lock)
         {
             if (closed || nowNs - nextRefreshNs < 0)
@@ -984,10 +1028,12 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         /**
          * @return the engine.
          * @throws IllegalArgumentException when a capacity is out of range.
-         * @throws IllegalStateException when the plans have more models than counters.
+         * @throws IllegalStateException when the plans have more models than counters, or when the JVM lacks the flag
+         *     {@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED} that Agrona needs (the message names it).
          */
         public MultiFactorEngine build()
         {
+            AgronaAccess.check();
             return new MultiFactorEngine(this);
         }
     }

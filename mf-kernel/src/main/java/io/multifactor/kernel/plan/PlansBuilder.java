@@ -118,7 +118,7 @@ public final class PlansBuilder
      * Starts a decision; finish it with {@link DecisionSpec#add()}.
      *
      * @param name unique decision name.
-     * @return the decision's specification, with every default of section 3 of the design.
+     * @return the decision's specification, with every default of docs/configuration.md.
      */
     public DecisionSpec decision(final String name)
     {

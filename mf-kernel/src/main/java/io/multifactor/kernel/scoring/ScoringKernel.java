@@ -132,22 +132,16 @@ public final class ScoringKernel
                 cost = plan.costPer1M(i);
             }
             // NaN compares false: a missing observation never breaks a ceiling; an off ceiling is +Infinity. A floor is
-            // off for most decisions (one predictable branch); a missing quality fails >= and breaks it.
-            int reason =
-                qualityFloor && !(quality >= minQuality) ? DropReason.QUALITY :
-                tpot > maxTpotMs ? DropReason.TPOT :
-                ttft > maxTtftMs ? DropReason.TTFT :
-                cost > maxCost ? DropReason.COST :
-                inflight > maxInflight ? DropReason.INFLIGHT : DropReason.NONE;
-            if (anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
+            // off for most decisions; a missing quality fails >= and breaks it. Non-short-circuit ORs: one branch for
+            // the common case, the reason is worked out only for a drop.
+            final boolean broken = qualityFloor & !(quality >= minQuality) | tpot > maxTpotMs | ttft > maxTtftMs |
+                cost > maxCost | inflight > maxInflight;
+            if (broken || anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
-                reason = DropReason.EXCLUDED;
-            }
-            out.observed(i, reason, tpot, ttft, inflight);
-            if (reason != DropReason.NONE)
-            {
+                out.observed(i, dropReason(plan, exclusionsOrNull, i, tpot, ttft, cost, inflight), tpot, ttft, inflight);
                 continue;
             }
+            out.observed(i, DropReason.NONE, tpot, ttft, inflight);
             survivors++;
             final double latency = latencyMetric == LatencyMetric.AUTO ? (tpot == tpot ? tpot : ttft) :
                 latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
@@ -162,10 +156,7 @@ public final class ScoringKernel
             nMin = load < nMin ? load : nMin;
             nMax = load > nMax ? load : nMax;
         }
-        out.bounds(Factor.QUALITY, qMin, qMax);
-        out.bounds(Factor.LATENCY, lMin, lMax);
-        out.bounds(Factor.COST, cMin, cMax);
-        out.bounds(Factor.LOAD, nMin, nMax);
+        out.bounds(qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
 
         if (survivors == 0)
         {
@@ -178,6 +169,26 @@ public final class ScoringKernel
             return;
         }
         rank(plan, out, requestOrNull, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
+    }
+
+    /** The first broken limit, in the order quality floor, TPOT, TTFT, cost, in-flight; {@code EXCLUDED} first of all. */
+    private static int dropReason(
+        final DecisionPlan plan,
+        final Exclusions exclusionsOrNull,
+        final int i,
+        final double tpot,
+        final double ttft,
+        final double cost,
+        final long inflight)
+    {
+        if (exclusionsOrNull != null && exclusionsOrNull.contains(plan.candidateModelId(i)))
+        {
+            return DropReason.EXCLUDED;
+        }
+        return plan.hasQualityFloor() && !(plan.quality(i) >= plan.minQuality()) ? DropReason.QUALITY :
+            tpot > plan.effectiveMaxTpotMs() ? DropReason.TPOT :
+            ttft > plan.effectiveMaxTtftMs() ? DropReason.TTFT :
+            cost > plan.effectiveMaxCostPer1M() ? DropReason.COST : DropReason.INFLIGHT;
     }
 
     private static void rank(

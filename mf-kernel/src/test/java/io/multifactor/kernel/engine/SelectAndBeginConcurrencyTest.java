@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The reserve property of DESIGN section 4.2 on real threads: with {@code on_no_candidates: fail}, 8 threads calling
+ * The reserve property (docs/semantics.md) on real threads: with {@code on_no_candidates: fail}, 8 threads calling
  * {@code selectAndBegin} and {@code end} in a loop never see a model above {@code max_inflight} (checked at every
  * lease and by a watcher thread), and every lease ends.
  */

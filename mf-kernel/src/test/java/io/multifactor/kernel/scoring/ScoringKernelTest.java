@@ -18,7 +18,7 @@ import static io.multifactor.kernel.scoring.KernelRun.selectedName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-/** One example per rule of section 4 of the design, on the kernel alone. */
+/** One example per rule of docs/semantics.md, on the kernel alone. */
 class ScoringKernelTest
 {
     private static final double NaN = Double.NaN;

@@ -1,6 +1,6 @@
 /**
  * QuickTheories generators of decisions, signals and requests for property tests of anything that selects models,
- * biased towards the edge cases of section 4 of the design (one or 64 candidates, ties, missing signals, zero and
+ * biased towards the edge cases of docs/semantics.md (one or 64 candidates, ties, missing signals, zero and
  * negative weights, every candidate dropped or excluded, free models, tiny and huge values, all three policies).
  * <p>
  * Threading: generators are stateless and may be shared; QuickTheories drives each from one thread.

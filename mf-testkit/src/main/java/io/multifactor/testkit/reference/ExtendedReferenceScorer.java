@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * Section 4 of the design with every extension of 4.2 (quality floor, latency metric, cost mix and request tokens,
+ * docs/semantics.md with every optional extension (quality floor, latency metric, cost mix and request tokens,
  * lexicographic objective, near ties), written from the formulas for clarity: one object per candidate, lists and maps,
  * the real-number expressions as the design writes them ({@code (x - min) / (max - min)},
  * {@code (a*P + b*K) / (a + b)}). It shares no code or expression with the kernel nor with {@link ReferenceScorer}, so

@@ -1,6 +1,6 @@
 /**
  * The plain reference implementation of a selection (the oracle of the tests and the baseline of the benchmarks):
- * section 4 of the design written for clarity with objects, lists and maps, sort-based percentiles over raw samples,
+ * docs/semantics.md written for clarity with objects, lists and maps, sort-based percentiles over raw samples,
  * and an adapter that runs the real kernel on the same input so both can be compared.
  * <p>
  * Threading: value types are immutable; {@link io.multifactor.testkit.reference.ReferenceRouter} serializes every call

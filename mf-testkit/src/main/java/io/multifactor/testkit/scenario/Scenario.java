@@ -10,8 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The observations for one request, as read from a scenario file: the decision to select, the candidates the request
- * excludes, its token counts and tie-break seed when given, and per model its latency samples and in-flight count.
+ * The observations for one request, as read from a scenario file (docs/configuration.md): the decision to select,
+ * the candidates the request excludes, its token counts and tie-break seed when given, and per model its latency
+ * samples and in-flight count.
  * <p>
  * Instances are immutable and threadsafe.
  *

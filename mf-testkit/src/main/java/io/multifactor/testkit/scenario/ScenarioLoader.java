@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads a scenario file (section 5 of the design), refusing bad input with every problem located as
+ * Reads a scenario file (docs/configuration.md), refusing bad input with every problem located as
  * {@code FILE:LINE:COLUMN: PATH: message}: an unknown key, a wrong type, a sample that is NaN, infinite, zero or
  * negative, a negative in-flight count, a model listed twice, a negative token count or token counts that add up to 0.
  * <p>

@@ -195,7 +195,7 @@ public final class ProfileReader
                 {
                     problems.error(entry.keyLine(), entry.keyColumn(), reader.path("decisions") + '.' + entry.key(),
                         "unknown decision \"" + Excerpt.value(entry.key()) + "\": the configuration has no such decision" +
-                        suggestion(plans, entry.key(), planDecisions));
+                        decisionHint(plans, entry.key(), planDecisions));
                 }
             }
         }
@@ -222,13 +222,6 @@ public final class ProfileReader
                     "\" of the configuration: add models." + Excerpt.value(model) + " with ttft_ms and tpot_ms");
             }
         }
-    }
-
-    // A recipe's decision named without its recipe gets its qualified name; anything else the nearest plausible name.
-    private static String suggestion(final Plans plans, final String decision, final List<String> planDecisions)
-    {
-        final String recipe = RecipeDecisionNames.hint(plans, decision);
-        return recipe.isEmpty() ? NearestName.suggestion(decision, planDecisions) : recipe;
     }
 
     private static ModelBehaviour model(final String name, final MappingReader reader)
@@ -316,5 +309,12 @@ public final class ProfileReader
     private static String text(final YamlNode node)
     {
         return node instanceof YamlScalar ? ((YamlScalar)node).text() : node.describe();
+    }
+
+    /** A recipe's decision named without its recipe gets its qualified name, any other the nearest plausible name. */
+    private static String decisionHint(final Plans plans, final String decision, final List<String> planDecisions)
+    {
+        final String recipe = RecipeDecisionNames.hint(plans, decision);
+        return recipe.isEmpty() ? NearestName.suggestion(decision, planDecisions) : recipe;
     }
 }
