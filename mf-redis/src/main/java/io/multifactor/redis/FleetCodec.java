@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.DataFormatException;
+import java.util.zip.Deflater;
 import java.util.zip.Inflater;
 
 /**
@@ -61,10 +62,19 @@ public final class FleetCodec
     private static final byte MAGIC_1 = 'F';
     private static final int HISTOGRAM_HEADER_BYTES = 40;
 
+    /** Most bytes of one inflated histogram: its header and a counts payload of at most 4096 varints. */
+    private static final int MAX_PLAIN_BYTES = HISTOGRAM_HEADER_BYTES + 9 * 4096;
+
+    /** HdrHistogram's cookie of a compressed encoding (taken from HdrHistogram itself). */
+    private static final int COMPRESSED_COOKIE = compressedCookie();
+
+    // One deflater and one inflater for every histogram: HdrHistogram's own encoder makes a new zlib stream per call.
+    private final Deflater deflater = new Deflater(1);
     private final Inflater inflater = new Inflater();
-    private final byte[] header = new byte[HISTOGRAM_HEADER_BYTES];
+    private final byte[] plainIn = new byte[MAX_PLAIN_BYTES];
+    private ByteBuffer plainOut = ByteBuffer.allocate(MAX_PLAIN_BYTES);
+    private byte[] deflated = new byte[MAX_PLAIN_BYTES + 64];
     private ByteBuffer out = ByteBuffer.allocate(16 * 1024);
-    private ByteBuffer histogramOut = ByteBuffer.allocate(4 * 1024);
 
     /**
      * A decoded entry. Instances are immutable once returned and belong to the caller.
@@ -219,20 +229,30 @@ public final class FleetCodec
         {
             return INVALID;
         }
-        // A copy: HdrHistogram's decoder reads the backing array from index 0 (it ignores a slice's offset).
-        final byte[] copy = new byte[length];
-        in.get(copy);
-        final ByteBuffer slice = ByteBuffer.wrap(copy);
-        if (!headerFits(slice))
+        // Inflate with the reused inflater into a bounded buffer, check the plain header, then decode the plain form.
+        final int start = in.position();
+        in.position(start + length);
+        final ByteBuffer compressed = ByteBuffer.wrap(in.array(), start, length).slice();
+        if (compressed.getInt() != COMPRESSED_COOKIE)
+        {
+            return INVALID;
+        }
+        final int contentLength = compressed.getInt();
+        if (contentLength <= 0 || contentLength != length - 8)
+        {
+            return INVALID;
+        }
+        final int plainLength = inflate(in.array(), start + 8, contentLength);
+        if (plainLength < HISTOGRAM_HEADER_BYTES || !headerFits(plainLength))
         {
             return INVALID;
         }
         final Histogram histogram;
         try
         {
-            histogram = Histogram.decodeFromCompressedByteBuffer(slice, 0);
+            histogram = Histogram.decodeFromByteBuffer(ByteBuffer.wrap(plainIn, 0, plainLength), 0);
         }
-        catch (final DataFormatException | RuntimeException ex)
+        catch (final RuntimeException ex)
         {
             return INVALID;
         }
@@ -259,46 +279,48 @@ public final class FleetCodec
         return total == 0 ? null : histogram;
     }
 
-    // Inflates only the uncompressed header, so a forged range cannot make the decoder allocate without bound.
-    private boolean headerFits(final ByteBuffer compressed)
+    // The whole stream must inflate to at most MAX_PLAIN_BYTES: a forged stream cannot make the decoder allocate more.
+    private int inflate(final byte[] source, final int offset, final int length)
     {
-        final ByteBuffer view = compressed.duplicate();
-        view.getInt();
-        final int contentLength = view.getInt();
-        if (contentLength <= 0 || contentLength > view.remaining())
-        {
-            return false;
-        }
-        final byte[] content = new byte[contentLength];
-        view.get(content);
         inflater.reset();
-        inflater.setInput(content);
+        inflater.setInput(source, offset, length);
         try
         {
             int read = 0;
-            while (read < HISTOGRAM_HEADER_BYTES)
+            while (!inflater.finished())
             {
-                final int n = inflater.inflate(header, read, HISTOGRAM_HEADER_BYTES - read);
-                if (n == 0 && (inflater.finished() || inflater.needsInput() || inflater.needsDictionary()))
+                if (read == plainIn.length)
                 {
-                    return false;
+                    return -1;
+                }
+                final int n = inflater.inflate(plainIn, read, plainIn.length - read);
+                if (n == 0 && (inflater.needsInput() || inflater.needsDictionary()))
+                {
+                    return -1;
                 }
                 read += n;
             }
+            return read;
         }
         catch (final DataFormatException ex)
         {
-            return false;
+            return -1;
         }
-        final ByteBuffer h = ByteBuffer.wrap(header);
+    }
+
+    // The plain header: range and precision of the engine's windows, a payload that fits what was inflated.
+    private boolean headerFits(final int plainLength)
+    {
+        final ByteBuffer h = ByteBuffer.wrap(plainIn, 0, HISTOGRAM_HEADER_BYTES);
         h.getInt();
         final int payloadLength = h.getInt();
         h.getInt();
         final int digits = h.getInt();
         final long lowest = h.getLong();
         final long highest = h.getLong();
-        return payloadLength >= 0 && payloadLength <= 9 * 4096 && digits == LatencyWindow.SIGNIFICANT_DIGITS &&
-            lowest == 1 && highest >= 2 && highest <= 2 * LatencyWindow.MAX_TRACKABLE_MICROS;
+        return payloadLength >= 0 && payloadLength <= plainLength - HISTOGRAM_HEADER_BYTES &&
+            digits == LatencyWindow.SIGNIFICANT_DIGITS && lowest == 1 && highest >= 2 &&
+            highest <= 2 * LatencyWindow.MAX_TRACKABLE_MICROS;
     }
 
     private static String getString(final ByteBuffer in)
@@ -323,6 +345,7 @@ public final class FleetCodec
         put(2 + bytes.length).putShort((short)bytes.length).put(bytes);
     }
 
+    // HdrHistogram's compressed encoding (cookie, length, deflate of the plain encoding), with a reused deflater.
     private void putHistogram(final Histogram histogram)
     {
         if (histogram.getTotalCount() == 0)
@@ -331,13 +354,34 @@ public final class FleetCodec
             return;
         }
         final int needed = histogram.getNeededByteBufferCapacity();
-        if (histogramOut.capacity() < needed)
+        if (plainOut.capacity() < needed)
         {
-            histogramOut = ByteBuffer.allocate(needed);
+            plainOut = ByteBuffer.allocate(needed);
+            deflated = new byte[needed + 64];
         }
-        histogramOut.clear();
-        final int length = histogram.encodeIntoCompressedByteBuffer(histogramOut, 1);
-        put(4 + length).putInt(length).put(histogramOut.array(), 0, length);
+        plainOut.clear();
+        final int plainLength = histogram.encodeIntoByteBuffer(plainOut);
+        deflater.reset();
+        deflater.setInput(plainOut.array(), 0, plainLength);
+        deflater.finish();
+        int length = 0;
+        while (!deflater.finished())
+        {
+            if (length == deflated.length)
+            {
+                deflated = java.util.Arrays.copyOf(deflated, deflated.length * 2);
+            }
+            length += deflater.deflate(deflated, length, deflated.length - length);
+        }
+        put(12 + length).putInt(8 + length).putInt(COMPRESSED_COOKIE).putInt(length).put(deflated, 0, length);
+    }
+
+    private static int compressedCookie()
+    {
+        final Histogram one = new Histogram(1, 2, 0);
+        final ByteBuffer buffer = ByteBuffer.allocate(one.getNeededByteBufferCapacity());
+        one.encodeIntoCompressedByteBuffer(buffer, 1);
+        return buffer.getInt(0);
     }
 
     private ByteBuffer put(final int bytes)

@@ -42,7 +42,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * At the start of period p a replica adds its counts into {@code n:{p}}; every fourth period it also writes the
  * latency samples it recorded during the previous latency period into {@code l:{e}} (its own field, retried at each
  * period start until it succeeds); until {@code f:{e-1}} exists, one replica per
- * period (a one-period lock) becomes the aggregator of {@code e-1}: it reads the list, merges, writes {@code f:{e-1}}. From the middle of the period it reads {@code n:{p}}
+ * period from the second period of {@code e} on (a one-period lock) becomes the aggregator of {@code e-1}: it reads
+ * the entries, merges, writes {@code f:{e-1}}; a late entry of {@code e-1} therefore still gets in. From the middle of the period it reads {@code n:{p}}
  * (everyone's counts minus its own) and, once per latency period, {@code f:{e-1}} minus its own samples. Every key
  * expires after 4 periods (latency keys after 4 latency periods), so a replica killed with {@code kill -9} stops
  * counting within 2 periods and nothing in Redis grows. Each tick is one round trip (a pipeline or one Lua script);
@@ -136,6 +137,7 @@ public final class RedisFleetExchange implements FleetExchange
     private long fleetEpochRead = Long.MIN_VALUE;
     private long aggregatedEpoch = Long.MIN_VALUE;
     private boolean outage;
+    private RuntimeException connectFailure;
     private long outageFailures;
     private volatile int liveRemoteReplicas;
     private volatile boolean closed;
@@ -212,6 +214,12 @@ public final class RedisFleetExchange implements FleetExchange
             return FAILED;
         }
         accumulate(local);
+        if (!connected())
+        {
+            // Nothing was sent: try again at the next tick (the period's publication is not skipped).
+            return outcome(connectFailure, IDLE);
+        }
+        // The time after connecting: a slow connection must not make this replica write into a period already over.
         final long nowMs = clock.time();
         final long period = Math.floorDiv(nowMs, periodMs);
         final long phaseMs = nowMs - period * periodMs;
@@ -351,6 +359,21 @@ public final class RedisFleetExchange implements FleetExchange
         return message.replaceAll("(rediss?://)[^@/\\s]*@", "$1");
     }
 
+    private boolean connected()
+    {
+        try
+        {
+            commands();
+            connectFailure = null;
+            return true;
+        }
+        catch (final RuntimeException ex)
+        {
+            connectFailure = ex;
+            return false;
+        }
+    }
+
     private RedisAsyncCommands<byte[], byte[]> commands()
     {
         if (connection != null && connection.isOpen())
@@ -427,7 +450,8 @@ public final class RedisFleetExchange implements FleetExchange
                 futures.add(redis.pexpire(entriesKey, latencyExpiryMs));
             }
             RedisFuture<Long> aggregated = null;
-            if (aggregatedEpoch != epoch - 1)
+            // Not in the first period of a latency period: an entry of the previous one sent late still gets in.
+            if (aggregatedEpoch != epoch - 1 && Math.floorMod(period, LATENCY_EVERY_PERIODS) != 0)
             {
                 // Until the aggregate of the previous latency period exists, one replica per period (a lock that
                 // lasts one period) tries to build it; a failed or dead aggregator is replaced the next period.

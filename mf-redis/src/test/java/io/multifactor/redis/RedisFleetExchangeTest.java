@@ -120,7 +120,7 @@ class RedisFleetExchangeTest
             final MultiFactorEngine engine = engine(SystemNanoClock.INSTANCE);
             engines.add(engine);
             final RedisFleetExchange exchange =
-                exchange("pct", "replica-" + r, 200, org.agrona.concurrent.SystemEpochClock.INSTANCE, 16);
+                exchange("pct", "replica-" + r, 500, org.agrona.concurrent.SystemEpochClock.INSTANCE, 16);
             run(engine, new FleetAgent(engine, exchange, SystemNanoClock.INSTANCE, 16));
             for (int i = 0; i < 2_000; i++)
             {
@@ -132,7 +132,8 @@ class RedisFleetExchangeTest
         }
         final double expectedMs = all.getValueAtPercentile(95) / 1000.0;
         final Selection out = new Selection();
-        final long deadline = System.nanoTime() + 10_000_000_000L;
+        // Several latency periods of 2 s: a loaded machine fails some exchanges, a later period gets them through.
+        final long deadline = System.nanoTime() + 30_000_000_000L;
         boolean agreed = false;
         while (!agreed && System.nanoTime() < deadline)
         {
@@ -332,7 +333,7 @@ class RedisFleetExchangeTest
         assertThat(x1.skippedEntryCount()).isEqualTo(4);
         assertThat(x2.skippedEntryCount()).isEqualTo(4);
 
-        for (int p = 1; p <= RedisFleetExchange.LATENCY_EVERY_PERIODS; p++)
+        for (int p = 1; p <= RedisFleetExchange.LATENCY_EVERY_PERIODS + 1; p++)
         {
             wall.update(t0 + p * periodMs);
             a1.exchangeNow(nanos.nanoTime());
@@ -341,9 +342,10 @@ class RedisFleetExchangeTest
             assertThat(a1.exchangeNow(nanos.nanoTime())).isEqualTo(FleetExchange.EXCHANGED);
             assertThat(a2.exchangeNow(nanos.nanoTime())).isEqualTo(FleetExchange.EXCHANGED);
         }
-        // The aggregator of e0 skipped the four bad list entries.
+        // The aggregator of e0 skipped the four bad entries; e0 - 1 was not aggregated (the garbage written as its
+        // fleet entry already existed), e0 once.
         assertThat(x1.skippedEntryCount() + x2.skippedEntryCount()).isEqualTo(8 + 4);
-        assertThat(x1.aggregatedCount() + x2.aggregatedCount()).isEqualTo(2);
+        assertThat(x1.aggregatedCount() + x2.aggregatedCount()).isEqualTo(1);
 
         final double expectedMs = all.getValueAtPercentile(95) / 1000.0;
         final Selection out = new Selection();

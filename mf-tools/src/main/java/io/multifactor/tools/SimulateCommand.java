@@ -5,6 +5,8 @@ import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.model.SignalsConfig;
 import io.multifactor.kernel.engine.SignalSettings;
+import io.multifactor.testkit.sim.FleetReport;
+import io.multifactor.testkit.sim.FleetSimulator;
 import io.multifactor.testkit.sim.IntervalRow;
 import io.multifactor.testkit.sim.ProfileReader;
 import io.multifactor.testkit.sim.SimulationListener;
@@ -13,6 +15,7 @@ import io.multifactor.testkit.sim.SimulationReport;
 import io.multifactor.testkit.sim.Simulator;
 import io.multifactor.tools.report.ChartReport;
 import io.multifactor.tools.report.CsvReport;
+import io.multifactor.tools.report.FleetTextReport;
 import io.multifactor.tools.report.TextReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -84,6 +87,14 @@ public final class SimulateCommand implements Callable<Integer>
     @Option(names = "--no-ceilings", description = "run the engine with every SLO ceiling off (attainment is still " +
         "measured against the configured ceilings)")
     boolean noCeilings;
+
+    @Option(names = "--replicas", paramLabel = "N", description = "run N router replicas behind a round-robin load " +
+        "balancer, each with its own engine, sharing signals through the in-memory fleet exchange (period: the " +
+        "configuration's fleet.exchange_every, default 250ms); the report compares with isolated replicas, same seed")
+    Integer replicas;
+
+    @Option(names = "--no-fleet", description = "with --replicas: only the run where replicas share nothing")
+    boolean noFleet;
 
     @Spec
     CommandSpec spec;
@@ -161,6 +172,11 @@ public final class SimulateCommand implements Callable<Integer>
             return ExitCodes.INVALID_INPUT;
         }
 
+        if (replicas != null || noFleet)
+        {
+            return simulateFleet(loaded, traffic, configPath, profilePath);
+        }
+
         final Simulator simulator;
         try
         {
@@ -209,6 +225,38 @@ public final class SimulateCommand implements Callable<Integer>
             err.println("cannot write output: " + ex);
             return ExitCodes.INTERNAL_ERROR;
         }
+        return ExitCodes.OK;
+    }
+
+    private int simulateFleet(final LoadedConfig loaded, final SimulationProfile traffic, final Path configPath,
+        final Path profilePath)
+    {
+        final int n = replicas == null ? 1 : replicas;
+        final long everyNs = loaded.config().fleet().exchangeEveryNs();
+        final FleetReport isolated;
+        FleetReport shared = null;
+        try
+        {
+            isolated = new FleetSimulator(loaded.plans(), settings(loaded.config().signals()), traffic, n, false, everyNs)
+                .run();
+            if (!noFleet)
+            {
+                shared = new FleetSimulator(loaded.plans(), settings(loaded.config().signals()), traffic, n, true,
+                    everyNs).run();
+            }
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println(profilePath + ": " + ex.getMessage() + " (configuration " + configPath + ")");
+            return ExitCodes.INVALID_INPUT;
+        }
+        final Path shownConfig = config == null ? Path.of(EXAMPLE_CONFIG) : shown(configPath);
+        final Path shownProfile = profile == null ? siblingProfile(shownConfig) : shown(profilePath);
+        out.printf(Locale.ROOT, "simulating %s with %s: %d replicas, %.0f s, %s arrivals/s, seed %d, %s%n%n",
+            shownConfig, shownProfile, n, traffic.durationS(), trim(traffic.arrivalsPerS()), traffic.seed(),
+            noFleet ? "isolated (no fleet)" : "fleet exchange every " + everyNs / 1_000_000 + " ms vs isolated");
+        out.print(FleetTextReport.compare(shared, isolated));
+        out.flush();
         return ExitCodes.OK;
     }
 

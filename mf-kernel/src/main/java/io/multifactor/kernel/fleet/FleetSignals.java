@@ -157,8 +157,8 @@ public final class FleetSignals
         {
             names[i] = null;
             inflight[i] = 0;
-            ttft[i].reset();
-            tpot[i].reset();
+            resetIfUsed(ttft[i]);
+            resetIfUsed(tpot[i]);
         }
         indexByName.clear();
         size = 0;
@@ -169,8 +169,17 @@ public final class FleetSignals
     {
         for (int i = 0; i < size; i++)
         {
-            ttft[i].reset();
-            tpot[i].reset();
+            resetIfUsed(ttft[i]);
+            resetIfUsed(tpot[i]);
+        }
+    }
+
+    // Resetting clears the whole counts array: skip the (common) empty ones.
+    private static void resetIfUsed(final Histogram histogram)
+    {
+        if (histogram.getTotalCount() != 0)
+        {
+            histogram.reset();
         }
     }
 
@@ -190,8 +199,14 @@ public final class FleetSignals
                 return;
             }
             inflight[index] = other.inflight[i];
-            ttft[index].add(other.ttft[i]);
-            tpot[index].add(other.tpot[i]);
+            if (other.ttft[i].getTotalCount() != 0)
+            {
+                ttft[index].add(other.ttft[i]);
+            }
+            if (other.tpot[i].getTotalCount() != 0)
+            {
+                tpot[index].add(other.tpot[i]);
+            }
         }
     }
 }
