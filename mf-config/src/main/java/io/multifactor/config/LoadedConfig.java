@@ -47,6 +47,16 @@ public record LoadedConfig(
         this(file, config, plans, warnings, ConfigOutline.MULTI_FACTOR);
     }
 
+    /**
+     * @return {@code signals.counters_file} as a path, for {@code MultiFactorEngine.Builder#countersFile}, or
+     *     {@code null} when the file names none (counters in direct memory).
+     */
+    public java.nio.file.Path countersFile()
+    {
+        final String name = config.signals().countersFile();
+        return name == null ? null : java.nio.file.Path.of(name);
+    }
+
     /** @return the engine-wide {@code signals:} settings, for {@code MultiFactorEngine.Builder#settings}. */
     public SignalSettings signalSettings()
     {

@@ -33,7 +33,7 @@ final class RouterConfigReader
     static final List<String> DECISION_KEYS = List.of("name", "modelRefs", "algorithm");
     static final List<String> MODEL_REF_KEYS = List.of("model");
     static final List<String> ALGORITHM_KEYS = List.of("type", "multi_factor");
-    static final List<String> SIGNALS_KEYS = List.of("latency_window", "latency_refresh", "inflight_max_age");
+    static final List<String> SIGNALS_KEYS = List.of("latency_window", "latency_refresh", "inflight_max_age", "counters_file");
 
     private RouterConfigReader()
     {
@@ -217,7 +217,8 @@ final class RouterConfigReader
             signals.problems().error(at, signals.path("latency_refresh"), "must not exceed latency_window, got " +
                 describeNs(signals, "latency_refresh", refreshNs) + " > " + describeNs(signals, "latency_window", windowNs));
         }
-        return new SignalsConfig(windowNs, refreshNs, maxAgeNs);
+        final String countersFile = signals.optionalString("counters_file", null);
+        return new SignalsConfig(windowNs, refreshNs, maxAgeNs, countersFile);
     }
 
     private static String describeNs(final MappingReader signals, final String key, final long ns)

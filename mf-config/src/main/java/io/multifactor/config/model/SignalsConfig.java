@@ -8,11 +8,26 @@ package io.multifactor.config.model;
  * @param latencyWindowNs {@code latency_window}: percentiles cover this rolling window.
  * @param latencyRefreshNs {@code latency_refresh}: how often published percentiles are recomputed.
  * @param inflightMaxAgeNs {@code inflight_max_age}: a request never ended is forgotten after this.
+ * @param countersFile {@code counters_file}: the file the engine's counters are mapped into (for {@code bin/mf stat}),
+ *     or {@code null} for counters in direct memory.
  */
-public record SignalsConfig(long latencyWindowNs, long latencyRefreshNs, long inflightMaxAgeNs)
+public record SignalsConfig(long latencyWindowNs, long latencyRefreshNs, long inflightMaxAgeNs, String countersFile)
 {
-    /** Defaults: 60 s window, 1 s refresh, 10 min in-flight age. */
-    public static final SignalsConfig DEFAULTS = new SignalsConfig(60_000_000_000L, 1_000_000_000L, 600_000_000_000L);
+    /** Defaults: 60 s window, 1 s refresh, 10 min in-flight age, counters in direct memory. */
+    public static final SignalsConfig DEFAULTS =
+        new SignalsConfig(60_000_000_000L, 1_000_000_000L, 600_000_000_000L, null);
+
+    /**
+     * Settings without a counters file.
+     *
+     * @param latencyWindowNs {@code latency_window}.
+     * @param latencyRefreshNs {@code latency_refresh}.
+     * @param inflightMaxAgeNs {@code inflight_max_age}.
+     */
+    public SignalsConfig(final long latencyWindowNs, final long latencyRefreshNs, final long inflightMaxAgeNs)
+    {
+        this(latencyWindowNs, latencyRefreshNs, inflightMaxAgeNs, null);
+    }
 
     /** Shortest {@code latency_refresh} accepted: 10 ms; a shorter period keeps the refresh agent busy on a whole core. */
     public static final long MIN_LATENCY_REFRESH_NS = 10_000_000L;
