@@ -36,6 +36,7 @@ public final class Selection
     private int outcome = Outcome.FAILED;
     private int selectedIndex = -1;
     private int candidateCount;
+    private int droppedCount;
     private int objective = Objective.WEIGHTED;
     private int latencyMetric = LatencyMetric.AUTO;
     private long lease = InflightTracker.NO_LEASE;
@@ -95,6 +96,7 @@ public final class Selection
         this.candidateCount = candidateCount;
         this.outcome = Outcome.FAILED;
         this.selectedIndex = -1;
+        this.droppedCount = 0;
         this.objective = Objective.WEIGHTED;
         this.latencyMetric = LatencyMetric.AUTO;
         this.lease = InflightTracker.NO_LEASE;
@@ -179,6 +181,8 @@ public final class Selection
      */
     public void observed(final int index, final int dropReason, final double tpotMs, final double ttftMs, final long inflight)
     {
+        // Counted so that the engine's drop counters look at the candidates only when some were dropped.
+        droppedCount += dropReason != DropReason.NONE ? 1 : 0;
         dropReasons[index] = dropReason;
         this.tpotMs[index] = tpotMs;
         this.ttftMs[index] = ttftMs;
@@ -250,6 +254,7 @@ public final class Selection
      */
     public void dropReason(final int index, final int reason)
     {
+        droppedCount += dropReasons[index] == DropReason.NONE && reason != DropReason.NONE ? 1 : 0;
         dropReasons[index] = reason;
     }
 
@@ -324,6 +329,15 @@ public final class Selection
     public int candidateCount()
     {
         return candidateCount;
+    }
+
+    /**
+     * @return number of candidates observed with a drop reason since {@link #reset(int, int)} (excluded ones
+     *     included); 0 means every candidate was scored, so a reader of drop reasons can skip the candidates.
+     */
+    public int droppedCount()
+    {
+        return droppedCount;
     }
 
     /**

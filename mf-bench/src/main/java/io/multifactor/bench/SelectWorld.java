@@ -61,6 +61,17 @@ public final class SelectWorld
      */
     public SelectWorld(final long seed, final int candidates, final boolean ceilingsOn)
     {
+        this(seed, candidates, ceilingsOn, true);
+    }
+
+    /**
+     * @param seed seed of the fixture.
+     * @param candidates candidates per decision.
+     * @param ceilingsOn whether the four ceilings are active.
+     * @param countSelections whether the engine counts selections and drops (its metric counters).
+     */
+    public SelectWorld(final long seed, final int candidates, final boolean ceilingsOn, final boolean countSelections)
+    {
         fixture = new SelectFixture(seed, candidates);
         final Plans first = fixture.plans(null, null);
         final CachedNanoClock clock = new CachedNanoClock();
@@ -71,7 +82,7 @@ public final class SelectWorld
         {
             models.add(new ReferenceModel(fixture.modelName(m), fixture.quality(m), fixture.promptPer1M(m)));
         }
-        engine = MultiFactorEngine.builder(first).clock(clock).build();
+        engine = MultiFactorEngine.builder(first).clock(clock).countSelections(countSelections).build();
         for (int m = 0; m < SelectFixture.POOL_SIZE; m++)
         {
             // feed() addresses models by pool index, in the engine as in the router.

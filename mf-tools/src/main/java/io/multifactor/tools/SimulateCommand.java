@@ -77,6 +77,10 @@ public final class SimulateCommand implements Callable<Integer>
         "(PNG, or JPEG for a .jpg or .jpeg name)")
     Path plot;
 
+    @Option(names = "--counters-file", paramLabel = "FILE", description = "keep the engine's counters in FILE " +
+        "(replaced), for bin/mf stat --counters-file FILE while the simulation runs")
+    Path countersFile;
+
     @Option(names = "--no-ceilings", description = "run the engine with every SLO ceiling off (attainment is still " +
         "measured against the configured ceilings)")
     boolean noCeilings;
@@ -138,6 +142,12 @@ public final class SimulateCommand implements Callable<Integer>
         {
             plotProblem = "--plot: " + ChartReport.formatProblem(plot);
         }
+        final String countersProblem = outputProblem("--counters-file", countersFile);
+        if (countersProblem != null)
+        {
+            err.println(countersProblem);
+            return ExitCodes.INVALID_INPUT;
+        }
         if (csvProblem != null || plotProblem != null)
         {
             if (csvProblem != null)
@@ -171,7 +181,7 @@ public final class SimulateCommand implements Callable<Integer>
         out.print(TextReport.header(simulator.modelNames()));
         out.flush();
         final Progress progress = new Progress(traffic);
-        final SimulationReport report = simulator.run(progress);
+        final SimulationReport report = simulator.run(progress, countersFile);
         progress.clear();
         out.print(TextReport.legend());
         out.println();

@@ -56,6 +56,7 @@ public final class ConfigReloader implements AutoCloseable
         }
         catch (final InvalidConfigurationException ex)
         {
+            engine.countRefusedReload();
             return new ReloadResult(file, false, ex.problems(), List.of());
         }
         try

@@ -119,6 +119,8 @@ class ConfigReloaderTest
             file + ":2:30: models[0].quality_score: must be >= 0, got -1",
             file + ":5:25: decisions[0].modelRefs[0].model: unknown model \"zz\"");
         assertThat(engine.plans()).isSameAs(running);
+        assertThat(engine.reloadsRefused()).isEqualTo(1);
+        assertThat(engine.reloadsApplied()).isZero();
     }
 
     @Test

@@ -34,6 +34,9 @@ final class EngineState
 
     private static final VarHandle DOUBLES = MethodHandles.arrayElementVarHandle(double[].class);
 
+    static final int REFUSED = 0;
+    static final int CLAMPED = 1;
+
     final Plans plans;
     final int slotCount;
     final double[] latencyMs;
@@ -41,12 +44,33 @@ final class EngineState
     final ModelSignals[] byModel;
     final CandidateSignals[] byDecision;
 
+    // Metric counter value offsets, all sized for this state's handles and slots (-1 = none):
+    // latencyCounterOffsets parallels latencyMs; dropOffsets[modelId * DropReason.COUNT + reason];
+    // sampleOffsets[sampleIndex(modelId, metric, REFUSED or CLAMPED)]; selectionOffsets[decisionId] holds, for a
+    // decision of n candidates, n "scored" offsets, n fallback offsets, then the "failed" offset.
+    final int[] latencyCounterOffsets;
+    final int[] dropOffsets;
+    final int[] sampleOffsets;
+    final int[][] selectionOffsets;
+
     EngineState(final Plans plans, final ModelSignals[] byModel, final AtomicBuffer counterValues)
+    {
+        this(plans, byModel, counterValues, null, new int[0], new int[0], new int[0][]);
+    }
+
+    EngineState(
+        final Plans plans,
+        final ModelSignals[] byModel,
+        final AtomicBuffer counterValues,
+        final int[] latencyCounterOffsetsOrNull,
+        final int[] dropOffsets,
+        final int[] sampleOffsets,
+        final int[][] selectionOffsets)
     {
         this.plans = plans;
         this.slotCount = plans.percentileSlotCount();
         this.byModel = byModel;
-        this.latencyMs = new double[Math.max(1, byModel.length * slotCount * 2)];
+        this.latencyMs = new double[latencyLength(byModel.length, slotCount)];
         Arrays.fill(latencyMs, Double.NaN);
         this.counterOffsets = new int[byModel.length];
         Arrays.fill(counterOffsets, -1);
@@ -71,6 +95,18 @@ final class EngineState
                 byDecision[d] = new CandidateSignals(counterValues, offsets);
             }
         }
+        if (latencyCounterOffsetsOrNull == null)
+        {
+            latencyCounterOffsets = new int[latencyMs.length];
+            Arrays.fill(latencyCounterOffsets, -1);
+        }
+        else
+        {
+            latencyCounterOffsets = latencyCounterOffsetsOrNull;
+        }
+        this.dropOffsets = dropOffsets;
+        this.sampleOffsets = sampleOffsets;
+        this.selectionOffsets = selectionOffsets;
     }
 
     /**
@@ -80,6 +116,21 @@ final class EngineState
     CandidateSignals decisionSignals(final int decisionId)
     {
         return decisionId >= 0 && decisionId < byDecision.length ? byDecision[decisionId] : null;
+    }
+
+    /**
+     * @param modelCapacity model handles of the plans.
+     * @param slotCount percentile slots of the plans.
+     * @return the length of {@link #latencyMs} for them.
+     */
+    static int latencyLength(final int modelCapacity, final int slotCount)
+    {
+        return Math.max(1, modelCapacity * slotCount * 2);
+    }
+
+    static int sampleIndex(final int modelId, final int metric, final int kind)
+    {
+        return (((modelId << 1) + metric) << 1) + kind;
     }
 
     /**

@@ -112,10 +112,13 @@ public final class FleetAgent implements Agent
             lastSuccessNs = nowNs;
             exchangedCount++;
             liveRemoteReplicas = exchange.liveRemoteReplicas();
+            // The same figures in the engine's counters: mf.fleet.exchanges and mf.fleet.replicas.
+            engine.fleetCounters().exchangeDone();
         }
         else if (result == FleetExchange.FAILED)
         {
             failedCount++;
+            engine.fleetCounters().exchangeFailed();
             remote.clearIntervals();
         }
         if (nowNs - lastSuccessNs > expiryNs)
@@ -124,6 +127,7 @@ public final class FleetAgent implements Agent
             remote.clear();
             liveRemoteReplicas = 0;
         }
+        engine.fleetCounters().remoteReplicas(liveRemoteReplicas);
         engine.mergeFleet(remote);
         remote.clearIntervals();
         return result;

@@ -1,5 +1,6 @@
 package io.multifactor.kernel.engine;
 
+import io.multifactor.api.DropReason;
 import io.multifactor.api.Exclusions;
 import io.multifactor.api.Handles;
 import io.multifactor.api.InflightTracker;
@@ -12,7 +13,12 @@ import io.multifactor.kernel.fleet.FleetSignals;
 import io.multifactor.kernel.inflight.InflightCounters;
 import io.multifactor.kernel.inflight.LeaseTable;
 import io.multifactor.kernel.latency.LatencyWindow;
+import io.multifactor.kernel.metrics.CounterLabel;
+import io.multifactor.kernel.metrics.CounterTypes;
+import io.multifactor.kernel.metrics.EngineCounters;
+import io.multifactor.kernel.metrics.FleetCounters;
 import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.plan.NoCandidatesPolicy;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
 import io.multifactor.kernel.scoring.CandidateSignals;
@@ -25,9 +31,12 @@ import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.status.CountersReader;
 
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntConsumer;
 
 /**
  * The multi-factor engine: selects a model per request from the current plans and the live signals, and takes those
@@ -53,9 +62,13 @@ import java.util.Objects;
  * {@code inflight_max_age + 2 * (P + latency_refresh)} after it (10 min 20.75 s with the defaults), later only by as
  * long as the refresh agent stalls.
  * <p>
- * Counters of retired model names stay allocated (labelled {@link #RETIRED_SUFFIX}; they read 0 once their leases end)
- * and come back if the name does; the counter capacity bounds the number of distinct model names over the engine's
- * life.
+ * Beside the in-flight counts, the same counters hold the engine's metrics (labels and type ids in
+ * {@link CounterTypes}): selections per decision, outcome and chosen model (one atomic add per {@code select}), drops
+ * per model and reason, refused and clamped samples per model and metric, leases healed per model, reloads, fleet
+ * exchanges, and the published percentiles. Counters of a retired model or decision are marked retired in their key,
+ * come back with their values if the name returns soon, and are freed (their ids reused) once
+ * {@link #RETIRED_COUNTER_GRACE_NS} has passed and, for an in-flight counter, its leases have ended: the counter capacity
+ * bounds the counters of the current plans, not the names seen over the engine's life.
  * <p>
  * This class is threadsafe: {@link #select}, {@code record*}, {@link #begin}, {@link #end}, {@link #inflight} and
  * {@link #replacePlans} may be called from any number of threads at once; the hot paths allocate nothing and take no
@@ -66,24 +79,36 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     /** Default number of lease slots: the most requests in flight counted at once. */
     public static final int DEFAULT_LEASE_CAPACITY = 1 << 16;
 
-    /** Default number of Agrona counters: one per model name ever seen, plus 4 event counters. */
-    public static final int DEFAULT_COUNTER_CAPACITY = 1024;
+    /**
+     * Default number of Agrona counters (640 bytes each): enough for about 250 models of 16-candidate decisions. A
+     * model takes {@code 5 + DropReason.COUNT + 2 * percentiles} counters, a decision of {@code n} candidates
+     * {@code 2n + 1} ({@code n + 1} with {@code on_no_candidates: fail}), the engine 9.
+     */
+    public static final int DEFAULT_COUNTER_CAPACITY = 8192;
 
-    private static final int ENGINE_WIDE_COUNTERS = 4;
+    /** A retired model's or decision's counters stay allocated at least this long (the engine clock's time). */
+    public static final long RETIRED_COUNTER_GRACE_NS = 1_000_000_000L;
+
+    private static final int ENGINE_WIDE_COUNTERS = 9;
 
     /** Stale leases are swept every {@code inflight_max_age / SWEEPS_PER_MAX_AGE} (at least every refresh period). */
     public static final int SWEEPS_PER_MAX_AGE = 64;
 
-    /** Appended to the counter label of a model the current plans no longer have. */
-    public static final String RETIRED_SUFFIX = " (retired)";
-
     private final NanoClock clock;
     private final SignalSettings settings;
     private final InflightCounters counters;
+    private final EngineCounters registry;
     private final AtomicBuffer values;
     private final LeaseTable leases;
+    private final boolean countSelections;
     private final int refusedOffset;
     private final int clampedOffset;
+    private final int reloadsAppliedOffset;
+    private final int reloadsRefusedOffset;
+    private final FleetCounters fleetCounters;
+    private final long retiredGraceNs;
+    private final IntConsumer onLeaseReclaimed = this::countHealedLease;
+    private final CopyOnWriteArrayList<Runnable> plansListeners = new CopyOnWriteArrayList<>();
     private final long originNs;
     private final long sliceNs;
     private final long sweepPeriodNs;
@@ -95,7 +120,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
 
     // Guarded by lock.
     private Map<String, ModelSignals> signalsByName = new HashMap<>();
-    private final Map<String, Integer> counterIdsByName = new HashMap<>();
+    private int[] healedOffsetByCounterId;
     // Written under lock once per refresh period; read first without the lock, so that a duty cycle with nothing due
     // writes nothing at all (not even the monitor's word, which may share a cache line with what the hot paths read).
     private volatile long nextRefreshNs;
@@ -110,19 +135,27 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             InflightCounters.inMemory(builder.counterCapacity) :
             InflightCounters.mapped(builder.countersFile, builder.counterCapacity);
         values = counters.values();
-        refusedOffset = InflightCounters.valueOffset(
-            counters.allocate("multi-factor refused latency samples", InflightCounters.EVENT_TYPE_ID));
-        clampedOffset = InflightCounters.valueOffset(
-            counters.allocate("multi-factor clamped latency samples", InflightCounters.EVENT_TYPE_ID));
-        final int fullOffset = InflightCounters.valueOffset(
-            counters.allocate("multi-factor lease table full", InflightCounters.EVENT_TYPE_ID));
-        final int reclaimedOffset = InflightCounters.valueOffset(
-            counters.allocate("multi-factor leases reclaimed", InflightCounters.EVENT_TYPE_ID));
+        registry = new EngineCounters(counters);
+        countSelections = builder.countSelections;
+        healedOffsetByCounterId = new int[counters.capacity()];
+        Arrays.fill(healedOffsetByCounterId, -1);
+        refusedOffset = permanent("mf.engine.samples_refused", CounterTypes.EVENT);
+        clampedOffset = permanent("mf.engine.samples_clamped", CounterTypes.EVENT);
+        final int fullOffset = permanent("mf.engine.lease_table_full", CounterTypes.EVENT);
+        final int reclaimedOffset = permanent("mf.engine.leases_reclaimed", CounterTypes.EVENT);
+        reloadsAppliedOffset = permanent(CounterLabel.format("mf.reloads", "result", "applied"), CounterTypes.RELOADS);
+        reloadsRefusedOffset = permanent(CounterLabel.format("mf.reloads", "result", "refused"), CounterTypes.RELOADS);
+        fleetCounters = new FleetCounters(
+            values,
+            permanent(CounterLabel.format("mf.fleet.exchanges", "result", "done"), CounterTypes.FLEET_EXCHANGES),
+            permanent(CounterLabel.format("mf.fleet.exchanges", "result", "failed"), CounterTypes.FLEET_EXCHANGES),
+            permanent("mf.fleet.replicas", CounterTypes.FLEET_REPLICAS));
         leases = new LeaseTable(builder.leaseCapacity, values, fullOffset, reclaimedOffset);
         originNs = clock.nanoTime();
         sliceNs = Math.max(1L, settings.latencyWindowNs() / LatencyWindow.SLICE_COUNT);
         nextRefreshNs = originNs + settings.latencyRefreshNs();
         sweepPeriodNs = Math.max(settings.latencyRefreshNs(), settings.inflightMaxAgeNs() / SWEEPS_PER_MAX_AGE);
+        retiredGraceNs = Math.max(RETIRED_COUNTER_GRACE_NS, 2 * settings.latencyRefreshNs());
         leaseEpochs = new LeaseEpochs(originNs, sweepPeriodNs);
         agent = new RefreshAgent(this);
         synchronized (lock)
@@ -139,12 +172,16 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
      * @param decisions decisions of the plans.
      * @param candidates candidates of every decision, added up.
      * @param percentiles distinct latency percentiles the decisions read.
-     * @return counters needed by a new engine on those plans (an upper bound): today 4 engine-wide counters plus one
-     *     per model.
+     * @return counters needed by a new engine on those plans (an upper bound): 9 engine-wide counters, per model
+     *     {@code 5 + DropReason.COUNT + 2 * percentiles} (in-flight, healed leases, drops per reason, refused and clamped
+     *     samples per metric, published percentiles per metric), per decision 1 plus 2 per candidate (selections won
+     *     by outcome).
      */
     public static int countersNeeded(final int models, final int decisions, final int candidates, final int percentiles)
     {
-        return ENGINE_WIDE_COUNTERS + models;
+        final long needed = ENGINE_WIDE_COUNTERS + (long)models * (5 + DropReason.COUNT + 2L * percentiles) +
+            decisions + 2L * candidates;
+        return (int)Math.min(Integer.MAX_VALUE, needed);
     }
 
     /** @return the number of counters this engine was built with. */
@@ -240,7 +277,12 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
      */
     public void select(final int decisionId, final Exclusions exclusionsOrNull, final Selection out)
     {
-        selectOn(state, decisionId, exclusionsOrNull, null, out);
+        final EngineState s = state;
+        final DecisionPlan plan = selectOn(s, decisionId, exclusionsOrNull, null, out);
+        if (countSelections && plan != null)
+        {
+            countSelection(s, decisionId, plan.candidateCount(), out);
+        }
     }
 
     /**
@@ -254,7 +296,13 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
      */
     public void select(final Request request, final Selection out)
     {
-        selectOn(state, request.decisionId(), request.exclusions(), request, out);
+        final EngineState s = state;
+        final int decisionId = request.decisionId();
+        final DecisionPlan plan = selectOn(s, decisionId, request.exclusions(), request, out);
+        if (countSelections && plan != null)
+        {
+            countSelection(s, decisionId, plan.candidateCount(), out);
+        }
     }
 
     /**
@@ -302,6 +350,11 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         final DecisionPlan plan = selectOn(s, decisionId, exclusionsOrNull, requestOrNull, out);
         final long lease = plan == null || !out.hasSelection() ? NO_LEASE : reserve(s, plan, out);
         out.lease(lease);
+        if (countSelections && plan != null)
+        {
+            // Counted once the choice is final: reserve may have dropped a full candidate and chosen the next.
+            countSelection(s, decisionId, plan.candidateCount(), out);
+        }
         return lease;
     }
 
@@ -361,10 +414,40 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     }
 
     /**
+     * Counts one selection: one atomic add on the counter of (decision, chosen candidate, outcome), or (decision,
+     * failed); then, only when candidates were dropped, one per dropped candidate on (model, reason). Each counter is a
+     * 128-byte Agrona record of its own, so threads counting different decisions touch different cache lines.
+     */
+    private void countSelection(final EngineState s, final int decisionId, final int n, final Selection out)
+    {
+        final int best = out.selectedIndex();
+        final int index = best < 0 ? n << 1 : out.outcome() == Outcome.SCORED ? best : n + best;
+        values.getAndAddLong(s.selectionOffsets[decisionId][index], 1);
+        if (out.droppedCount() != 0)
+        {
+            countDropsSlowPath(s, n, out);
+        }
+    }
+
+    private void countDropsSlowPath(final EngineState s, final int n, final Selection out)
+    {
+        final int[] dropOffsets = s.dropOffsets;
+        for (int i = 0; i < n; i++)
+        {
+            final int reason = out.dropReason(i);
+            if (reason != DropReason.NONE)
+            {
+                values.getAndAddLong(dropOffsets[out.modelId(i) * DropReason.COUNT + reason], 1);
+            }
+        }
+    }
+
+    /**
      * Explains what {@link #select} would choose now for one request of a decision, and why: every candidate with its
      * signals, drop reason, normalized factors and score, as a readable record. Use it off the hot path (an admin
      * endpoint, a log line on a surprising choice, {@code bin/mf explain}): it allocates a {@link Selection} and the
-     * record. Like {@code select}, it reads the published signals; it begins no lease and records nothing.
+     * record. Like {@code select}, it reads the published signals; it begins no lease, records nothing and is not
+     * counted in the selection metrics.
      *
      * @param decisionId decision handle, from {@link #decisionId(String)}.
      * @param exclusionsOrNull models this request leaves out, or null.
@@ -601,8 +684,9 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     @Override
     public int recordTtftMicros(final int modelId, final long ttftMicros)
     {
-        final ModelSignals signals = state.signals(modelId);
-        return signals == null ? UNKNOWN_MODEL : record(signals.ttft, ttftMicros);
+        final EngineState s = state;
+        final ModelSignals signals = s.signals(modelId);
+        return signals == null ? UNKNOWN_MODEL : record(s, modelId, EngineState.TTFT, signals.ttft, ttftMicros);
     }
 
     /**
@@ -616,8 +700,9 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     @Override
     public int recordTpotMicros(final int modelId, final long tpotMicros)
     {
-        final ModelSignals signals = state.signals(modelId);
-        return signals == null ? UNKNOWN_MODEL : record(signals.tpot, tpotMicros);
+        final EngineState s = state;
+        final ModelSignals signals = s.signals(modelId);
+        return signals == null ? UNKNOWN_MODEL : record(s, modelId, EngineState.TPOT, signals.tpot, tpotMicros);
     }
 
     /**
@@ -666,8 +751,68 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             {
                 throw new IllegalStateException("engine is closed");
             }
-            install(next, clock.nanoTime());
+            try
+            {
+                install(next, clock.nanoTime());
+            }
+            catch (final IllegalStateException ex)
+            {
+                values.getAndAddLong(reloadsRefusedOffset, 1);
+                throw ex;
+            }
+            values.getAndAddLong(reloadsAppliedOffset, 1);
         }
+        for (final Runnable listener : plansListeners)
+        {
+            listener.run();
+        }
+    }
+
+    /**
+     * Counts a reload refused before it reached the engine (an invalid file), in {@code mf.reloads{result="refused"}};
+     * {@link #replacePlans} counts its own. Threadsafe.
+     */
+    public void countRefusedReload()
+    {
+        values.getAndAddLong(reloadsRefusedOffset, 1);
+    }
+
+    /** @return reloads applied by {@link #replacePlans} so far. */
+    public long reloadsApplied()
+    {
+        return values.getLongVolatile(reloadsAppliedOffset);
+    }
+
+    /** @return reloads refused so far (by {@link #replacePlans} or counted with {@link #countRefusedReload()}). */
+    public long reloadsRefused()
+    {
+        return values.getLongVolatile(reloadsRefusedOffset);
+    }
+
+    /** @return the counters a fleet exchange reports into. */
+    public FleetCounters fleetCounters()
+    {
+        return fleetCounters;
+    }
+
+    /**
+     * Adds a listener called after each successful {@link #replacePlans}, on the replacing thread, once the new plans
+     * and their counters are published (the metrics binder uses it to follow reloads). The listener must not replace
+     * plans itself.
+     *
+     * @param listener called with no lock held.
+     */
+    public void addPlansListener(final Runnable listener)
+    {
+        plansListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * @param listener a listener added with {@link #addPlansListener(Runnable)}.
+     */
+    public void removePlansListener(final Runnable listener)
+    {
+        plansListeners.remove(listener);
     }
 
     /**
@@ -793,17 +938,20 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         }
     }
 
-    private int record(final LatencyWindow window, final long micros)
+    private int record(
+        final EngineState s, final int modelId, final int metric, final LatencyWindow window, final long micros)
     {
         if (micros <= 0)
         {
             values.getAndAddLong(refusedOffset, 1);
+            values.getAndAddLong(s.sampleOffsets[EngineState.sampleIndex(modelId, metric, EngineState.REFUSED)], 1);
             return REFUSED;
         }
         final int result = window.record(micros);
         if (result == CLAMPED)
         {
             values.getAndAddLong(clampedOffset, 1);
+            values.getAndAddLong(s.sampleOffsets[EngineState.sampleIndex(modelId, metric, EngineState.CLAMPED)], 1);
         }
         return result;
     }
@@ -833,14 +981,26 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         if (leaseEpochs.advance(nowNs))
         {
             // Leases are stamped with epochs, not times: one stamped below the cutoff began more than the max age ago.
-            work += leases.sweep(leaseEpochs.cutoff(nowNs, settings.inflightMaxAgeNs()), 0L);
+            work += leases.sweep(leaseEpochs.cutoff(nowNs, settings.inflightMaxAgeNs()), 0L, onLeaseReclaimed);
+            registry.reclaim(nowNs, retiredGraceNs);
         }
         return work;
     }
 
-    // Under lock.
-    private static void publish(final EngineState s)
+    // Under lock, from the sweep: one lease of the model counting into counterOffset was reclaimed.
+    private void countHealedLease(final int counterOffset)
     {
+        final int healedOffset = healedOffsetByCounterId[counterOffset / CountersReader.COUNTER_LENGTH];
+        if (healedOffset >= 0)
+        {
+            values.getAndAddLong(healedOffset, 1);
+        }
+    }
+
+    // Under lock.
+    private void publish(final EngineState s)
+    {
+        final int[] latencyCounterOffsets = s.latencyCounterOffsets;
         final Plans plans = s.plans;
         final int slotCount = s.slotCount;
         final ModelSignals[] byModel = s.byModel;
@@ -855,8 +1015,12 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             {
                 final int percentile = plans.percentile(slot);
                 final int index = EngineState.index(modelId, slotCount, slot, EngineState.TPOT);
-                s.publishLatencyMs(index, toMs(signals.tpot.percentileMicros(percentile)));
-                s.publishLatencyMs(index + EngineState.TTFT, toMs(signals.ttft.percentileMicros(percentile)));
+                final long tpotMicros = signals.tpot.percentileMicros(percentile);
+                final long ttftMicros = signals.ttft.percentileMicros(percentile);
+                s.publishLatencyMs(index, toMs(tpotMicros));
+                s.publishLatencyMs(index + EngineState.TTFT, toMs(ttftMicros));
+                publishCounter(latencyCounterOffsets[index], tpotMicros);
+                publishCounter(latencyCounterOffsets[index + EngineState.TTFT], ttftMicros);
             }
         }
         // The same values per decision, in candidate order: what select reads.
@@ -878,6 +1042,14 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         }
     }
 
+    private void publishCounter(final int offset, final long micros)
+    {
+        if (offset >= 0)
+        {
+            values.putLongRelease(offset, micros == LatencyWindow.NO_OBSERVATION ? CounterTypes.NO_OBSERVATION : micros);
+        }
+    }
+
     private static double toMs(final long micros)
     {
         return micros == LatencyWindow.NO_OBSERVATION ? Double.NaN : micros / 1000.0;
@@ -886,69 +1058,177 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
     // Under lock.
     private void install(final Plans next, final long nowNs)
     {
-        final long sliceIndex = sliceIndex(nowNs);
-        final ModelSignals[] byModel = new ModelSignals[next.modelCapacity()];
+        registry.beginGeneration();
+        final EngineState nextState;
         final Map<String, ModelSignals> nextByName = new HashMap<>();
-        for (int modelId = 0; modelId < byModel.length; modelId++)
+        final int[] nextHealed = new int[healedOffsetByCounterId.length];
+        try
+        {
+            nextState = buildState(next, nowNs, nextByName, nextHealed);
+        }
+        catch (final IllegalStateException ex)
+        {
+            registry.abortGeneration();
+            throw ex;
+        }
+        registry.commitGeneration(nowNs);
+        publish(nextState);
+        for (final ModelSignals retired : signalsByName.values())
+        {
+            if (!nextByName.containsKey(retired.name))
+            {
+                // The other replicas' count leaves with the model, so its counter drains to its own leases (and 0).
+                setRemoteInflight(retired, 0L);
+            }
+        }
+        signalsByName = nextByName;
+        healedOffsetByCounterId = nextHealed;
+        state = nextState;
+        registry.reclaim(nowNs, retiredGraceNs);
+    }
+
+    // Under lock, inside a counters generation: allocates (or finds) every counter the plans need.
+    private EngineState buildState(
+        final Plans next, final long nowNs, final Map<String, ModelSignals> nextByName, final int[] nextHealed)
+    {
+        final long sliceIndex = sliceIndex(nowNs);
+        final int modelCapacity = next.modelCapacity();
+        final int slotCount = next.percentileSlotCount();
+        final ModelSignals[] byModel = new ModelSignals[modelCapacity];
+        final int[] latencyCounterOffsets = new int[EngineState.latencyLength(modelCapacity, slotCount)];
+        final int[] dropOffsets = new int[modelCapacity * DropReason.COUNT];
+        final int[] sampleOffsets = new int[modelCapacity * 4];
+        Arrays.fill(latencyCounterOffsets, -1);
+        Arrays.fill(dropOffsets, -1);
+        Arrays.fill(sampleOffsets, -1);
+        Arrays.fill(nextHealed, -1);
+        for (int modelId = 0; modelId < modelCapacity; modelId++)
         {
             final String name = next.modelName(modelId);
             if (name == null)
             {
                 continue;
             }
+            final int inflightId = registry.use(inflightLabel(name), CounterTypes.INFLIGHT);
             ModelSignals signals = signalsByName.get(name);
-            if (signals == null)
+            if (signals == null || signals.counterId != inflightId)
             {
-                signals = newSignals(name, sliceIndex);
+                signals = new ModelSignals(name, inflightId, InflightCounters.valueOffset(inflightId), sliceIndex);
+                if (fleetAttached)
+                {
+                    signals.ttft.keepUnsent();
+                    signals.tpot.keepUnsent();
+                }
             }
             byModel[modelId] = signals;
             nextByName.put(name, signals);
-        }
-        final EngineState nextState = new EngineState(next, byModel, values);
-        publish(nextState);
-        for (final ModelSignals retired : signalsByName.values())
-        {
-            if (!nextByName.containsKey(retired.name))
+            nextHealed[inflightId] = use(CounterLabel.format("mf.leases.healed", "model", name), CounterTypes.LEASES_HEALED);
+            for (int reason = DropReason.NONE + 1; reason < DropReason.COUNT; reason++)
             {
-                setRemoteInflight(retired, 0L);
-                counters.relabel(retired.counterId, inflightLabel(retired.name) + RETIRED_SUFFIX);
+                dropOffsets[modelId * DropReason.COUNT + reason] = use(
+                    CounterLabel.format("mf.drops", "model", name, "reason", DropReason.label(reason)), CounterTypes.DROPS);
+            }
+            for (int metric = EngineState.TPOT; metric <= EngineState.TTFT; metric++)
+            {
+                final String metricName = metricName(metric);
+                sampleOffsets[EngineState.sampleIndex(modelId, metric, EngineState.REFUSED)] = use(
+                    CounterLabel.format("mf.samples.refused", "model", name, "metric", metricName),
+                    CounterTypes.SAMPLES_REFUSED);
+                sampleOffsets[EngineState.sampleIndex(modelId, metric, EngineState.CLAMPED)] = use(
+                    CounterLabel.format("mf.samples.clamped", "model", name, "metric", metricName),
+                    CounterTypes.SAMPLES_CLAMPED);
+                for (int slot = 0; slot < slotCount; slot++)
+                {
+                    latencyCounterOffsets[EngineState.index(modelId, slotCount, slot, metric)] = use(
+                        latencyLabel(name, metricName, next.percentile(slot)), CounterTypes.LATENCY);
+                }
             }
         }
-        signalsByName = nextByName;
-        state = nextState;
+        final int[][] selectionOffsets = new int[next.decisionCapacity()][];
+        for (int decisionId = 0; decisionId < selectionOffsets.length; decisionId++)
+        {
+            final DecisionPlan plan = next.decision(decisionId);
+            if (plan != null)
+            {
+                selectionOffsets[decisionId] = selectionOffsets(next, plan);
+            }
+        }
+        return new EngineState(
+            next, byModel, values, latencyCounterOffsets, dropOffsets, sampleOffsets, selectionOffsets);
+    }
+
+    // Under lock: n "scored" offsets, n fallback offsets (the failed one with the fail policy), the "failed" offset.
+    private int[] selectionOffsets(final Plans plans, final DecisionPlan plan)
+    {
+        final int n = plan.candidateCount();
+        final String decision = plan.name();
+        final int[] offsets = new int[2 * n + 1];
+        final int failed = use(
+            CounterLabel.format("mf.selections", "decision", decision, "outcome", Outcome.label(Outcome.FAILED)),
+            CounterTypes.SELECTIONS);
+        offsets[2 * n] = failed;
+        final int fallback = plan.policy() == NoCandidatesPolicy.FIRST ? Outcome.FALLBACK_FIRST :
+            plan.policy() == NoCandidatesPolicy.FAIL ? Outcome.FAILED : Outcome.FALLBACK_CHEAPEST;
+        for (int i = 0; i < n; i++)
+        {
+            final String model = plans.modelName(plan.candidateModelId(i));
+            offsets[i] = use(selectedLabel(decision, model, Outcome.SCORED), CounterTypes.SELECTED);
+            offsets[n + i] = fallback == Outcome.FAILED ? failed :
+                use(selectedLabel(decision, model, fallback), CounterTypes.SELECTED);
+        }
+        return offsets;
+    }
+
+    private int permanent(final String label, final int typeId)
+    {
+        return InflightCounters.valueOffset(registry.permanent(label, typeId));
+    }
+
+    private int use(final String label, final int typeId)
+    {
+        return InflightCounters.valueOffset(registry.use(label, typeId));
+    }
+
+    private static String metricName(final int metric)
+    {
+        return metric == EngineState.TPOT ? "tpot" : "ttft";
     }
 
     /**
      * Label of a model's in-flight counter, as other processes see it.
      *
      * @param modelName the model name.
-     * @return {@code "inflight " + modelName}; a retired model's label ends with {@link #RETIRED_SUFFIX}.
+     * @return {@code mf.inflight{model="NAME"}}.
      */
     public static String inflightLabel(final String modelName)
     {
-        return "inflight " + modelName;
+        return CounterLabel.format("mf.inflight", "model", modelName);
     }
 
-    private ModelSignals newSignals(final String name, final long sliceIndex)
+    /**
+     * Label of the counter of a decision's selections won by a model with an outcome.
+     *
+     * @param decision decision name.
+     * @param model model name.
+     * @param outcome an {@link Outcome} code other than failed.
+     * @return {@code mf.selected{decision="D",model="M",outcome="O"}}.
+     */
+    public static String selectedLabel(final String decision, final String model, final int outcome)
     {
-        Integer counterId = counterIdsByName.get(name);
-        if (counterId == null)
-        {
-            counterId = counters.allocate(inflightLabel(name), InflightCounters.INFLIGHT_TYPE_ID);
-            counterIdsByName.put(name, counterId);
-        }
-        else
-        {
-            counters.relabel(counterId, inflightLabel(name));
-        }
-        final ModelSignals signals =
-            new ModelSignals(name, counterId, InflightCounters.valueOffset(counterId), sliceIndex);
-        if (fleetAttached)
-        {
-            signals.ttft.keepUnsent();
-            signals.tpot.keepUnsent();
-        }
-        return signals;
+        return CounterLabel.format("mf.selected", "decision", decision, "model", model, "outcome", Outcome.label(outcome));
+    }
+
+    /**
+     * Label of the counter of a published percentile (microseconds, {@link CounterTypes#NO_OBSERVATION} when none).
+     *
+     * @param model model name.
+     * @param metric {@code "tpot"} or {@code "ttft"}.
+     * @param percentile the percentile, such as 95.
+     * @return {@code mf.latency{model="M",metric="tpot",percentile="95"}}.
+     */
+    public static String latencyLabel(final String model, final String metric, final int percentile)
+    {
+        return CounterLabel.format("mf.latency", "model", model, "metric", metric, "percentile", Integer.toString(percentile));
     }
 
     /**
@@ -964,6 +1244,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         private Path countersFile;
         private int leaseCapacity = DEFAULT_LEASE_CAPACITY;
         private int counterCapacity = DEFAULT_COUNTER_CAPACITY;
+        private boolean countSelections = true;
 
         private Builder(final Plans plans)
         {
@@ -1015,13 +1296,25 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         }
 
         /**
-         * @param counterCapacity number of Agrona counters: model names over the engine's life plus 4; default
+         * @param counterCapacity number of Agrona counters, for the metric and in-flight counters of the current plans
+         *     (and those retired less than {@link #RETIRED_COUNTER_GRACE_NS} ago); default
          *     {@link #DEFAULT_COUNTER_CAPACITY}.
          * @return this builder.
          */
         public Builder counterCapacity(final int counterCapacity)
         {
             this.counterCapacity = counterCapacity;
+            return this;
+        }
+
+        /**
+         * @param countSelections whether {@code select} counts selections and drops (default true; false saves one
+         *     atomic add per selection, for measuring what counting costs).
+         * @return this builder.
+         */
+        public Builder countSelections(final boolean countSelections)
+        {
+            this.countSelections = countSelections;
             return this;
         }
 

@@ -7,14 +7,21 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;
 import org.agrona.concurrent.status.CountersReader;
 
+import io.multifactor.kernel.metrics.CounterTypes;
+
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 
 /**
- * The Agrona counters of one engine: one in-flight counter per model name plus a few error counters, in a
+ * The Agrona counters of one engine (in-flight counts and the metric counters of
+ * {@link io.multifactor.kernel.metrics.CounterTypes}), in a
  * {@link CountersManager} whose buffers are plain direct memory or a memory-mapped file that another process can read
  * with {@link #openReader(Path)}.
  * <p>
@@ -34,11 +41,11 @@ import java.nio.file.Path;
  */
 public final class InflightCounters
 {
-    /** Type id of the in-flight counter of one model; its key is the model handle at allocation time. */
-    public static final int INFLIGHT_TYPE_ID = 1_601;
+    /** Type id of the in-flight counter of one model ({@link CounterTypes#INFLIGHT}). */
+    public static final int INFLIGHT_TYPE_ID = CounterTypes.INFLIGHT;
 
-    /** Type id of the error and event counters of the engine. */
-    public static final int EVENT_TYPE_ID = 1_602;
+    /** Type id of the error and event counters of the engine ({@link CounterTypes#EVENT}). */
+    public static final int EVENT_TYPE_ID = CounterTypes.EVENT;
 
     /** Bytes of the file per counter of capacity. */
     public static final int BYTES_PER_COUNTER = CountersReader.COUNTER_LENGTH + CountersReader.METADATA_LENGTH;
@@ -46,6 +53,7 @@ public final class InflightCounters
     private final AtomicBuffer values;
     private final CountersManager manager;
     private final int capacity;
+    private final UnsafeBuffer keyState = new UnsafeBuffer(new byte[Integer.BYTES]);
 
     private InflightCounters(final AtomicBuffer values, final AtomicBuffer metaData, final int capacity)
     {
@@ -70,7 +78,8 @@ public final class InflightCounters
 
     /**
      * Counters in a new memory-mapped file (an existing file is replaced), readable by another process with
-     * {@link #openReader(Path)}.
+     * {@link #openReader(Path)}. The file is created readable and writable by its owner only (0600) where the file
+     * system supports POSIX permissions.
      *
      * @param file path of the file.
      * @param capacity number of counters, at least 1.
@@ -88,8 +97,47 @@ public final class InflightCounters
         {
             throw new UncheckedIOException("cannot replace counters file " + file, ex);
         }
-        final MappedByteBuffer mapped = IoUtil.mapNewFile(file.toFile(), (long)capacity * BYTES_PER_COUNTER, true);
+        final long length = (long)capacity * BYTES_PER_COUNTER;
+        try
+        {
+            if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix"))
+            {
+                Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            }
+            else
+            {
+                Files.createFile(file);
+            }
+            try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
+            {
+                raf.setLength(length);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot create counters file " + file, ex);
+        }
+        // A new file reads as zeros (the length was set, not written): every counter record starts unused.
+        final MappedByteBuffer mapped = IoUtil.mapExistingFile(file.toFile(), FileChannel.MapMode.READ_WRITE, "counters");
         return split(new UnsafeBuffer(mapped), capacity);
+    }
+
+    /**
+     * The counters file {@code bin/mf stat} reads when given none: {@code $MF_COUNTERS_FILE} when set, otherwise
+     * {@code multi-factor-USER.counters} in {@code /dev/shm} (memory, on Linux) or else in the temporary directory.
+     *
+     * @return the default path.
+     */
+    public static Path defaultFile()
+    {
+        final String fromEnvironment = System.getenv("MF_COUNTERS_FILE");
+        if (fromEnvironment != null && !fromEnvironment.isEmpty())
+        {
+            return Path.of(fromEnvironment);
+        }
+        final String name = "multi-factor-" + System.getProperty("user.name", "user") + ".counters";
+        final Path shm = Path.of("/dev/shm");
+        return Files.isDirectory(shm) ? shm.resolve(name) : Path.of(System.getProperty("java.io.tmpdir")).resolve(name);
     }
 
     /**
@@ -101,7 +149,8 @@ public final class InflightCounters
      */
     public static CountersReader openReader(final Path file)
     {
-        final MappedByteBuffer mapped = IoUtil.mapExistingFile(file.toFile(), "multi-factor counters");
+        final MappedByteBuffer mapped =
+            IoUtil.mapExistingFile(file.toFile(), FileChannel.MapMode.READ_ONLY, "multi-factor counters");
         final int length = mapped.capacity();
         if (length == 0 || length % BYTES_PER_COUNTER != 0)
         {
@@ -118,7 +167,7 @@ public final class InflightCounters
      * Allocates a counter. Off the request path.
      *
      * @param label label shown to readers (at most 380 bytes are kept).
-     * @param typeId {@link #INFLIGHT_TYPE_ID} or {@link #EVENT_TYPE_ID}.
+     * @param typeId one of {@link CounterTypes}.
      * @return the counter id.
      * @throws IllegalStateException when every counter is in use.
      */
@@ -129,6 +178,36 @@ public final class InflightCounters
             throw new IllegalStateException("all " + capacity + " counters are in use; raise the counter capacity");
         }
         return manager.allocate(label, typeId);
+    }
+
+    /**
+     * Frees a counter: its id goes back to the free list and a later {@link #allocate} may reuse it (the value is then
+     * zeroed). Off the request path; the caller makes sure nothing counts into it any more.
+     *
+     * @param counterId an allocated counter id.
+     */
+    public void free(final int counterId)
+    {
+        manager.free(counterId);
+    }
+
+    /** @return the number of counters that can still be allocated. */
+    public int available()
+    {
+        return manager.available();
+    }
+
+    /**
+     * Marks a counter live or retired in its key ({@link CounterTypes#KEY_STATE_OFFSET}), for readers. Off the request
+     * path.
+     *
+     * @param counterId an allocated counter id.
+     * @param retired whether its model or decision left the plans.
+     */
+    public void retired(final int counterId, final boolean retired)
+    {
+        keyState.putInt(0, retired ? CounterTypes.KEY_RETIRED : CounterTypes.KEY_LIVE);
+        manager.setCounterKey(counterId, keyState, 0, Integer.BYTES);
     }
 
     /**

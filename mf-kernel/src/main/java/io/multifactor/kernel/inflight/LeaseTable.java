@@ -6,6 +6,7 @@ import org.agrona.concurrent.AtomicBuffer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.IntConsumer;
 
 /**
  * A fixed table of leases: each request in flight holds one slot that remembers which counter it incremented and when
@@ -175,6 +176,19 @@ public final class LeaseTable
      */
     public int sweep(final long nowNs, final long maxAgeNs)
     {
+        return sweep(nowNs, maxAgeNs, null);
+    }
+
+    /**
+     * As {@link #sweep(long, long)}, telling {@code onReclaimedOrNull} the counter offset of each lease reclaimed.
+     *
+     * @param nowNs the current time.
+     * @param maxAgeNs the age beyond which a lease is considered lost.
+     * @param onReclaimedOrNull called with the in-flight counter offset of each reclaimed lease, or null.
+     * @return the number of leases reclaimed.
+     */
+    public int sweep(final long nowNs, final long maxAgeNs, final IntConsumer onReclaimedOrNull)
+    {
         int reclaimed = 0;
         final long[] words = this.words;
         for (int slot = 0; slot < words.length; slot++)
@@ -187,6 +201,10 @@ public final class LeaseTable
                 {
                     values.getAndAddLong(counterOffset, -1);
                     reclaimed++;
+                    if (onReclaimedOrNull != null)
+                    {
+                        onReclaimedOrNull.accept(counterOffset);
+                    }
                 }
             }
         }

@@ -395,7 +395,7 @@ class EngineConcurrencyTest
         final List<Long> values = new ArrayList<>();
         engine.countersReader().forEach((value, counterId, label) ->
         {
-            if (label.startsWith("inflight "))
+            if (label.startsWith("mf.inflight{"))
             {
                 values.add(value);
             }

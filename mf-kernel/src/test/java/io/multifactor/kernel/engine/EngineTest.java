@@ -272,15 +272,32 @@ class EngineTest
         final long lease = engine.begin(engine.modelId("b"));
         final Plans second = new PlansBuilder(first).model("a", 0.9, 1.0).decision("d").candidates("a").add().build();
         engine.replacePlans(second);
-        assertThat(labels(engine)).contains("inflight a", "inflight b" + MultiFactorEngine.RETIRED_SUFFIX);
+        assertThat(labels(engine)).contains(MultiFactorEngine.inflightLabel("a"), MultiFactorEngine.inflightLabel("b"));
+        assertThat(retiredLabels(engine)).contains(MultiFactorEngine.inflightLabel("b"))
+            .doesNotContain(MultiFactorEngine.inflightLabel("a"));
         final Plans third = new PlansBuilder(second).model("a", 0.9, 1.0).model("b", 0.5, 1.0)
             .decision("d").candidates("a", "b").add().build();
         engine.replacePlans(third);
         final int b = engine.modelId("b");
         assertThat(engine.inflight(b)).isEqualTo(1);
-        assertThat(labels(engine)).contains("inflight a", "inflight b").doesNotContain("inflight b (retired)");
+        assertThat(labels(engine)).contains(MultiFactorEngine.inflightLabel("a"), MultiFactorEngine.inflightLabel("b"));
+        assertThat(retiredLabels(engine)).doesNotContain(MultiFactorEngine.inflightLabel("b"));
         assertThat(engine.end(lease)).isTrue();
         assertThat(engine.inflight(b)).isZero();
+    }
+
+    private static java.util.List<String> retiredLabels(final MultiFactorEngine engine)
+    {
+        final java.util.List<String> labels = new java.util.ArrayList<>();
+        engine.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (keyBuffer.getInt(io.multifactor.kernel.metrics.CounterTypes.KEY_STATE_OFFSET) ==
+                io.multifactor.kernel.metrics.CounterTypes.KEY_RETIRED)
+            {
+                labels.add(label);
+            }
+        });
+        return labels;
     }
 
     private static java.util.List<String> labels(final MultiFactorEngine engine)

@@ -32,7 +32,7 @@ class InflightCountersTest
         final Path file = dir.resolve("inflight.dat");
         final Plans plans = new PlansBuilder().model("alpha", 0.5, 1.0).model("beta", 0.5, 1.0)
             .decision("d").candidates("alpha", "beta").add().build();
-        try (MultiFactorEngine engine = MultiFactorEngine.builder(plans).countersFile(file).counterCapacity(16).build())
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(plans).countersFile(file).counterCapacity(64).build())
         {
             final int alpha = engine.modelId("alpha");
             final long a1 = engine.begin(alpha);
@@ -42,14 +42,14 @@ class InflightCountersTest
 
             final CountersReader reader = InflightCounters.openReader(file);
             Map<String, Long> counts = inflightByLabel(reader);
-            assertThat(counts).containsEntry("inflight alpha", 2L).containsEntry("inflight beta", 1L);
+            assertThat(counts).containsEntry(MultiFactorEngine.inflightLabel("alpha"), 2L).containsEntry(MultiFactorEngine.inflightLabel("beta"), 1L);
 
             engine.end(a1);
             engine.end(b1);
             counts = inflightByLabel(reader);
-            assertThat(counts).containsEntry("inflight alpha", 1L).containsEntry("inflight beta", 0L);
+            assertThat(counts).containsEntry(MultiFactorEngine.inflightLabel("alpha"), 1L).containsEntry(MultiFactorEngine.inflightLabel("beta"), 0L);
             engine.end(a2);
-            assertThat(inflightByLabel(reader)).containsEntry("inflight alpha", 0L);
+            assertThat(inflightByLabel(reader)).containsEntry(MultiFactorEngine.inflightLabel("alpha"), 0L);
         }
     }
 

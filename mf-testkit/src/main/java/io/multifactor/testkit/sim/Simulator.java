@@ -179,8 +179,22 @@ public final class Simulator
      */
     public SimulationReport run(final SimulationListener listener)
     {
+        return run(listener, null);
+    }
+
+    /**
+     * Runs the simulation from simulated time 0 to the profile's duration, with the engine's counters in a
+     * memory-mapped file that {@code bin/mf stat} can read while it runs.
+     *
+     * @param listener told about each interval and about progress; {@link SimulationListener#NONE} for nothing.
+     * @param countersFileOrNull the counters file (replaced if it exists), or null for counters in memory.
+     * @return the report.
+     */
+    public SimulationReport run(final SimulationListener listener, final java.nio.file.Path countersFileOrNull)
+    {
         final ManualClock clock = new ManualClock();
-        try (MultiFactorEngine engine = MultiFactorEngine.builder(enginePlans).clock(clock).settings(settings).build())
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(enginePlans).clock(clock).settings(settings)
+            .countersFile(countersFileOrNull).build())
         {
             return new Run(engine, clock, listener).run();
         }

@@ -92,6 +92,10 @@ class InMemoryFleetTest
         assertThat(e1.localInflight(a)).isEqualTo(4);
         assertThat(one.liveRemoteReplicas()).isEqualTo(1);
         assertThat(two.exchangedCount()).isEqualTo(2);
+        // The same figures in the engine's counters (mf.fleet.exchanges, mf.fleet.replicas).
+        assertThat(e2.fleetCounters().exchangesDone()).isEqualTo(2);
+        assertThat(e1.fleetCounters().remoteReplicas()).isEqualTo(1);
+        assertThat(e2.fleetCounters().exchangesFailed()).isZero();
 
         final Selection out = new Selection();
         e2.select(e2.decisionId("d"), null, out);

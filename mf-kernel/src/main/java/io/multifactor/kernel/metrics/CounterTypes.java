@@ -1,0 +1,93 @@
+package io.multifactor.kernel.metrics;
+
+/**
+ * Type ids of the engine's Agrona counters, one per kind, and the metric name each kind's labels start with.
+ * <p>
+ * Every counter of the engine has one of these type ids and a label in the grammar of {@link CounterLabel}; the tags
+ * each kind carries are listed below. Values are counts unless said otherwise.
+ * <pre>
+ *   type id  label name            tags                          value
+ *   1601     mf.inflight           model                         requests in flight now (a gauge)
+ *   1602     mf.engine.*           (none)                        engine-wide events: samples_refused, samples_clamped,
+ *                                                                lease_table_full, leases_reclaimed
+ *   1603     mf.selected           decision, model, outcome      selections of the decision won by the model with
+ *                                                                that outcome (scored, fallback_cheapest, fallback_first)
+ *   1604     mf.selections         decision, outcome             selections of the decision that failed (outcome failed);
+ *                                                                the other outcomes are sums of mf.selected
+ *   1605     mf.drops              model, reason                 candidates dropped (excluded, tpot, ttft, cost, ...)
+ *   1606     mf.samples.refused    model, metric                 latency samples refused (zero, negative, NaN)
+ *   1607     mf.samples.clamped    model, metric                 latency samples clamped to the trackable maximum
+ *   1608     mf.leases.healed      model                         leases reclaimed by the sweeper (a lost end)
+ *   1609     mf.latency            model, metric, percentile     published percentile in microseconds, -1 = none (a gauge)
+ *   1610     mf.reloads            result                        reloads applied / refused
+ *   1611     mf.fleet.exchanges    result                        fleet exchanges done / failed
+ *   1612     mf.fleet.replicas     (none)                        live remote replicas (a gauge)
+ * </pre>
+ * A counter whose key's first int is {@link #KEY_RETIRED} belongs to a model or decision the current plans no longer
+ * have; it is freed (and its id reused) once nothing can still count into it.
+ * <p>
+ * This class is stateless and threadsafe.
+ */
+public final class CounterTypes
+{
+    /** In-flight requests of one model. */
+    public static final int INFLIGHT = 1_601;
+
+    /** Engine-wide event counters. */
+    public static final int EVENT = 1_602;
+
+    /** Selections of a decision won by a model, by outcome. */
+    public static final int SELECTED = 1_603;
+
+    /** Selections of a decision by outcome (the file holds only {@code failed}). */
+    public static final int SELECTIONS = 1_604;
+
+    /** Candidates dropped, by model and reason. */
+    public static final int DROPS = 1_605;
+
+    /** Latency samples refused, by model and metric. */
+    public static final int SAMPLES_REFUSED = 1_606;
+
+    /** Latency samples clamped, by model and metric. */
+    public static final int SAMPLES_CLAMPED = 1_607;
+
+    /** Leases of a model reclaimed by the sweeper. */
+    public static final int LEASES_HEALED = 1_608;
+
+    /** A published percentile in microseconds ({@link #NO_OBSERVATION} when the window is empty). */
+    public static final int LATENCY = 1_609;
+
+    /** Reloads by result. */
+    public static final int RELOADS = 1_610;
+
+    /** Fleet exchanges by result. */
+    public static final int FLEET_EXCHANGES = 1_611;
+
+    /** Live remote replicas. */
+    public static final int FLEET_REPLICAS = 1_612;
+
+    /** Value of a {@link #LATENCY} counter whose window holds no sample. */
+    public static final long NO_OBSERVATION = -1L;
+
+    /** Offset in a counter's key of the int that says whether it is live or retired. */
+    public static final int KEY_STATE_OFFSET = 0;
+
+    /** Key state of a counter of the current plans (a fresh key is all zeros). */
+    public static final int KEY_LIVE = 0;
+
+    /** Key state of a counter of a model or decision the current plans no longer have. */
+    public static final int KEY_RETIRED = 1;
+
+    private CounterTypes()
+    {
+    }
+
+    /**
+     * @param typeId a type id.
+     * @return whether it is one of the engine's kinds.
+     */
+    public static boolean isEngineType(final int typeId)
+    {
+        return typeId >= INFLIGHT && typeId <= FLEET_REPLICAS;
+    }
+}

@@ -1,0 +1,84 @@
+package io.multifactor.micrometer;
+
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import org.agrona.concurrent.status.CountersReader;
+
+import java.util.Arrays;
+
+/**
+ * One meter the engine's counters call for: its name, tags, kind, and the counters whose sum it reads. The object is
+ * the state a registered {@code FunctionCounter} or {@code Gauge} reads, so the binder keeps it strongly referenced.
+ * <p>
+ * Immutable apart from the reader's live values; {@link #value()} is threadsafe and allocates nothing.
+ */
+final class MeterSpec
+{
+    /** A monotonic count: a {@code FunctionCounter}. */
+    static final int COUNTER = 0;
+
+    /** A current value: a {@code Gauge}. */
+    static final int GAUGE = 1;
+
+    /** A published percentile in microseconds, exposed as a {@code Gauge} in seconds (NaN when there is none). */
+    static final int LATENCY_SECONDS = 2;
+
+    final String name;
+    final Tags tags;
+    final int kind;
+    final String key;
+    private final CountersReader reader;
+    private final int[] counterIds;
+
+    MeterSpec(final CountersReader reader, final String name, final Tags tags, final int kind, final int[] counterIds)
+    {
+        this.reader = reader;
+        this.name = name;
+        this.tags = tags;
+        this.kind = kind;
+        this.counterIds = counterIds;
+        this.key = key(name, tags);
+    }
+
+    static String key(final String name, final Tags tags)
+    {
+        final StringBuilder key = new StringBuilder(name);
+        for (final Tag tag : tags)
+        {
+            key.append('\u0000').append(tag.getKey()).append('\u0000').append(tag.getValue());
+        }
+        return key.toString();
+    }
+
+    MeterSpec plus(final int counterId)
+    {
+        final int[] ids = Arrays.copyOf(counterIds, counterIds.length + 1);
+        ids[counterIds.length] = counterId;
+        return new MeterSpec(reader, name, tags, kind, ids);
+    }
+
+    boolean readsSameCountersAs(final MeterSpec other)
+    {
+        final int[] mine = counterIds.clone();
+        final int[] theirs = other.counterIds.clone();
+        Arrays.sort(mine);
+        Arrays.sort(theirs);
+        return kind == other.kind && Arrays.equals(mine, theirs);
+    }
+
+    /** @return the current value: the sum of the counters, or for a latency the percentile in seconds. */
+    double value()
+    {
+        if (kind == LATENCY_SECONDS)
+        {
+            final long micros = reader.getCounterValue(counterIds[0]);
+            return micros < 0 ? Double.NaN : micros / 1_000_000.0;
+        }
+        long sum = 0;
+        for (final int counterId : counterIds)
+        {
+            sum += reader.getCounterValue(counterId);
+        }
+        return sum;
+    }
+}

@@ -1,0 +1,127 @@
+package io.multifactor.micrometer;
+
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.multifactor.api.Exclusions;
+import io.multifactor.api.Selection;
+import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.plan.PlansBuilder;
+import org.agrona.concurrent.CachedNanoClock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class MultiFactorMetricsTest
+{
+    private final CachedNanoClock clock = new CachedNanoClock();
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private MultiFactorEngine engine;
+
+    @AfterEach
+    void close()
+    {
+        if (engine != null)
+        {
+            engine.close();
+        }
+        registry.close();
+    }
+
+    private static Plans plans()
+    {
+        return new PlansBuilder()
+            .model("premium", 0.9, 10.0)
+            .model("economy", 0.1, 1.0)
+            .decision("chat").candidates("premium", "economy").weights(1.0, 0.0, 0.0, 0.0).slo(200.0, 0.0, 0.0, 0).add()
+            .build();
+    }
+
+    private MultiFactorEngine engine()
+    {
+        clock.update(TimeUnit.SECONDS.toNanos(1_000));
+        engine = MultiFactorEngine.builder(plans()).clock(clock).build();
+        return engine;
+    }
+
+    @Test
+    void shouldExposeTheSectionNineNamesAfterRealSelections()
+    {
+        final MultiFactorEngine engine = engine();
+        new MultiFactorMetrics(engine).bindTo(registry);
+        final int chat = engine.decisionId("chat");
+        final int premium = engine.modelId("premium");
+        final int economy = engine.modelId("economy");
+        final Selection out = new Selection();
+        for (int i = 0; i < 3; i++)
+        {
+            engine.select(chat, null, out);
+        }
+        engine.select(chat, new Exclusions().add(premium), out);
+        engine.select(chat, new Exclusions().add(premium).add(economy), out);
+        engine.recordTpotMs(premium, 250.0);
+        engine.recordTpotMs(economy, 42.0);
+        engine.recordTtftMs(economy, -1.0);
+        engine.refreshNow();
+        engine.select(chat, null, out);
+        final long lease = engine.begin(economy);
+        engine.fleetCounters().exchangeDone();
+        engine.fleetCounters().remoteReplicas(2);
+
+        final String text = registry.scrape();
+        assertThat(text).contains(
+            "mf_selections_total{decision=\"chat\",outcome=\"scored\"} 5.0",
+            "mf_selections_total{decision=\"chat\",outcome=\"failed\"} 1.0",
+            "mf_selections_total{decision=\"chat\",outcome=\"fallback_cheapest\"} 0.0",
+            "mf_selected_total{decision=\"chat\",model=\"premium\"} 3.0",
+            "mf_selected_total{decision=\"chat\",model=\"economy\"} 2.0",
+            "mf_drops_total{model=\"premium\",reason=\"excluded\"} 2.0",
+            "mf_drops_total{model=\"economy\",reason=\"excluded\"} 1.0",
+            "mf_drops_total{model=\"premium\",reason=\"tpot\"} 1.0",
+            "mf_inflight{model=\"economy\"} 1.0",
+            "mf_inflight{model=\"premium\"} 0.0",
+            "mf_latency_seconds{metric=\"ttft\",model=\"economy\",percentile=\"95\"} NaN",
+            "mf_samples_refused_total{metric=\"ttft\",model=\"economy\"} 1.0",
+            "mf_samples_clamped_total{metric=\"tpot\",model=\"premium\"} 0.0",
+            "mf_leases_healed_total{model=\"economy\"} 0.0",
+            "mf_reloads_total{result=\"applied\"} 0.0",
+            "mf_reloads_total{result=\"refused\"} 0.0",
+            "mf_fleet_exchanges_total{result=\"done\"} 1.0",
+            "mf_fleet_exchanges_total{result=\"failed\"} 0.0",
+            "mf_fleet_replicas 2.0");
+        assertThat(text).containsPattern("mf_latency_seconds\\{metric=\"tpot\",model=\"economy\",percentile=\"95\"} 0\\.042");
+        assertThat(text).doesNotContain("mf_engine");
+        engine.end(lease);
+    }
+
+    @Test
+    void shouldFollowReloadsAddingAndRemovingMeters()
+    {
+        final MultiFactorEngine engine = engine();
+        final MultiFactorMetrics metrics = new MultiFactorMetrics(engine, Tags.of("router", "r1"));
+        metrics.bindTo(registry);
+        engine.select(engine.decisionId("chat"), null, new Selection());
+        assertThat(registry.scrape()).contains("mf_inflight{model=\"economy\",router=\"r1\"} 0.0");
+
+        engine.replacePlans(new PlansBuilder(engine.plans())
+            .model("premium", 0.9, 10.0).model("fresh", 0.5, 2.0)
+            .decision("chat").candidates("premium", "fresh").weights(1.0, 0.0, 0.0, 0.0).add()
+            .build());
+        engine.select(engine.decisionId("chat"), null, new Selection());
+
+        final String text = registry.scrape();
+        assertThat(text).doesNotContain("model=\"economy\"")
+            .contains(
+                "mf_inflight{model=\"fresh\",router=\"r1\"} 0.0",
+                "mf_selected_total{decision=\"chat\",model=\"premium\",router=\"r1\"} 2.0",
+                "mf_selected_total{decision=\"chat\",model=\"fresh\",router=\"r1\"} 0.0",
+                "mf_reloads_total{result=\"applied\",router=\"r1\"} 1.0");
+
+        metrics.close();
+        assertThat(registry.scrape()).doesNotContain("mf_");
+    }
+}

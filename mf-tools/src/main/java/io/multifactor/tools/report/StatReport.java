@@ -1,0 +1,331 @@
+package io.multifactor.tools.report;
+
+import io.multifactor.kernel.metrics.CounterLabel;
+import io.multifactor.kernel.metrics.CounterTypes;
+import org.agrona.concurrent.status.CountersReader;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The {@code bin/mf stat} table: one snapshot of an engine's counters, read through a {@link CountersReader} (in this
+ * process or over another process's counters file), as three tables (decisions, decision by chosen model, models) and
+ * the engine-wide counts. Retired counters and labels that do not parse are left out.
+ * <p>
+ * This class is stateless and threadsafe.
+ */
+public final class StatReport
+{
+    private StatReport()
+    {
+    }
+
+    /**
+     * @param reader the counters.
+     * @return the tables, each line ending with a newline.
+     */
+    public static String format(final CountersReader reader)
+    {
+        final Snapshot snapshot = Snapshot.read(reader);
+        final StringBuilder out = new StringBuilder();
+        decisions(out, snapshot);
+        out.append('\n');
+        selected(out, snapshot);
+        out.append('\n');
+        models(out, snapshot);
+        out.append('\n');
+        engine(out, snapshot);
+        return out.toString();
+    }
+
+    private static void decisions(final StringBuilder out, final Snapshot snapshot)
+    {
+        final Table table = new Table("DECISION", "SELECTIONS", "SCORED", "FALLBACK_CHEAPEST", "FALLBACK_FIRST", "FAILED");
+        for (final Map.Entry<String, long[]> entry : snapshot.outcomesByDecision.entrySet())
+        {
+            final long[] counts = entry.getValue();
+            table.row(entry.getKey(), Long.toString(counts[0] + counts[1] + counts[2] + counts[3]),
+                Long.toString(counts[0]), Long.toString(counts[1]), Long.toString(counts[2]), Long.toString(counts[3]));
+        }
+        table.appendTo(out);
+    }
+
+    private static void selected(final StringBuilder out, final Snapshot snapshot)
+    {
+        final Table table = new Table("DECISION", "MODEL", "SELECTED", "SHARE");
+        for (final Map.Entry<String, Map<String, Long>> decision : snapshot.selectedByDecision.entrySet())
+        {
+            long total = 0;
+            for (final long count : decision.getValue().values())
+            {
+                total += count;
+            }
+            for (final Map.Entry<String, Long> model : decision.getValue().entrySet())
+            {
+                final long count = model.getValue();
+                table.row(decision.getKey(), model.getKey(), Long.toString(count),
+                    total == 0 ? "-" : String.format(Locale.ROOT, "%.1f%%", 100.0 * count / total));
+            }
+        }
+        table.appendTo(out);
+    }
+
+    private static void models(final StringBuilder out, final Snapshot snapshot)
+    {
+        final Table table = new Table(
+            "MODEL", "INFLIGHT", "TPOT_MS", "TTFT_MS", "DROPPED", "DROPS_BY_REASON", "REFUSED", "CLAMPED", "HEALED");
+        for (final Map.Entry<String, ModelRow> entry : snapshot.models.entrySet())
+        {
+            final ModelRow row = entry.getValue();
+            long dropped = 0;
+            final StringBuilder reasons = new StringBuilder();
+            for (final Map.Entry<String, Long> reason : row.drops.entrySet())
+            {
+                dropped += reason.getValue();
+                if (reason.getValue() > 0)
+                {
+                    reasons.append(reasons.length() == 0 ? "" : " ").append(reason.getKey()).append('=')
+                        .append(reason.getValue());
+                }
+            }
+            table.row(entry.getKey(), Long.toString(row.inflight), latency(row.tpot), latency(row.ttft),
+                Long.toString(dropped), reasons.length() == 0 ? "-" : reasons.toString(), Long.toString(row.refused),
+                Long.toString(row.clamped), Long.toString(row.healed));
+        }
+        table.appendTo(out);
+    }
+
+    private static String latency(final Map<Integer, Long> microsByPercentile)
+    {
+        if (microsByPercentile.isEmpty())
+        {
+            return "-";
+        }
+        final StringBuilder text = new StringBuilder();
+        for (final Map.Entry<Integer, Long> entry : microsByPercentile.entrySet())
+        {
+            text.append(text.length() == 0 ? "" : " ").append('p').append(entry.getKey()).append('=');
+            final long micros = entry.getValue();
+            text.append(micros < 0 ? "-" : String.format(Locale.ROOT, "%.1f", micros / 1000.0));
+        }
+        return text.toString();
+    }
+
+    private static void engine(final StringBuilder out, final Snapshot snapshot)
+    {
+        out.append(String.format(Locale.ROOT,
+            "reloads: applied %d, refused %d   fleet: exchanges done %d, failed %d, remote replicas %d%n",
+            snapshot.scalar("mf.reloads{result=\"applied\"}"), snapshot.scalar("mf.reloads{result=\"refused\"}"),
+            snapshot.scalar("mf.fleet.exchanges{result=\"done\"}"), snapshot.scalar("mf.fleet.exchanges{result=\"failed\"}"),
+            snapshot.scalar("mf.fleet.replicas")));
+        out.append(String.format(Locale.ROOT,
+            "samples: refused %d, clamped %d   leases: reclaimed %d, table full %d%n",
+            snapshot.scalar("mf.engine.samples_refused"), snapshot.scalar("mf.engine.samples_clamped"),
+            snapshot.scalar("mf.engine.leases_reclaimed"), snapshot.scalar("mf.engine.lease_table_full")));
+    }
+
+    /** The per-model columns. */
+    private static final class ModelRow
+    {
+        long inflight;
+        long refused;
+        long clamped;
+        long healed;
+        final Map<String, Long> drops = new TreeMap<>();
+        final Map<Integer, Long> tpot = new TreeMap<>();
+        final Map<Integer, Long> ttft = new TreeMap<>();
+    }
+
+    /** The live counters, grouped. */
+    private static final class Snapshot
+    {
+        final Map<String, long[]> outcomesByDecision = new TreeMap<>();
+        final Map<String, Map<String, Long>> selectedByDecision = new TreeMap<>();
+        final Map<String, ModelRow> models = new TreeMap<>();
+        final Map<String, Long> scalars = new TreeMap<>();
+
+        static Snapshot read(final CountersReader reader)
+        {
+            final Snapshot snapshot = new Snapshot();
+            reader.forEach((counterId, typeId, keyBuffer, label) ->
+            {
+                if (!CounterTypes.isEngineType(typeId) ||
+                    keyBuffer.getInt(CounterTypes.KEY_STATE_OFFSET) != CounterTypes.KEY_LIVE)
+                {
+                    return;
+                }
+                final CounterLabel parsed = CounterLabel.parse(label);
+                if (parsed != null)
+                {
+                    snapshot.add(typeId, parsed, label, reader.getCounterValue(counterId));
+                }
+            });
+            return snapshot;
+        }
+
+        long scalar(final String label)
+        {
+            return scalars.getOrDefault(label, 0L);
+        }
+
+        private ModelRow model(final CounterLabel label)
+        {
+            return models.computeIfAbsent(String.valueOf(label.tag("model")), name -> new ModelRow());
+        }
+
+        private void add(final int typeId, final CounterLabel label, final String raw, final long value)
+        {
+            switch (typeId)
+            {
+                case CounterTypes.SELECTED:
+                    outcomes(label.tag("decision"))[outcomeIndex(label.tag("outcome"))] += value;
+                    selectedByDecision.computeIfAbsent(String.valueOf(label.tag("decision")), d -> new TreeMap<>())
+                        .merge(String.valueOf(label.tag("model")), value, Long::sum);
+                    break;
+                case CounterTypes.SELECTIONS:
+                    outcomes(label.tag("decision"))[outcomeIndex(label.tag("outcome"))] += value;
+                    break;
+                case CounterTypes.INFLIGHT:
+                    model(label).inflight = value;
+                    break;
+                case CounterTypes.DROPS:
+                    model(label).drops.merge(String.valueOf(label.tag("reason")), value, Long::sum);
+                    break;
+                case CounterTypes.SAMPLES_REFUSED:
+                    model(label).refused += value;
+                    break;
+                case CounterTypes.SAMPLES_CLAMPED:
+                    model(label).clamped += value;
+                    break;
+                case CounterTypes.LEASES_HEALED:
+                    model(label).healed = value;
+                    break;
+                case CounterTypes.LATENCY:
+                    final int percentile = parsePercentile(label.tag("percentile"));
+                    (("ttft".equals(label.tag("metric"))) ? model(label).ttft : model(label).tpot).put(percentile, value);
+                    break;
+                default:
+                    scalars.put(raw, value);
+                    break;
+            }
+        }
+
+        private long[] outcomes(final String decision)
+        {
+            return outcomesByDecision.computeIfAbsent(String.valueOf(decision), d -> new long[4]);
+        }
+
+        private static int outcomeIndex(final String outcome)
+        {
+            switch (String.valueOf(outcome))
+            {
+                case "scored":
+                    return 0;
+                case "fallback_cheapest":
+                    return 1;
+                case "fallback_first":
+                    return 2;
+                default:
+                    return 3;
+            }
+        }
+
+        private static int parsePercentile(final String text)
+        {
+            try
+            {
+                return Integer.parseInt(String.valueOf(text));
+            }
+            catch (final NumberFormatException ex)
+            {
+                return -1;
+            }
+        }
+    }
+
+    /** A left-aligned first column, right-aligned others, widths from the content. */
+    private static final class Table
+    {
+        private final String[] header;
+        private final List<String[]> rows = new ArrayList<>();
+
+        Table(final String... header)
+        {
+            this.header = header;
+        }
+
+        void row(final String... cells)
+        {
+            rows.add(cells);
+        }
+
+        void appendTo(final StringBuilder out)
+        {
+            final int[] widths = new int[header.length];
+            for (int c = 0; c < header.length; c++)
+            {
+                widths[c] = header[c].length();
+                for (final String[] row : rows)
+                {
+                    widths[c] = Math.max(widths[c], row[c].length());
+                }
+            }
+            // Columns of names, reasons or percentiles are left-aligned; columns of counts right-aligned.
+            final boolean[] left = new boolean[header.length];
+            left[0] = true;
+            for (final String[] row : rows)
+            {
+                for (int c = 1; c < header.length; c++)
+                {
+                    left[c] |= isText(row[c]);
+                }
+            }
+            line(out, header, widths, left);
+            for (final String[] row : rows)
+            {
+                line(out, row, widths, left);
+            }
+            if (rows.isEmpty())
+            {
+                out.append("(none)\n");
+            }
+        }
+
+        private static void line(final StringBuilder out, final String[] cells, final int[] widths, final boolean[] left)
+        {
+            final StringBuilder line = new StringBuilder();
+            for (int c = 0; c < cells.length; c++)
+            {
+                if (c > 0)
+                {
+                    line.append("  ");
+                }
+                final String cell = cells[c];
+                final String pad = " ".repeat(widths[c] - cell.length());
+                line.append(left[c] ? cell + pad : pad + cell);
+            }
+            int end = line.length();
+            while (end > 0 && line.charAt(end - 1) == ' ')
+            {
+                end--;
+            }
+            out.append(line, 0, end).append('\n');
+        }
+
+        private static boolean isText(final String cell)
+        {
+            for (int i = 0; i < cell.length(); i++)
+            {
+                final char ch = cell.charAt(i);
+                if (!(ch >= '0' && ch <= '9') && ch != '.' && ch != '%' && ch != '-')
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+}
