@@ -264,6 +264,28 @@ class ConfigRefusalTest
     }
 
     @Test
+    void shouldReportStructureValuesAndNamesInOnePass()
+    {
+        assertRefused("""
+            models:
+              - {name: a, quality_score: x}
+              - {nam: b}
+            decisions:
+              - {name: d, modelRefs: [{model: a}, {model: zz}]}
+              - {name: d, modelRefs: {model: a}}
+            signals: {latency_refresh: 1us}
+            """,
+            "r.yaml:2:30: models[0].quality_score: expected a number, got string \"x\"",
+            "r.yaml:3:5: models[1].name: missing required key \"name\"",
+            "r.yaml:3:6: models[1].nam: unknown key \"nam\" (did you mean name?)",
+            "r.yaml:5:47: decisions[0].modelRefs[1].model: unknown model \"zz\"",
+            "r.yaml:6:12: decisions[1].name: duplicate decision \"d\" (first defined at line 5)",
+            "r.yaml:6:26: decisions[1].modelRefs: expected a list, got a mapping {model: \"a\"}",
+            "r.yaml:7:28: signals.latency_refresh: must be at least 10ms (a shorter period keeps the refresh agent " +
+            "busy on a whole core), got 1us");
+    }
+
+    @Test
     void shouldRefuseARefreshShorterThanTenMilliseconds()
     {
         assertRefused(replace("  latency_refresh: 1s", "  latency_refresh: 1us"),

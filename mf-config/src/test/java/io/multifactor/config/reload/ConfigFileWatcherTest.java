@@ -173,7 +173,7 @@ class ConfigFileWatcherTest
     void shouldCoalesceABurstOfWritesIntoFewRunsThatEndOnTheLastContent() throws Exception
     {
         final Path file = Files.writeString(dir.resolve("router.yaml"), "v0");
-        watcher = new ConfigFileWatcher(file, () -> seen.add(read(file)), 500);
+        watcher = new ConfigFileWatcher(file, () -> seen.add(read(file)), 1_000);
         watcher.start();
 
         for (int i = 1; i <= 30; i++)
@@ -181,8 +181,8 @@ class ConfigFileWatcherTest
             Files.writeString(file, "v" + i);
         }
         awaitSeen("v30");
-        // A burst much shorter than the quiet period is one run; allow a couple more for a machine that stalls mid-burst.
-        assertThat(seen.size()).isLessThanOrEqualTo(3);
+        // A burst much shorter than the quiet period is one run; allow a few more for a machine that stalls mid-burst.
+        assertThat(seen.size()).isLessThanOrEqualTo(5);
     }
 
     @Test
