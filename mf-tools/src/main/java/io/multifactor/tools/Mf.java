@@ -32,6 +32,7 @@ import java.util.concurrent.Callable;
         ServeCommand.class,
         BackendsCommand.class,
         LoadCommand.class,
+        CompareCommand.class,
         // `mf help` and `mf help explain`, the reflex of a newcomer; usage on stdout, exit 0.
         CommandLine.HelpCommand.class,
     })
