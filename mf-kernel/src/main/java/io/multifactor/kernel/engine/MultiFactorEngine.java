@@ -10,7 +10,7 @@ import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.explain.Explanation;
 import io.multifactor.kernel.fleet.FleetSignals;
-import io.multifactor.kernel.inflight.InflightCounters;
+import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.inflight.LeaseTable;
 import io.multifactor.kernel.latency.LatencyWindow;
 import io.multifactor.kernel.metrics.CounterLabel;
@@ -48,7 +48,7 @@ import java.util.function.IntConsumer;
  * {@link #replacePlans(Plans)} builds the next state (keeping the counters and windows of every model name that stays,
  * with percentiles for the new slots already computed) and publishes it with one volatile write.
  * <p>
- * In-flight counts live in Agrona counters ({@link InflightCounters}), one per model name, in direct memory or in a
+ * In-flight counts live in Agrona counters ({@link CounterBuffers}), one per model name, in direct memory or in a
  * memory-mapped file; requests hold leases from a fixed {@link LeaseTable}. Latencies go into one
  * {@link LatencyWindow} per model and metric. The refresh duty cycle ({@link #refresh()}, or {@link #agent()} on an
  * {@link org.agrona.concurrent.AgentRunner}) rotates and drains the windows, republishes percentiles every
@@ -96,7 +96,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
 
     private final NanoClock clock;
     private final SignalSettings settings;
-    private final InflightCounters counters;
+    private final CounterBuffers counters;
     private final EngineCounters registry;
     private final AtomicBuffer values;
     private final LeaseTable leases;
@@ -132,8 +132,8 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
         clock = builder.clock;
         settings = builder.settings;
         counters = builder.countersFile == null ?
-            InflightCounters.inMemory(builder.counterCapacity) :
-            InflightCounters.mapped(builder.countersFile, builder.counterCapacity);
+            CounterBuffers.inMemory(builder.counterCapacity) :
+            CounterBuffers.mapped(builder.countersFile, builder.counterCapacity);
         values = counters.values();
         registry = new EngineCounters(counters);
         countSelections = builder.countSelections;
@@ -1113,7 +1113,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
             ModelSignals signals = signalsByName.get(name);
             if (signals == null || signals.counterId != inflightId)
             {
-                signals = new ModelSignals(name, inflightId, InflightCounters.valueOffset(inflightId), sliceIndex);
+                signals = new ModelSignals(name, inflightId, CounterBuffers.valueOffset(inflightId), sliceIndex);
                 if (fleetAttached)
                 {
                     signals.ttft.keepUnsent();
@@ -1181,12 +1181,12 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
 
     private int permanent(final String label, final int typeId)
     {
-        return InflightCounters.valueOffset(registry.permanent(label, typeId));
+        return CounterBuffers.valueOffset(registry.permanent(label, typeId));
     }
 
     private int use(final String label, final int typeId)
     {
-        return InflightCounters.valueOffset(registry.use(label, typeId));
+        return CounterBuffers.valueOffset(registry.use(label, typeId));
     }
 
     private static String metricName(final int metric)
@@ -1273,7 +1273,7 @@ public final class MultiFactorEngine implements LatencyRecorder, InflightTracker
 
         /**
          * Puts the counters in a memory-mapped file (replaced if it exists) that another process can read with
-         * {@link InflightCounters#openReader(Path)}; by default they live in direct memory.
+         * {@link CounterBuffers#openReader(Path)}; by default they live in direct memory.
          *
          * @param countersFile path of the file, or null for direct memory.
          * @return this builder.
