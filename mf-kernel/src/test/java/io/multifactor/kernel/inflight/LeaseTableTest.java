@@ -1,6 +1,7 @@
 package io.multifactor.kernel.inflight;
 
 import io.multifactor.api.InflightTracker;
+import io.multifactor.kernel.metrics.CounterBuffers;
 import org.junit.jupiter.api.Test;
 
 import java.util.SplittableRandom;
