@@ -121,8 +121,9 @@ public final class MultiFactorEngine extends EngineReadout
      * <p>
      * Reads the published state once (one volatile load), then, in the kernel's first loop over the candidates, the
      * decision's published percentiles and in-flight counters (plain loads after that volatile load, see
-     * {@link io.multifactor.kernel.scoring.CandidateSignals}). Allocates nothing (once {@code out} is large enough),
-     * takes no lock, never throws for an expected outcome.
+     * {@link io.multifactor.kernel.scoring.CandidateSignals}). The kernel makes two loops over the candidates (gather,
+     * filter and bound; then rank); with counting on, a third counts the drops, only when a candidate was dropped.
+     * Allocates nothing (once {@code out} is large enough), takes no lock, never throws for an expected outcome.
      *
      * @param decisionId decision handle.
      * @param exclusionsOrNull models this request leaves out, or null.

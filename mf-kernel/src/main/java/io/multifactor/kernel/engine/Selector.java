@@ -17,7 +17,8 @@ import org.agrona.concurrent.AtomicBuffer;
  * ({@link ReserveOnSelect}), and counts the final choice and its drops.
  * <p>
  * Counting is one atomic add on the counter of (decision, chosen candidate, outcome), or (decision, failed); then,
- * only when candidates were dropped, one per dropped candidate on (model, reason). Each counter is a 128-byte Agrona
+ * only when candidates were dropped, a loop over the candidates (the third of a selection, after the kernel's two)
+ * with one atomic add per dropped candidate on (model, reason). Each counter is a 128-byte Agrona
  * record of its own, so threads counting different decisions touch different cache lines.
  * <p>
  * This class is threadsafe: it holds no per-call state; every call writes only the caller's {@link Selection} and the

@@ -18,7 +18,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Selects one candidate of a decision as the semantics (section 4.1 of the user docs) define it, in two loops over the
- * candidates and nothing else:
+ * candidates and nothing else (the engine adds a third, to count drops, only when counting is on and some candidate
+ * was dropped):
  * <ol>
  *   <li><b>Gather, filter, bound</b> (every candidate): read its published signals ({@link CandidateSignals}) and its
  *       configured values (the plan; its cost under the request's token counts when the request has them), record
