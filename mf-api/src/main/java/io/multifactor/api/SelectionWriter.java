@@ -6,9 +6,9 @@ package io.multifactor.api;
  * one route out of the package. The build's architecture test fails on any use of it from outside
  * {@code io.multifactor.kernel} (and this package), so no caller can corrupt a result it was given.
  * <p>
- * Each method is a static call to the same-named writer of {@link Selection}, documented there; the JIT inlines it, so
- * the hot path pays nothing for the indirection. This class has no state and is threadsafe; the selection it writes
- * is not (one thread fills it, then reads it).
+ * Each method is a one-line static call to the same-named writer of {@link Selection}, documented there, small
+ * enough for the JIT to inline. This class has no state and is threadsafe; the selection it writes is not (one thread
+ * fills it, then reads it).
  */
 public final class SelectionWriter
 {
