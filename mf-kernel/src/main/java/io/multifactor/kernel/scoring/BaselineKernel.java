@@ -7,6 +7,7 @@ import io.multifactor.api.Objective;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
+import io.multifactor.api.SelectionWriter;
 import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.DecisionPlan;
 
@@ -55,10 +56,10 @@ public final class BaselineKernel
         final Selection out)
     {
         final int n = plan.candidateCount();
-        out.reset(plan.id(), n);
+        SelectionWriter.reset(out, plan.id(), n);
         plan.shareWith(out);
         final int latencyMetric = plan.latencyMetric();
-        out.ranking(Objective.WEIGHTED, latencyMetric);
+        SelectionWriter.ranking(out, Objective.WEIGHTED, latencyMetric);
         final boolean anyExcluded = exclusionsOrNull != null && !exclusionsOrNull.isEmpty();
 
         double qMin = Double.POSITIVE_INFINITY;
@@ -80,11 +81,11 @@ public final class BaselineKernel
             final long inflight = signals.inflight(i);
             if (anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
-                out.observed(i, DropReason.EXCLUDED, tpot, ttft, inflight);
+                SelectionWriter.observed(out, i, DropReason.EXCLUDED, tpot, ttft, inflight);
                 continue;
             }
-            out.observed(i, DropReason.NONE, tpot, ttft, inflight);
-            out.score(i, 0.0);
+            SelectionWriter.observed(out, i, DropReason.NONE, tpot, ttft, inflight);
+            SelectionWriter.score(out, i, 0.0);
             survivors++;
             final double quality = plan.quality(i);
             final double cost = plan.costPer1M(i);
@@ -112,10 +113,10 @@ public final class BaselineKernel
             nMin = load < nMin ? load : nMin;
             nMax = load > nMax ? load : nMax;
         }
-        out.bounds(qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
+        SelectionWriter.bounds(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
         if (survivors == 0)
         {
-            out.outcome(Outcome.FAILED, -1);
+            SelectionWriter.outcome(out, Outcome.FAILED, -1);
             return;
         }
         final int chosen;
@@ -135,8 +136,8 @@ public final class BaselineKernel
                 chosen = unobservedIndex >= 0 ? unobservedIndex : fastestIndex;
                 break;
         }
-        out.score(chosen, 1.0);
-        out.outcome(Outcome.SCORED, chosen);
+        SelectionWriter.score(out, chosen, 1.0);
+        SelectionWriter.outcome(out, Outcome.SCORED, chosen);
     }
 
     private static int nthSurvivor(final Selection out, final int n, final int nth)
