@@ -63,6 +63,10 @@ public final class CompareCommand implements Callable<Integer>
         "(default: multi_factor,round_robin,random,least_inflight,lowest_latency)")
     List<String> policies;
 
+    @Option(names = "--warmup", paramLabel = "SECONDS", description = "seconds of a first, discarded run that warms " +
+        "the JIT up (default: 3; 0: none)")
+    double warmupS = 3.0;
+
     @Option(names = "--plot", paramLabel = "FILE.png", description = "draw attainment and p95 TTFT per policy over " +
         "time (PNG, or JPEG for a .jpg or .jpeg name)")
     Path plot;
@@ -89,6 +93,11 @@ public final class CompareCommand implements Callable<Integer>
                 return ExitCodes.INVALID_INPUT;
             }
             types.add(type);
+        }
+        if (!(warmupS >= 0.0 && warmupS <= 3600.0))
+        {
+            err.println("--warmup: must be in [0, 3600] seconds, got " + warmupS);
+            return ExitCodes.INVALID_INPUT;
         }
         final String problem = LoadCommand.outputProblems(null, plot);
         if (problem != null)
@@ -120,7 +129,7 @@ public final class CompareCommand implements Callable<Integer>
         final List<PolicyComparison.Run> runs;
         try
         {
-            runs = PolicyComparison.run(loaded, servers, load, types, (policy, line) ->
+            runs = PolicyComparison.run(loaded, servers, load, types, warmupS, (policy, line) ->
             {
                 err.println(String.format(Locale.ROOT, "%-15s %s", policy, line));
                 err.flush();
@@ -145,7 +154,8 @@ public final class CompareCommand implements Callable<Integer>
             try
             {
                 LoadChartReport.writeComparison(PolicyComparison.timelines(runs, load.intervalS(), load),
-                    String.format(Locale.ROOT, "bin/mf compare: %s, seed %d", loaded.file(), load.seed()),
+                    String.format(Locale.ROOT, "bin/mf compare: %s, %s, seed %d", shown(config, "examples/gateway.yaml"),
+                        shown(profile, LoadCommand.EXAMPLE_PROFILE), load.seed()),
                     load.maxTtftMs(), plot);
             }
             catch (final IOException ex)
@@ -155,6 +165,11 @@ public final class CompareCommand implements Callable<Integer>
             }
         }
         return ExitCodes.OK;
+    }
+
+    private static String shown(final Path given, final String bundled)
+    {
+        return given != null ? given.toString() : bundled;
     }
 
     private static String ceiling(final double ms)

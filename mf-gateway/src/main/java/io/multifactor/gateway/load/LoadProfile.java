@@ -52,6 +52,16 @@ public record LoadProfile(
     }
 
     /**
+     * @param seconds seconds of arrivals, > 0.
+     * @return this profile for that long.
+     */
+    public LoadProfile withDurationS(final double seconds)
+    {
+        return new LoadProfile(seed, arrivalsPerS, seconds, maxRequests, drainS, decision, model, chat, stream,
+            promptTokens, maxTokens, maxTtftMs, maxTpotMs, intervalS);
+    }
+
+    /**
      * @param newSeed the seed.
      * @return this profile with that seed.
      */

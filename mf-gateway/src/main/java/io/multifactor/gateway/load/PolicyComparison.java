@@ -21,7 +21,9 @@ import java.util.Map;
  * The policy comparison: for each policy, the same configuration with every decision's {@code algorithm.type} set to
  * it (the rest of the file unchanged), served by an in-process gateway on a loopback port in front of freshly started
  * fake backends (so every policy meets the same degradation and 429 windows from the same instant and the same
- * seeds), under the same seeded load. One run at a time; gateway, backends and load share the machine.
+ * seeds), under the same seeded load. One run at a time; gateway, backends and load share the machine. A warm-up run
+ * (its results discarded) first puts every policy after the JIT has compiled the gateway, servers and client, so that
+ * the first policy in the table is not the one that pays for it.
  * <p>
  * This class is stateless and threadsafe (each run has its own gateway, servers and client).
  */
@@ -82,34 +84,44 @@ public final class PolicyComparison
      * @param backends the fake backends its {@code backend_refs} point at (started afresh for each policy).
      * @param load the load, with the ceilings attainment is judged by.
      * @param policies {@link AlgorithmType} codes, in table order.
+     * @param warmupS seconds of the discarded warm-up run of the first policy (0: none).
      * @param progressOrNull told each run's progress, or null.
      * @return one run per policy, in order.
      * @throws IOException when a gateway cannot listen.
      * @throws IllegalStateException when a fake server cannot listen (its port is taken).
      */
     public static List<Run> run(final LoadedConfig base, final BackendsProfile backends, final LoadProfile load,
-        final List<Integer> policies, final Progress progressOrNull) throws IOException
+        final List<Integer> policies, final double warmupS, final Progress progressOrNull) throws IOException
     {
+        if (warmupS > 0.0 && !policies.isEmpty())
+        {
+            runOne(base, backends, load.withDurationS(warmupS), policies.get(0), "warm-up", progressOrNull);
+        }
         final List<Run> runs = new ArrayList<>();
         for (final int type : policies)
         {
-            final String policy = AlgorithmType.label(type);
-            final LoadedConfig config = withType(base, type);
-            try (FakeBackends servers = FakeBackends.start(backends);
-                Gateway gateway = Gateway.start(config, GatewayOptions.defaults().withPort(0)))
-            {
-                final LoadResults results = LoadGenerator.run("http://127.0.0.1:" + gateway.port(), load,
-                    progressOrNull == null ? null : line -> progressOrNull.accept(policy, line));
-                long rateLimited = 0;
-                for (final String model : servers.models())
-                {
-                    rateLimited += servers.server(model).rateLimited();
-                }
-                runs.add(new Run(policy, results, LoadSummary.of(results, load.maxTtftMs(), load.maxTpotMs()),
-                    rateLimited));
-            }
+            runs.add(runOne(base, backends, load, type, AlgorithmType.label(type), progressOrNull));
         }
         return runs;
+    }
+
+    private static Run runOne(final LoadedConfig base, final BackendsProfile backends, final LoadProfile load,
+        final int type, final String label, final Progress progressOrNull) throws IOException
+    {
+        final LoadedConfig config = withType(base, type);
+        try (FakeBackends servers = FakeBackends.start(backends);
+            Gateway gateway = Gateway.start(config, GatewayOptions.defaults().withPort(0)))
+        {
+            final LoadResults results = LoadGenerator.run("http://127.0.0.1:" + gateway.port(), load,
+                progressOrNull == null ? null : line -> progressOrNull.accept(label, line));
+            long rateLimited = 0;
+            for (final String model : servers.models())
+            {
+                rateLimited += servers.server(model).rateLimited();
+            }
+            return new Run(AlgorithmType.label(type), results,
+                LoadSummary.of(results, load.maxTtftMs(), load.maxTpotMs()), rateLimited);
+        }
     }
 
     /**
