@@ -5,6 +5,9 @@ import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.model.DecisionConfig;
 import io.multifactor.config.model.SloConfig;
+import io.multifactor.gateway.fake.BackendsProfile;
+import io.multifactor.gateway.fake.BackendsProfileReader;
+import io.multifactor.gateway.fake.FakeBackends;
 import io.multifactor.gateway.load.LoadGenerator;
 import io.multifactor.gateway.load.LoadProfile;
 import io.multifactor.gateway.load.LoadProfileReader;
@@ -34,7 +37,8 @@ import java.util.concurrent.Callable;
  * line per interval (stderr); optionally every request as CSV and a chart.
  * <p>
  * The SLO ceilings are the profile's {@code slo}; with {@code --config}, those of the profile's decision in that
- * configuration (its {@code multi_factor} block) unless the profile sets its own.
+ * configuration (its {@code multi_factor} block) unless the profile sets its own. With {@code --backends}, the fake
+ * servers of that profile run in this process for the length of the load.
  * <p>
  * Exit codes ({@link ExitCodes}): 0 done, 2 invalid input (a refused profile or configuration, a bad URL, an output
  * file that cannot be created), 1 an output file that failed while being written.
@@ -64,6 +68,10 @@ public final class LoadCommand implements Callable<Integer>
         "decision in this configuration")
     Path config;
 
+    @Option(names = "--backends", paramLabel = "PROFILE", description = "first start the fake servers of this " +
+        "backends profile in this process (their windows then count from the start of the load), stop them at the end")
+    Path backends;
+
     @Option(names = "--seed", paramLabel = "S", description = "seed of the arrivals (default: the profile's seed)")
     Long seed;
 
@@ -84,9 +92,14 @@ public final class LoadCommand implements Callable<Integer>
         final PrintWriter err = spec.commandLine().getErr();
         final Path profilePath = profile != null ? profile : Home.path().resolve(EXAMPLE_PROFILE);
         LoadProfile load;
+        BackendsProfile servers = null;
         try
         {
             load = LoadProfileReader.read(profilePath);
+            if (backends != null)
+            {
+                servers = BackendsProfileReader.read(backends);
+            }
             if (config != null)
             {
                 load = withDecisionCeilings(load, ConfigLoader.load(config), err);
@@ -111,8 +124,10 @@ public final class LoadCommand implements Callable<Integer>
             return ExitCodes.INVALID_INPUT;
         }
         final LoadResults results;
+        FakeBackends started = null;
         try
         {
+            started = servers == null ? null : FakeBackends.start(servers);
             results = LoadGenerator.run(target, load, line ->
             {
                 err.println(line);
@@ -123,6 +138,18 @@ public final class LoadCommand implements Callable<Integer>
         {
             err.println("--target: " + ex.getMessage());
             return ExitCodes.INVALID_INPUT;
+        }
+        catch (final IllegalStateException ex)
+        {
+            err.println("--backends: " + ex.getMessage());
+            return ExitCodes.INVALID_INPUT;
+        }
+        finally
+        {
+            if (started != null)
+            {
+                started.close();
+            }
         }
         final LoadSummary summary = LoadSummary.of(results, load.maxTtftMs(), load.maxTpotMs());
         out.print(summary.table());

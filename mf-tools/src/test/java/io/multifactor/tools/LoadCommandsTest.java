@@ -88,6 +88,24 @@ class LoadCommandsTest
     }
 
     @Test
+    void shouldStartTheBackendsOfAProfileForTheLengthOfTheLoad() throws Exception
+    {
+        final int port = freePort();
+        final Path backends = write("b.yaml", "models:\n  m:\n    port: " + port + "\n    ttft_ms: 5\n    tpot_ms: 1\n" +
+            "    output_tokens: 2\n");
+        final Path profile = write("l.yaml", "arrivals_per_s: 100\nduration_s: 5\nmax_requests: 5\nmodel: m\n");
+        final CliRun run = CliRun.of("load", "--target", "http://127.0.0.1:" + port, "--profile", profile.toString(),
+            "--backends", backends.toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        assertThat(run.out()).containsPattern("m +5 +0 +100\\.0%");
+        // Stopped at the end: the port is free again.
+        try (ServerSocket again = new ServerSocket(port))
+        {
+            assertThat(again.getLocalPort()).isEqualTo(port);
+        }
+    }
+
+    @Test
     void shouldRefuseABadTargetAndAnUnknownDecision() throws Exception
     {
         final Path profile = write("l.yaml", "decision: nope\nmax_requests: 1\n");
