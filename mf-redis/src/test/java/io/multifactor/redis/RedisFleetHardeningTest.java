@@ -217,38 +217,52 @@ class RedisFleetHardeningTest
     }
 
     @Test
+    void shouldNotCountItselfTwiceWhenItsPublicationTimedOutButRanLater() throws Exception
+    {
+        final long p0 = 5_000_300L;
+        final List<LogRecord> logged = captureExchangeLog();
+        final Pair pair = new Pair("late");
+        pair.period(p0);
+        assertThat(pair.e1.inflight(pair.e1.modelId("m07"))).isEqualTo(6);
+
+        // Stopped while the next period's publications are sent: they time out here, and run once it goes on.
+        final List<Integer> publications = new ArrayList<>();
+        server.pause();
+        try
+        {
+            pair.wall.update((p0 + 1) * PERIOD_MS);
+            publications.add(pair.a1.exchangeNow(pair.nanos.nanoTime()));
+            publications.add(pair.a2.exchangeNow(pair.nanos.nanoTime()));
+        }
+        finally
+        {
+            server.resume();
+        }
+        Thread.sleep(200);
+        pair.wall.update((p0 + 1) * PERIOD_MS + PERIOD_MS / 2);
+        final int read1 = pair.a1.exchangeNow(pair.nanos.nanoTime());
+        final int read2 = pair.a2.exchangeNow(pair.nanos.nanoTime());
+        System.out.println("publication timed out (" + publications + ") but ran: in-flight m07 " +
+            pair.e1.inflight(pair.e1.modelId("m07")) + " and " + pair.e2.inflight(pair.e2.modelId("m07")) +
+            " for 6 leases, live remote replicas " + pair.a1.liveRemoteReplicas() + " and " +
+            pair.a2.liveRemoteReplicas());
+        assertThat(publications).containsExactly(FleetExchange.FAILED, FleetExchange.FAILED);
+        assertThat(List.of(read1, read2)).containsExactly(FleetExchange.EXCHANGED, FleetExchange.EXCHANGED);
+        for (final MultiFactorEngine e : List.of(pair.e1, pair.e2))
+        {
+            assertThat(e.inflight(e.modelId("m07"))).isEqualTo(6);
+            assertThat(e.inflight(e.modelId("m01"))).isEqualTo(2);
+        }
+        assertThat(pair.a1.liveRemoteReplicas()).isEqualTo(1);
+        assertThat(pair.a2.liveRemoteReplicas()).isEqualTo(1);
+        assertThat(logged).anySatisfy(r -> assertThat(r.getLevel()).isEqualTo(Level.WARNING));
+    }
+
+    @Test
     void shouldLeaveNoKeyWithoutExpiryAfterTheServerWasStoppedForTenSeconds() throws Exception
     {
         final String cluster = "stopped";
-        // The outage is expected: its warnings go to a list, not to the console of a passing build.
-        final List<LogRecord> logged = new CopyOnWriteArrayList<>();
-        final Logger logger = Logger.getLogger(RedisFleetExchange.class.getName());
-        final Handler handler = new Handler()
-        {
-            @Override
-            public void publish(final LogRecord record)
-            {
-                logged.add(record);
-            }
-
-            @Override
-            public void flush()
-            {
-            }
-
-            @Override
-            public void close()
-            {
-            }
-        };
-        final boolean parents = logger.getUseParentHandlers();
-        logger.addHandler(handler);
-        logger.setUseParentHandlers(false);
-        closeables.add(() ->
-        {
-            logger.removeHandler(handler);
-            logger.setUseParentHandlers(parents);
-        });
+        final List<LogRecord> logged = captureExchangeLog();
         final List<MultiFactorEngine> engines = new ArrayList<>();
         for (int r = 0; r < 2; r++)
         {
@@ -390,6 +404,40 @@ class RedisFleetHardeningTest
             final int m00 = indexOf(out, engine.modelId("m00"));
             assertThat(out.tpotMs(m00)).isCloseTo(expectedMs, within(expectedMs * 0.01));
         }
+    }
+
+    /** The outage of a test is expected: the exchange's warnings go to a list, not to the console of a passing build. */
+    private List<LogRecord> captureExchangeLog()
+    {
+        final List<LogRecord> logged = new CopyOnWriteArrayList<>();
+        final Logger logger = Logger.getLogger(RedisFleetExchange.class.getName());
+        final Handler handler = new Handler()
+        {
+            @Override
+            public void publish(final LogRecord record)
+            {
+                logged.add(record);
+            }
+
+            @Override
+            public void flush()
+            {
+            }
+
+            @Override
+            public void close()
+            {
+            }
+        };
+        final boolean parents = logger.getUseParentHandlers();
+        logger.addHandler(handler);
+        logger.setUseParentHandlers(false);
+        closeables.add(() ->
+        {
+            logger.removeHandler(handler);
+            logger.setUseParentHandlers(parents);
+        });
+        return logged;
     }
 
     private static int indexOf(final Selection out, final int model)
