@@ -90,14 +90,15 @@ public final class RedisFleetExchange implements FleetExchange
 
     // One atomic script per period start: every write carries its expiry in the same script, so no cut (a full request
     // queue, a timeout, a failed command) can leave a key without one; each count field is incremented on its own
-    // (pcall), and a field or key that holds what this exchange never writes is replaced and counted, so one damaged
-    // entry can neither fail the publication nor make the counts wrong. Membership of the replica set is atomic with
-    // the counts: a reader subtracts its own counts exactly when they landed, whatever happened to the reply.
+    // (pcall), and a field or key that holds what this exchange never writes is replaced and counted (UNLINK, Redis 4
+    // or later, frees a large forged key off the main thread), so one damaged entry can neither fail the publication
+    // nor make the counts wrong. Membership of the replica set is atomic with the counts: a reader subtracts its own
+    // counts exactly when they landed, whatever happened to the reply.
     private static final Script PUBLISH = new Script(String.join("\n",
         "local skipped = 0",
         "local function own(key, kind)",
         "  local t = redis.call('TYPE', key).ok",
-        "  if t ~= 'none' and t ~= kind then redis.call('DEL', key) skipped = skipped + 1 end",
+        "  if t ~= 'none' and t ~= kind then redis.call('UNLINK', key) skipped = skipped + 1 end",
         "end",
         "own(KEYS[1], 'hash')",
         "own(KEYS[2], 'set')",

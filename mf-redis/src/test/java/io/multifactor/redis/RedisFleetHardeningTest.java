@@ -377,6 +377,7 @@ class RedisFleetHardeningTest
         }
 
         long slowestMs = 0;
+        final List<Integer> reads = new ArrayList<>();
         for (int p = 1; p <= RedisFleetExchange.LATENCY_EVERY_PERIODS + 1; p++)
         {
             wall.update((p0 + p) * PERIOD_MS);
@@ -385,12 +386,14 @@ class RedisFleetHardeningTest
             a2.exchangeNow(nanos.nanoTime());
             slowestMs = Math.max(slowestMs, (System.nanoTime() - startNs) / 1_000_000);
             wall.update((p0 + p) * PERIOD_MS + PERIOD_MS / 2);
-            assertThat(a1.exchangeNow(nanos.nanoTime())).isEqualTo(FleetExchange.EXCHANGED);
-            assertThat(a2.exchangeNow(nanos.nanoTime())).isEqualTo(FleetExchange.EXCHANGED);
+            reads.add(a1.exchangeNow(nanos.nanoTime()));
+            reads.add(a2.exchangeNow(nanos.nanoTime()));
         }
         final long skipped = x1.skippedEntryCount() + x2.skippedEntryCount();
         System.out.println("forged latency hash of 300 x 1 MB: aggregated " + (x1.aggregatedCount() +
-            x2.aggregatedCount()) + " period(s), slowest period start " + slowestMs + " ms, skipped " + skipped);
+            x2.aggregatedCount()) + " period(s), slowest period start " + slowestMs + " ms, skipped " + skipped +
+            ", failed exchanges " + (x1.failedCount() + x2.failedCount()) + ", reads " + reads);
+        assertThat(reads).containsOnly(FleetExchange.EXCHANGED);
         assertThat(x1.aggregatedCount() + x2.aggregatedCount()).isEqualTo(1);
         // Every forged field is skipped: most unread (beyond the bytes an aggregation may read), the rest undecodable.
         assertThat(skipped).isGreaterThanOrEqualTo(300);
