@@ -9,6 +9,7 @@ import io.grpc.protobuf.services.HealthStatusManager;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The gRPC server of the ext_proc service: {@code envoy.service.ext_proc.v3.ExternalProcessor} and the standard
@@ -30,6 +31,7 @@ public final class ExtProcServer implements AutoCloseable
     private final HealthStatusManager health;
     private final ExtProcService service;
     private final long graceMs;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private ExtProcServer(final Server server, final HealthStatusManager health, final ExtProcService service,
         final long graceMs)
@@ -85,11 +87,16 @@ public final class ExtProcServer implements AutoCloseable
 
     /**
      * Graceful shutdown: {@code NOT_SERVING}, no new streams, open streams finish within the grace period or are
-     * cancelled, then every lease still open is ended. Returns when the server has terminated.
+     * cancelled, then every lease still open is ended. Returns when the server has terminated; a second call does
+     * nothing.
      */
     @Override
     public void close()
     {
+        if (!closed.compareAndSet(false, true))
+        {
+            return;
+        }
         health.enterTerminalState();
         server.shutdown();
         boolean interrupted = false;
