@@ -122,6 +122,7 @@ public final class OpenAiRequestReader
             }
             if (token != JsonToken.END_OBJECT || parser.nextToken() != null)
             {
+                out.clear();
                 out.error = "request body is not one JSON object";
                 return NOT_JSON;
             }
