@@ -29,6 +29,7 @@ import java.util.concurrent.Callable;
         ExplainCommand.class,
         SimulateCommand.class,
         StatCommand.class,
+        EnvoyCommand.class,
         // `mf help` and `mf help explain`, the reflex of a newcomer; usage on stdout, exit 0.
         CommandLine.HelpCommand.class,
     })
