@@ -7,15 +7,22 @@ import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthGrpc;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import static io.multifactor.envoy.FakeEnvoy.requestBody;
@@ -67,6 +74,36 @@ class ExtProcOperationsTest
             assertThat(registry.get("mf.envoy.leases").tag("result", "completed").functionCounter().count())
                 .isEqualTo(1.0);
             assertThat(registry.get("mf.envoy.streams").functionCounter().count()).isEqualTo(1.0);
+        }
+    }
+
+    @Test
+    void shouldServePrometheusMetricsOverHttp() throws Exception
+    {
+        final Path config = dir.resolve("router.yaml");
+        Files.writeString(config, EnvoyFixture.CONFIG, StandardCharsets.UTF_8);
+        final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (ExtProcApp app = ExtProcApp.start(config, EnvoyMode.VSR, new InetSocketAddress("127.0.0.1", 0), 1_000,
+                registry, null);
+            MetricsEndpoint metrics = MetricsEndpoint.start(registry, new InetSocketAddress("127.0.0.1", 0));
+            FakeEnvoy envoy = new FakeEnvoy(app.port()))
+        {
+            final FakeEnvoy.Stream stream = envoy.open();
+            stream.exchange(requestHeaders(true, "x-mf-decision", "quality"));
+            final HttpClient http = HttpClient.newHttpClient();
+            final HttpResponse<String> scrape = http.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + metrics.port() + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+            assertThat(scrape.statusCode()).isEqualTo(200);
+            assertThat(scrape.headers().firstValue("content-type").orElse("")).startsWith("text/plain");
+            assertThat(scrape.body()).contains("mf_inflight{model=\"premium-model\"} 1")
+                .contains("mf_envoy_requests_total{result=\"routed\"} 1");
+            final HttpResponse<String> other = http.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + metrics.port() + "/")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+            assertThat(other.statusCode()).isEqualTo(404);
+            stream.exchange(responseHeaders(true, ":status", "200"));
+            assertThat(stream.finish()).isEqualTo(Status.OK);
         }
     }
 
