@@ -77,6 +77,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     private String modelName;
     private int status;
     private boolean failedStatus;
+    private boolean answeredLocally;
     private long retryAfterMs;
 
     ExtProcStream(final ExtProcContext context, final ServerCallStreamObserver<ProcessingResponse> out,
@@ -187,7 +188,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         if (state != REQUEST_BODY)
         {
             refuse(Status.INVALID_ARGUMENT, state == REQUEST_HEADERS ? "request_body before request_headers" :
-                "request_body after the request's end");
+                answeredLocally ? "request_body after an immediate_response" : "request_body after the request's end");
             return;
         }
         final ByteString bytes = message.getBody();
@@ -308,8 +309,9 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     {
         if (state != RESPONSE_HEADERS)
         {
-            refuse(Status.INVALID_ARGUMENT, state < RESPONSE_HEADERS ?
-                "response_headers before the request was routed" : "response_headers twice for one request");
+            refuse(Status.INVALID_ARGUMENT, answeredLocally ? "response_headers after an immediate_response" :
+                state < RESPONSE_HEADERS ? "response_headers before the request was routed" :
+                "response_headers twice for one request");
             return;
         }
         status = ExtProcHeaders.status(headers.getHeaders());
@@ -346,7 +348,8 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     {
         if (state != RESPONSE_BODY)
         {
-            refuse(Status.INVALID_ARGUMENT, state < RESPONSE_HEADERS ? "response_body before the request was routed" :
+            refuse(Status.INVALID_ARGUMENT, answeredLocally ? "response_body after an immediate_response" :
+                state < RESPONSE_HEADERS ? "response_body before the request was routed" :
                 state == RESPONSE_HEADERS ? "response_body before response_headers" :
                 "response_body after the response's end");
             return;
@@ -403,6 +406,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     {
         context.badRequests.increment();
         state = DONE;
+        answeredLocally = true;
         send(ExtProcResponses.immediate(httpStatus, JsonText.error("invalid_request_error", message),
             httpStatus == 413 ? "mf_body_too_large" : "mf_bad_request"));
     }
@@ -411,6 +415,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     {
         context.unavailable.increment();
         state = DONE;
+        answeredLocally = true;
         ProcessingResponse response = ExtProcResponses.immediate(503, JsonText.error("unavailable", message), details);
         if (explain && explainPlansOrNull != null)
         {
