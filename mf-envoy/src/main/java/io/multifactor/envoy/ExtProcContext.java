@@ -4,19 +4,27 @@ import io.multifactor.config.LoadedConfig;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.serving.OpenAiRequestReader;
 
+import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
+
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What every ext_proc stream shares: the engine, the mode, the routing table of the running configuration (replaced
  * on reload), the request reader, and the service's own counters.
  * <p>
- * This class is threadsafe: the table is published through a volatile field, the counters are {@link LongAdder}s.
+ * This class is threadsafe: the table is published through a volatile field, the counters are {@link LongAdder}s, the
+ * pool of stream scratch is a lock-free queue.
  */
 public final class ExtProcContext
 {
+    /** How many idle streams' scratch (lifecycle, buffers) are kept for the next streams. */
+    static final int SCRATCH_POOL_CAPACITY = 4096;
+
     private final MultiFactorEngine engine;
     private final EnvoyMode mode;
     private final OpenAiRequestReader reader = new OpenAiRequestReader();
+    private final ManyToManyConcurrentArrayQueue<StreamScratch> scratchPool =
+        new ManyToManyConcurrentArrayQueue<>(SCRATCH_POOL_CAPACITY);
     private volatile RoutingTable routing;
 
     final LongAdder streams = new LongAdder();
@@ -60,6 +68,24 @@ public final class ExtProcContext
     public EnvoyMode mode()
     {
         return mode;
+    }
+
+    /** Lock-free; allocates only when the pool is empty. @return scratch for a stream that opens. */
+    StreamScratch acquireScratch()
+    {
+        final StreamScratch scratch = scratchPool.poll();
+        return scratch != null ? scratch : new StreamScratch(engine);
+    }
+
+    /**
+     * Lock-free; allocates nothing.
+     *
+     * @param scratch the scratch of a stream that closed, its lease ended; dropped when the pool is full.
+     */
+    void releaseScratch(final StreamScratch scratch)
+    {
+        scratch.trim();
+        scratchPool.offer(scratch);
     }
 
     OpenAiRequestReader reader()

@@ -56,22 +56,22 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     private static final int DONE = 4;
     private static final int CLOSED = 5;
 
-    private static final byte[] EMPTY = new byte[0];
     private static final int FIRST_CHUNK_CAPACITY = 4096;
 
     private final ExtProcContext context;
     private final ServerCallStreamObserver<ProcessingResponse> out;
     private final Set<ExtProcStream> open;
     private final RequestLifecycle lifecycle;
-    private final OpenAiRequest parsed = new OpenAiRequest();
+    private final OpenAiRequest parsed;
+    private StreamScratch scratch;
 
     private int state = REQUEST_HEADERS;
     private boolean observing;
     private String decisionHeader;
     private boolean explain;
-    private byte[] body = EMPTY;
+    private byte[] body;
     private int bodyLength;
-    private byte[] chunk = EMPTY;
+    private byte[] chunk;
     private int decisionId = Handles.NONE;
     private int modelId = Handles.NONE;
     private String modelName;
@@ -86,7 +86,11 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         this.context = context;
         this.out = out;
         this.open = open;
-        this.lifecycle = new RequestLifecycle(context.engine());
+        this.scratch = context.acquireScratch();
+        this.lifecycle = scratch.lifecycle;
+        this.parsed = scratch.parsed;
+        this.body = scratch.body;
+        this.chunk = scratch.chunk;
         context.streams.increment();
     }
 
@@ -445,10 +449,19 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         }
     }
 
+    /** The stream is over (its lease ended before): no callback touches it any more, its scratch goes back. */
     private void close()
     {
         state = CLOSED;
         open.remove(this);
+        final StreamScratch released = scratch;
+        if (released != null)
+        {
+            scratch = null;
+            released.body = body;
+            released.chunk = chunk;
+            context.releaseScratch(released);
+        }
     }
 
     private void send(final ProcessingResponse response)
