@@ -24,6 +24,9 @@ import java.util.function.Consumer;
  */
 public final class EngineHost implements AutoCloseable
 {
+    /** Quiet period that ends a burst of file events before a reload, milliseconds. */
+    public static final long RELOAD_DEBOUNCE_MS = 100;
+
     private final LoadedConfig loaded;
     private final MultiFactorEngine engine;
     private final AgentRunner refresh;
@@ -54,6 +57,24 @@ public final class EngineHost implements AutoCloseable
     public static EngineHost start(final Path config, final Consumer<ReloadResult> onReload)
         throws InvalidConfigurationException, IOException
     {
+        return start(config, onReload, null);
+    }
+
+    /**
+     * As {@link #start(Path, Consumer)}, and tells {@code beforeApplyOrNull} each valid configuration the watcher
+     * reads, just before its plans are swapped in (so what is kept beside the plans follows the same file).
+     *
+     * @param config the configuration file.
+     * @param onReload told the result of every reload, on the watcher thread; {@code null} for no watching.
+     * @param beforeApplyOrNull told each valid reloaded configuration before the swap, on the watcher thread; or
+     *     {@code null}.
+     * @return the running host.
+     * @throws InvalidConfigurationException when the file is not valid (nothing is started).
+     * @throws IOException when the file's directory cannot be watched (nothing is left running).
+     */
+    public static EngineHost start(final Path config, final Consumer<ReloadResult> onReload,
+        final Consumer<LoadedConfig> beforeApplyOrNull) throws InvalidConfigurationException, IOException
+    {
         final LoadedConfig loaded = ConfigLoader.load(config);
         final MultiFactorEngine engine = MultiFactorEngine.builder(loaded.plans())
             .settings(loaded.signalSettings())
@@ -70,7 +91,7 @@ public final class EngineHost implements AutoCloseable
         {
             try
             {
-                reloader.watch(config, onReload);
+                reloader.watch(config, onReload, RELOAD_DEBOUNCE_MS, beforeApplyOrNull);
             }
             catch (final IOException | RuntimeException ex)
             {

@@ -4,13 +4,13 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.multifactor.api.InvalidConfigurationException;
-import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.reload.ReloadResult;
 import io.multifactor.micrometer.MultiFactorMetrics;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.ToDoubleFunction;
 
@@ -56,12 +56,21 @@ public final class ExtProcApp implements AutoCloseable
         final long graceMs, final MeterRegistry registry, final Consumer<ReloadResult> onReload)
         throws InvalidConfigurationException, IOException
     {
-        final ExtProcContext[] contextHolder = new ExtProcContext[1];
-        final EngineHost host = EngineHost.start(config, result -> reloaded(config, contextHolder[0], result, onReload));
+        // Set once the context exists; read on the watcher thread.
+        final AtomicReference<ExtProcContext> contextHolder = new AtomicReference<>();
+        final EngineHost host = EngineHost.start(config, onReload == null ? result -> { } : onReload, loaded ->
+        {
+            // Before the swap: the provider model ids and backends of the file whose plans come in.
+            final ExtProcContext context = contextHolder.get();
+            if (context != null)
+            {
+                context.reloaded(loaded);
+            }
+        });
         try
         {
             final ExtProcContext context = new ExtProcContext(host.engine(), mode, host.loaded());
-            contextHolder[0] = context;
+            contextHolder.set(context);
             final MultiFactorMetrics metrics = new MultiFactorMetrics(host.engine());
             metrics.bindTo(registry);
             bindServiceMeters(registry, context);
@@ -74,27 +83,6 @@ public final class ExtProcApp implements AutoCloseable
         {
             host.close();
             throw ex;
-        }
-    }
-
-    private static void reloaded(final Path config, final ExtProcContext context, final ReloadResult result,
-        final Consumer<ReloadResult> onReload)
-    {
-        if (result.applied() && context != null)
-        {
-            try
-            {
-                // The plans are swapped already; read the file's models again, against them, for ids and backends.
-                context.reloaded(ConfigLoader.load(config, context.engine().plans(), context.engine().counterCapacity()));
-            }
-            catch (final InvalidConfigurationException ex)
-            {
-                // Changed again since the reload read it: the next reload brings both in line.
-            }
-        }
-        if (onReload != null)
-        {
-            onReload.accept(result);
         }
     }
 
