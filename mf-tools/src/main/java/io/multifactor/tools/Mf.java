@@ -30,6 +30,7 @@ import java.util.concurrent.Callable;
         SimulateCommand.class,
         StatCommand.class,
         ServeCommand.class,
+        EnvoyCommand.class,
         BackendsCommand.class,
         LoadCommand.class,
         CompareCommand.class,
