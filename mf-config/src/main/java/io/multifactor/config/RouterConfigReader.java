@@ -8,6 +8,7 @@ import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.model.SignalsConfig;
 import io.multifactor.config.read.Durations;
 import io.multifactor.config.read.MappingReader;
+import io.multifactor.config.read.NearestName;
 import io.multifactor.config.read.Problems;
 import io.multifactor.config.yaml.Excerpt;
 import io.multifactor.config.yaml.YamlEntry;
