@@ -336,6 +336,8 @@ public final class FakeModelServer
     private void finish(final Job job)
     {
         job.state = Job.DONE;
+        // Counted before the last bytes leave: a client that has read the whole response sees it counted.
+        completed.incrementAndGet();
         final HttpServerResponse response = job.response;
         if (job.stream)
         {
@@ -361,7 +363,6 @@ public final class FakeModelServer
                 (job.chat ? "chat.completion" : "text_completion") + "\",\"created\":" + job.created + ",\"model\":\"" +
                 profile.name() + "\",\"choices\":[" + choice + "],\"usage\":" + usage(job) + '}');
         }
-        completed.incrementAndGet();
         release();
     }
 
