@@ -4,6 +4,7 @@ import io.multifactor.config.model.DecisionConfig;
 import io.multifactor.config.model.MultiFactorConfig;
 import io.multifactor.config.model.SkippedDecision;
 import io.multifactor.config.read.MappingReader;
+import io.multifactor.config.read.NameHint;
 import io.multifactor.config.read.NearestName;
 import io.multifactor.config.read.Problems;
 import io.multifactor.config.yaml.Excerpt;
@@ -259,7 +260,7 @@ final class VsrDecisionReader
                         (card != null ? ": it is a LoRA adapter of model card " + Excerpt.value(card) +
                         ", and a multi_factor candidate must be a model" :
                         ": defined in neither providers.models nor routing.modelCards" +
-                        NearestName.suggestion(model, models.nodes().keySet())));
+                        NameHint.of(model, models.nodes().keySet(), "models")));
                     continue;
                 }
                 final YamlNode first = seen.putIfAbsent(model, node);
