@@ -118,7 +118,7 @@ public final class CountersFileWriter implements AutoCloseable
             {
                 final long free = usableSpace(directory);
                 throw new IOException(ex.getMessage() + (free >= 0 && free < length ? ": " + noSpace(length, free) :
-                    "") + " (writing its " + length + " bytes)", ex);
+                    "") + String.format(Locale.ROOT, " (writing its %,d bytes)", length), ex);
             }
             Files.move(partial, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             return writer;
