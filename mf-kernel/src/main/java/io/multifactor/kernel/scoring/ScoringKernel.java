@@ -8,6 +8,7 @@ import io.multifactor.api.Objective;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
+import io.multifactor.api.SelectionWriter;
 import io.multifactor.kernel.plan.CostMix;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
@@ -17,7 +18,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Selects one candidate of a decision as the semantics (section 4.1 of the user docs) define it, in two loops over the
- * candidates and nothing else:
+ * candidates and nothing else (the engine adds a third, to count drops, only when counting is on and some candidate
+ * was dropped):
  * <ol>
  *   <li><b>Gather, filter, bound</b> (every candidate): read its published signals ({@link CandidateSignals}) and its
  *       configured values (the plan; its cost under the request's token counts when the request has them), record
@@ -86,10 +88,10 @@ public final class ScoringKernel
         final Selection out)
     {
         final int n = plan.candidateCount();
-        out.reset(plan.id(), n);
+        SelectionWriter.reset(out, plan.id(), n);
         plan.shareWith(out);
         final int latencyMetric = plan.latencyMetric();
-        out.ranking(plan.objective(), latencyMetric);
+        SelectionWriter.ranking(out, plan.objective(), latencyMetric);
         final boolean qualityFloor = plan.hasQualityFloor();
         final double minQuality = plan.minQuality();
         final boolean requestMix = requestOrNull != null && requestOrNull.hasTokens();
@@ -97,7 +99,7 @@ public final class ScoringKernel
         final double completionShare = requestMix ? requestOrNull.completionShare() : 0.0;
         if (requestMix)
         {
-            out.ownCosts();
+            SelectionWriter.ownCosts(out);
         }
         final double maxTpotMs = plan.effectiveMaxTpotMs();
         final double maxTtftMs = plan.effectiveMaxTtftMs();
@@ -125,7 +127,7 @@ public final class ScoringKernel
             if (requestMix)
             {
                 cost = CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i));
-                out.costPer1M(i, cost);
+                SelectionWriter.costPer1M(out, i, cost);
             }
             else
             {
@@ -138,10 +140,10 @@ public final class ScoringKernel
                 cost > maxCost | inflight > maxInflight;
             if (broken || anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
-                out.observed(i, dropReason(plan, exclusionsOrNull, i, tpot, ttft, cost, inflight), tpot, ttft, inflight);
+                SelectionWriter.observed(out, i, dropReason(plan, exclusionsOrNull, i, tpot, ttft, cost, inflight), tpot, ttft, inflight);
                 continue;
             }
-            out.observed(i, DropReason.NONE, tpot, ttft, inflight);
+            SelectionWriter.observed(out, i, DropReason.NONE, tpot, ttft, inflight);
             survivors++;
             final double latency = latencyMetric == LatencyMetric.AUTO ? (tpot == tpot ? tpot : ttft) :
                 latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
@@ -156,7 +158,7 @@ public final class ScoringKernel
             nMin = load < nMin ? load : nMin;
             nMax = load > nMax ? load : nMax;
         }
-        out.bounds(qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
+        SelectionWriter.bounds(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
 
         if (survivors == 0)
         {
@@ -246,7 +248,7 @@ public final class ScoringKernel
             score += cost == cost ? cBase + cSlope * (cost - cMin) : 0.0;
             // Rounding can leave a hair outside [0, 1] (the weights themselves can add up to one ulp more than 1).
             score = score < 0.0 ? 0.0 : score > 1.0 ? 1.0 : score;
-            out.score(i, score);
+            SelectionWriter.score(out, i, score);
             if (score > bestScore)
             {
                 bestScore = score;
@@ -257,7 +259,7 @@ public final class ScoringKernel
         {
             best = tieSlowPath(plan, out, requestOrNull, bestScore - plan.tieBand());
         }
-        out.outcome(Outcome.SCORED, best);
+        SelectionWriter.outcome(out, Outcome.SCORED, best);
     }
 
     /** Ranks with the plain formula, dividing per candidate: for ranges so small that a precomputed slope overflows. */
@@ -278,7 +280,7 @@ public final class ScoringKernel
                 score += plan.weight(f) * out.normalized(i, f);
             }
             score = score > 1.0 ? 1.0 : score;
-            out.score(i, score);
+            SelectionWriter.score(out, i, score);
             if (score > bestScore)
             {
                 bestScore = score;
@@ -289,7 +291,7 @@ public final class ScoringKernel
         {
             best = tieSlowPath(plan, out, requestOrNull, bestScore - plan.tieBand());
         }
-        out.outcome(Outcome.SCORED, best);
+        SelectionWriter.outcome(out, Outcome.SCORED, best);
     }
 
     /**
@@ -340,10 +342,10 @@ public final class ScoringKernel
         final int firstFactor = plan.priority(0);
         for (int i = 0; i < n; i++)
         {
-            out.eliminatedBy(i, Selection.NOT_ELIMINATED);
+            SelectionWriter.eliminatedBy(out, i, Selection.NOT_ELIMINATED);
             if (out.dropReason(i) == DropReason.NONE)
             {
-                out.score(i, out.normalized(i, firstFactor));
+                SelectionWriter.score(out, i, out.normalized(i, firstFactor));
             }
         }
         final double tolerance = plan.tolerance();
@@ -365,7 +367,7 @@ public final class ScoringKernel
             {
                 if (isFinalist(out, i) && out.normalized(i, factor) < threshold)
                 {
-                    out.eliminatedBy(i, factor);
+                    SelectionWriter.eliminatedBy(out, i, factor);
                 }
             }
         }
@@ -391,7 +393,7 @@ public final class ScoringKernel
                 }
             }
         }
-        out.outcome(Outcome.SCORED, first);
+        SelectionWriter.outcome(out, Outcome.SCORED, first);
     }
 
     private static boolean isFinalist(final Selection out, final int index)
@@ -431,19 +433,19 @@ public final class ScoringKernel
 
         if (first < 0)
         {
-            out.outcome(Outcome.FAILED, -1);
+            SelectionWriter.outcome(out, Outcome.FAILED, -1);
             return;
         }
         switch (plan.policy())
         {
             case NoCandidatesPolicy.FIRST:
-                out.outcome(Outcome.FALLBACK_FIRST, first);
+                SelectionWriter.outcome(out, Outcome.FALLBACK_FIRST, first);
                 break;
             case NoCandidatesPolicy.FAIL:
-                out.outcome(Outcome.FAILED, -1);
+                SelectionWriter.outcome(out, Outcome.FAILED, -1);
                 break;
             default:
-                out.outcome(Outcome.FALLBACK_CHEAPEST, cheapest >= 0 ? cheapest : first);
+                SelectionWriter.outcome(out, Outcome.FALLBACK_CHEAPEST, cheapest >= 0 ? cheapest : first);
                 break;
         }
     }
