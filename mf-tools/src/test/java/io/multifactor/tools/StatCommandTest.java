@@ -1,6 +1,8 @@
 package io.multifactor.tools;
 
 import io.multifactor.api.Selection;
+import io.multifactor.config.ConfigLoader;
+import io.multifactor.config.LoadedConfig;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.metrics.CountersFileLayout;
 import io.multifactor.kernel.plan.Plans;
@@ -264,6 +266,26 @@ class StatCommandTest
                 "truncated\n$");
         assertThat(run.out()).doesNotContain("Exception").doesNotContain("Error");
         assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
+    }
+
+    @Test
+    void shouldShowInTheDocsSampleEveryDecisionOfTheBundledConfiguration() throws Exception
+    {
+        final String page = Files.readString(ROOT.resolve("docs/metrics.md"));
+        final String command = "$ bin/mf stat --counters-file /tmp/sim.counters\n";
+        final int start = page.indexOf(command) + command.length();
+        final String sample = page.substring(start, page.indexOf("```", start));
+        final List<String> shown = new ArrayList<>();
+        final String[] lines = sample.split("\n");
+        assertThat(lines[0]).contains(": alive");
+        for (int i = 3; i < lines.length && !lines[i].isEmpty(); i++)
+        {
+            shown.add(lines[i].substring(0, lines[i].indexOf(' ')));
+        }
+        final LoadedConfig bundled = ConfigLoader.load(ROOT.resolve("examples/router.yaml"));
+        final List<String> decisions = new ArrayList<>();
+        bundled.config().decisions().forEach(decision -> decisions.add(decision.name()));
+        assertThat(shown).containsExactlyInAnyOrderElementsOf(decisions);
     }
 
     /** The counters file of an engine that selected once and was closed. */
