@@ -21,9 +21,8 @@ import java.util.concurrent.TimeUnit;
  * reads Redis's {@code INFO} (network bytes, CPU) at the start and the end of a {@code SECONDS} window and prints the
  * traffic per replica per second, Redis's CPU and the agents' CPU per replica and period.
  * <p>
- * Usage (from the repository root, after {@code mvn -o -q -pl mf-redis -am test-compile}):
- * {@code java -cp "$(cat mf-redis/target/test-classpath.txt):mf-redis/target/test-classes:mf-redis/target/classes"
- * io.multifactor.redis.FleetLoadRun 100 4 64 60}.
+ * Usage: {@code FleetLoadRun REPLICAS JVMS MODELS SECONDS}, on the test class path of {@code mf-redis} with the
+ * {@code --add-exports} flag Agrona needs; docs/fleet.md, "Measured against a real Redis", has the commands.
  * <p>
  * This class runs on its main thread.
  */
@@ -56,7 +55,8 @@ public final class FleetLoadRun
             {
                 final int count = replicas / jvms + (j < replicas % jvms ? 1 : 0);
                 final Process child = new ProcessBuilder(java, "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
-                    "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+                    // A replica of 64 models holds its engine and its remote fleet signals: about 80 MB of heap.
+                    "-Xmx" + (128 + 80 * count) + "m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
                     FleetLoadMain.class.getName(), server.urlWithoutPassword(), "load", Integer.toString(count),
                     Integer.toString(first), Integer.toString(models), Long.toString(seconds + 2 * WARM_UP_S),
                     Long.toString(PERIOD_MS))
