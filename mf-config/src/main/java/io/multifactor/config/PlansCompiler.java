@@ -7,6 +7,7 @@ import io.multifactor.config.model.RankingConfig;
 import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.model.SloConfig;
 import io.multifactor.config.model.WeightsConfig;
+import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
 
@@ -50,8 +51,9 @@ public final class PlansCompiler
                 .latencyMetric(ranking.latencyMetric())
                 .costMix(ranking.costMixPrompt(), ranking.costMixCompletion())
                 .tieBand(ranking.tieBand())
-                .tieBreak(ranking.tieBreak());
-            if (!ranking.priority().isEmpty())
+                .tieBreak(ranking.tieBreak())
+                .algorithmType(decision.algorithmType());
+            if (!ranking.priority().isEmpty() && decision.algorithmType() == AlgorithmType.MULTI_FACTOR)
             {
                 spec.lexicographic(ranking.tolerance(), ranking.priorityFactors());
             }

@@ -8,11 +8,15 @@ import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.model.SignalsConfig;
 import io.multifactor.config.read.Durations;
 import io.multifactor.config.read.MappingReader;
+import io.multifactor.config.read.NearestName;
 import io.multifactor.config.read.Problems;
 import io.multifactor.config.yaml.Excerpt;
+import io.multifactor.config.yaml.YamlEntry;
+import io.multifactor.config.yaml.YamlMapping;
 import io.multifactor.config.yaml.YamlNode;
 import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.config.yaml.YamlSequence;
+import io.multifactor.kernel.plan.AlgorithmType;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -127,7 +131,8 @@ final class RouterConfigReader
                 MappingReader.open(list.items().get(i), "decisions[" + i + ']', problems, DECISION_KEYS);
             final String name = decision.requiredName("name");
             final List<String> refs = modelRefs(decision, problems, modelNodes);
-            final MultiFactorConfig algorithm = algorithm(decision, problems);
+            final int[] type = new int[1];
+            final MultiFactorConfig algorithm = algorithm(decision, problems, type);
             if (name != null)
             {
                 final YamlNode nameNode = decision.value("name");
@@ -138,7 +143,7 @@ final class RouterConfigReader
                         "duplicate decision \"" + Excerpt.value(name) + "\" (first defined at line " + first.line() + ')');
                     continue;
                 }
-                decisions.add(new DecisionConfig(name, refs, algorithm));
+                decisions.add(new DecisionConfig(name, refs, algorithm, type[0]));
             }
         }
         return decisions;
@@ -182,20 +187,57 @@ final class RouterConfigReader
         return refs;
     }
 
-    private static MultiFactorConfig algorithm(final MappingReader decision, final Problems problems)
+    private static MultiFactorConfig algorithm(final MappingReader decision, final Problems problems, final int[] typeOut)
     {
+        typeOut[0] = AlgorithmType.MULTI_FACTOR;
         final MappingReader algorithm = decision.optionalMapping("algorithm", ALGORITHM_KEYS);
         if (algorithm == null)
         {
             return MultiFactorConfig.DEFAULTS;
         }
         final String type = algorithm.optionalString("type", MultiFactorReader.ALGORITHM);
-        if (type != null && !MultiFactorReader.ALGORITHM.equals(type))
+        final int code = type == null ? AlgorithmType.MULTI_FACTOR : AlgorithmType.parse(type);
+        if (code < 0)
         {
             problems.error(algorithm.value("type"), algorithm.path("type"),
-                "unsupported algorithm type \"" + type + "\": this library implements multi_factor only");
+                "unsupported algorithm type \"" + Excerpt.value(type) + "\": this library implements multi_factor and " +
+                "the baselines round_robin, random, least_inflight and lowest_latency" +
+                NearestName.suggestion(type, List.of(AlgorithmType.labels())));
         }
-        return MultiFactorReader.read(algorithm, problems);
+        else
+        {
+            typeOut[0] = code;
+        }
+        final MultiFactorConfig settings = MultiFactorReader.read(algorithm, problems);
+        if (code > AlgorithmType.MULTI_FACTOR)
+        {
+            warnIgnoredByBaseline(algorithm, problems, type, code);
+        }
+        return settings;
+    }
+
+    /** A baseline ignores weights, floors, ceilings and the ranking keys; only lowest_latency reads the latency keys. */
+    private static void warnIgnoredByBaseline(
+        final MappingReader algorithm, final Problems problems, final String type, final int code)
+    {
+        if (!algorithm.has(MultiFactorReader.ALGORITHM) || !(algorithm.value(MultiFactorReader.ALGORITHM) instanceof YamlMapping))
+        {
+            return;
+        }
+        final YamlMapping block = (YamlMapping)algorithm.value(MultiFactorReader.ALGORITHM);
+        for (final YamlEntry entry : block.entries())
+        {
+            final String key = entry.key();
+            final boolean read = code == AlgorithmType.LOWEST_LATENCY &&
+                ("latency_percentile".equals(key) || "latency_metric".equals(key));
+            if (!read && MultiFactorReader.KEYS.contains(key))
+            {
+                final String what = "weights".equals(key) ? "weights are" : "slo".equals(key) ? "ceilings (slo) are" :
+                    key + " is";
+                problems.warning(entry.value(), algorithm.path(MultiFactorReader.ALGORITHM) + '.' + key,
+                    what + " ignored by type " + type + " (a baseline policy)");
+            }
+        }
     }
 
     private static SignalsConfig signals(final MappingReader top)

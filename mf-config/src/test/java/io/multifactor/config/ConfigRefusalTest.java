@@ -209,7 +209,8 @@ class ConfigRefusalTest
     {
         assertRefused(replace("      type: multi_factor", "      type: static"),
             "r.yaml:14:13: decisions[0].algorithm.type: unsupported algorithm type \"static\": " +
-            "this library implements multi_factor only");
+            "this library implements multi_factor and the baselines round_robin, random, least_inflight and " +
+            "lowest_latency");
     }
 
     @Test

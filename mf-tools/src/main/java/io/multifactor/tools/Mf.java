@@ -31,6 +31,9 @@ import java.util.concurrent.Callable;
         StatCommand.class,
         ServeCommand.class,
         EnvoyCommand.class,
+        BackendsCommand.class,
+        LoadCommand.class,
+        CompareCommand.class,
         // `mf help` and `mf help explain`, the reflex of a newcomer; usage on stdout, exit 0.
         CommandLine.HelpCommand.class,
     })

@@ -3,6 +3,7 @@ package io.multifactor.tools;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
+import io.multifactor.gateway.fake.BackendsProfileReader;
 import io.multifactor.kernel.engine.SignalSettings;
 import io.multifactor.testkit.scenario.Scenario;
 import io.multifactor.testkit.scenario.ScenarioLoader;
@@ -150,6 +151,11 @@ class DocsYamlTest
             {
                 firstConfig[0] = config;
             }
+        }
+        else if (hasRootKey(yaml, "models"))
+        {
+            // models without decisions: the backends profile of bin/mf backends.
+            BackendsProfileReader.read(file, yaml);
         }
         else
         {

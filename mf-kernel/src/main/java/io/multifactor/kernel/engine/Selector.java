@@ -7,13 +7,15 @@ import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.api.SelectionWriter;
+import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.scoring.BaselineKernel;
 import io.multifactor.kernel.scoring.ScoringKernel;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
- * Selection itself: reads the published state once, runs the {@link ScoringKernel} on the decision's plan and
- * candidate signals into the caller's {@link Selection}, reserves the choice for {@code selectAndBegin}
+ * Selection itself: reads the published state once, runs the {@link ScoringKernel} (for a decision of a baseline
+ * type, the {@link BaselineKernel}) on the decision's plan and candidate signals into the caller's {@link Selection}, reserves the choice for {@code selectAndBegin}
  * ({@link ReserveOnSelect}), and counts the final choice and its drops.
  * <p>
  * Counting is one atomic add on the counter of (decision, chosen candidate, outcome), or (decision, failed); then,
@@ -86,7 +88,15 @@ final class Selector
             SelectionWriter.reset(out, decisionId, 0);
             return null;
         }
-        ScoringKernel.select(plan, s.byDecision[decisionId], exclusionsOrNull, requestOrNull, out);
+        if (plan.algorithmType() == AlgorithmType.MULTI_FACTOR)
+        {
+            ScoringKernel.select(plan, s.byDecision[decisionId], exclusionsOrNull, requestOrNull, out);
+        }
+        else
+        {
+            // A baseline policy of a comparison (round_robin, random, least_inflight, lowest_latency).
+            BaselineKernel.select(plan, s.byDecision[decisionId], exclusionsOrNull, requestOrNull, out);
+        }
         return plan;
     }
 

@@ -53,6 +53,7 @@ public final class DecisionPlan
     private final int percentile;
     private final int percentileSlot;
     private final int policy;
+    private final int algorithmType;
 
     /**
      * @param id handle of this decision.
@@ -105,6 +106,67 @@ public final class DecisionPlan
         final double tieBand,
         final int tieBreak)
     {
+        this(id, name, candidateModelIds, quality, promptPer1M, completionPer1M, weights, minQuality, maxTpotMs, maxTtftMs,
+            maxCostPer1M, maxInflight, percentile, percentileSlot, policy, latencyMetric, costMixPrompt, costMixCompletion,
+            objective, priority, tolerance, tieBand, tieBreak, AlgorithmType.MULTI_FACTOR);
+    }
+
+    /**
+     * A plan of any {@code algorithm.type}: as the other constructor, plus the type. A baseline ignores the weights and
+     * takes no floor or ceiling (all 0).
+     *
+     * @param id handle of this decision.
+     * @param name name of this decision.
+     * @param candidateModelIds model handles of the candidates, in order; copied.
+     * @param quality quality score per candidate, NaN when absent; copied.
+     * @param promptPer1M prompt price per candidate in USD per 1M tokens, NaN when absent; copied.
+     * @param completionPer1M completion price per candidate in USD per 1M tokens, NaN when absent; copied.
+     * @param weights effective weights indexed by {@link Factor}, as from {@link Weights#normalize}; copied.
+     * @param minQuality quality floor ({@code slo.min_quality}), 0 when off.
+     * @param maxTpotMs TPOT ceiling in milliseconds, 0 when off.
+     * @param maxTtftMs TTFT ceiling in milliseconds, 0 when off.
+     * @param maxCostPer1M prompt price ceiling in USD per 1M tokens, 0 when off.
+     * @param maxInflight in-flight ceiling, 0 when off.
+     * @param percentile latency percentile to read, 1..100.
+     * @param percentileSlot index of that percentile among the distinct percentiles of the snapshot.
+     * @param policy a {@link NoCandidatesPolicy} code.
+     * @param latencyMetric a {@link LatencyMetric} code.
+     * @param costMixPrompt prompt share of {@code cost_mix}.
+     * @param costMixCompletion completion share of {@code cost_mix}; with the prompt share a valid {@link CostMix}.
+     * @param objective an {@link Objective} code.
+     * @param priority lexicographic priority, distinct {@link Factor} indices (empty for the weighted objective); copied.
+     * @param tolerance lexicographic tolerance, 0..1.
+     * @param tieBand weighted tie band, 0..1 (0 for the lexicographic objective).
+     * @param tieBreak a {@link TieBreak} code.
+     * @param algorithmType an {@link AlgorithmType} code.
+     * @throws IllegalArgumentException when the arrays disagree in length, are empty, or a value is out of range.
+     */
+    public DecisionPlan(
+        final int id,
+        final String name,
+        final int[] candidateModelIds,
+        final double[] quality,
+        final double[] promptPer1M,
+        final double[] completionPer1M,
+        final double[] weights,
+        final double minQuality,
+        final double maxTpotMs,
+        final double maxTtftMs,
+        final double maxCostPer1M,
+        final long maxInflight,
+        final int percentile,
+        final int percentileSlot,
+        final int policy,
+        final int latencyMetric,
+        final double costMixPrompt,
+        final double costMixCompletion,
+        final int objective,
+        final int[] priority,
+        final double tolerance,
+        final double tieBand,
+        final int tieBreak,
+        final int algorithmType)
+    {
         final int n = candidateModelIds.length;
         if (n == 0 || quality.length != n || promptPer1M.length != n || completionPer1M.length != n ||
             weights.length != Factor.COUNT)
@@ -119,6 +181,13 @@ public final class DecisionPlan
         LatencyMetric.label(latencyMetric);
         Objective.label(objective);
         TieBreak.label(tieBreak);
+        AlgorithmType.label(algorithmType);
+        if (AlgorithmType.isBaseline(algorithmType) &&
+            (minQuality != 0.0 || maxTpotMs != 0.0 || maxTtftMs != 0.0 || maxCostPer1M != 0.0 || maxInflight != 0))
+        {
+            throw new IllegalArgumentException("decision " + name + ": a " + AlgorithmType.label(algorithmType) +
+                " decision takes no floor or ceiling");
+        }
         if (!CostMix.isValid(costMixPrompt, costMixCompletion))
         {
             throw new IllegalArgumentException("decision " + name + ": cost_mix must be finite, >= 0 and not both 0: " +
@@ -169,6 +238,7 @@ public final class DecisionPlan
         this.percentile = percentile;
         this.percentileSlot = percentileSlot;
         this.policy = policy;
+        this.algorithmType = algorithmType;
     }
 
     /** @return handle of this decision. */
@@ -322,6 +392,12 @@ public final class DecisionPlan
         return policy;
     }
 
+    /** @return the {@link AlgorithmType} code: {@code multi_factor} or a baseline. */
+    public int algorithmType()
+    {
+        return algorithmType;
+    }
+
     /** @return configured quality floor ({@code slo.min_quality}), 0 when off. */
     public double minQuality()
     {
@@ -400,7 +476,8 @@ public final class DecisionPlan
     @Override
     public String toString()
     {
-        return "DecisionPlan{id=" + id + ", name=" + name + ", candidates=" + Arrays.toString(candidateModelIds) +
+        return "DecisionPlan{id=" + id + ", name=" + name + ", type=" + AlgorithmType.label(algorithmType) +
+            ", candidates=" + Arrays.toString(candidateModelIds) +
             ", weights=" + Arrays.toString(weights) + ", p" + percentile + ", policy=" +
             NoCandidatesPolicy.label(policy) + ", " + Objective.label(objective) +
             (objective == Objective.LEXICOGRAPHIC ? Arrays.toString(priority) + " tolerance=" + tolerance : "") +

@@ -234,6 +234,7 @@ public final class PlansBuilder
         private double tolerance;
         private double tieBand;
         private int tieBreak = TieBreak.FIRST;
+        private int algorithmType = AlgorithmType.MULTI_FACTOR;
 
         DecisionSpec(final PlansBuilder builder, final String name)
         {
@@ -401,6 +402,18 @@ public final class PlansBuilder
         }
 
         /**
+         * @param algorithmType an {@link AlgorithmType} code: {@code multi_factor} (the default) or a baseline, which
+         *     ignores the weights, and whose floor and ceilings are dropped when it is compiled.
+         * @return this specification.
+         */
+        public DecisionSpec algorithmType(final int algorithmType)
+        {
+            AlgorithmType.label(algorithmType);
+            this.algorithmType = algorithmType;
+            return this;
+        }
+
+        /**
          * Adds this decision to its builder.
          *
          * @return the builder.
@@ -446,10 +459,13 @@ public final class PlansBuilder
             }
             final double[] w = new double[Factor.COUNT];
             System.arraycopy(weights, 0, w, 0, Factor.COUNT);
+            // A baseline ignores floors and ceilings: it is compiled without them.
+            final boolean baseline = AlgorithmType.isBaseline(algorithmType);
             return new DecisionPlan(
-                id, name, modelIds, quality, prompt, completion, w, minQuality, maxTpotMs, maxTtftMs, maxCostPer1M,
-                maxInflight, percentile, slot, policy, latencyMetric, costMixPrompt, costMixCompletion, objective,
-                priority, tolerance, tieBand, tieBreak);
+                id, name, modelIds, quality, prompt, completion, w, baseline ? 0.0 : minQuality,
+                baseline ? 0.0 : maxTpotMs, baseline ? 0.0 : maxTtftMs, baseline ? 0.0 : maxCostPer1M,
+                baseline ? 0L : maxInflight, percentile, slot, policy, latencyMetric, costMixPrompt, costMixCompletion,
+                objective, priority, tolerance, tieBand, tieBreak, algorithmType);
         }
     }
 }

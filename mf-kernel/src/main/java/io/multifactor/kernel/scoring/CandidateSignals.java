@@ -28,11 +28,28 @@ import java.lang.invoke.VarHandle;
 public final class CandidateSignals
 {
     private static final VarHandle DOUBLES = MethodHandles.arrayElementVarHandle(double[].class);
+    private static final VarHandle TURNS;
+
+    static
+    {
+        try
+        {
+            TURNS = MethodHandles.lookup().findVarHandle(CandidateSignals.class, "turns", long.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     final int candidateCount;
     final double[] latencyMs;
     final AtomicBuffer inflightValues;
     final int[] inflightOffsets;
+    // The round_robin baseline's turn counter: shared by every thread selecting this decision (one atomic add per
+    // selection, no lock); a multi_factor decision never touches it.
+    @SuppressWarnings("unused")
+    private volatile long turns;
 
     /**
      * @param inflightValues the counters' values buffer.
@@ -113,6 +130,16 @@ public final class CandidateSignals
     public double ttftMs(final int index)
     {
         return latencyMs[(index << 1) + 1];
+    }
+
+    /**
+     * Takes the next turn of the {@code round_robin} baseline: one atomic add, lock-free, allocates nothing.
+     *
+     * @return the turn number, from 0, counting every turn taken on these signals.
+     */
+    public long nextTurn()
+    {
+        return (long)TURNS.getAndAdd(this, 1L);
     }
 
     /**

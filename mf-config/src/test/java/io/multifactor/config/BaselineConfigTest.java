@@ -1,0 +1,103 @@
+package io.multifactor.config;
+
+import io.multifactor.api.ConfigProblem;
+import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.kernel.plan.AlgorithmType;
+import io.multifactor.kernel.plan.DecisionPlan;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/**
+ * {@code algorithm.type} accepts the baseline policies: they reach the plan as a type code, without ceilings; the keys of
+ * a {@code multi_factor} block that a baseline ignores are warned about, located; any other type is still refused.
+ */
+class BaselineConfigTest
+{
+    private static String file(final String type, final String block)
+    {
+        return String.join("\n",
+            "models:",                                        // 1
+            "  - name: a",                                    // 2
+            "  - name: b",                                    // 3
+            "decisions:",                                     // 4
+            "  - name: d",                                    // 5
+            "    modelRefs: [{model: a}, {model: b}]",        // 6
+            "    algorithm:",                                 // 7
+            "      type: " + type,                            // 8
+            block,                                            // 9..
+            "");
+    }
+
+    private static final String BLOCK = String.join("\n",
+        "      multi_factor:",                                // 9
+        "        weights: {quality: 1.0}",                    // 10
+        "        slo: {max_ttft_ms: 500}",                    // 11
+        "        latency_percentile: 99",                     // 12
+        "        on_no_candidates: fail");                    // 13
+
+    @Test
+    void shouldCompileEachBaselineIntoItsTypeWithoutCeilings() throws Exception
+    {
+        for (final String type : new String[] { "round_robin", "random", "least_inflight", "lowest_latency" })
+        {
+            final LoadedConfig loaded = ConfigLoader.load("b.yaml", file(type, BLOCK), null);
+            final DecisionPlan plan = loaded.plans().decision(loaded.plans().decisionId("d"));
+            assertThat(plan.algorithmType()).isEqualTo(AlgorithmType.parse(type));
+            assertThat(plan.maxTtftMs()).isZero();
+            assertThat(plan.percentile()).isEqualTo(99);
+            // The block is kept as read: a load test reads the decision's ceilings from it.
+            assertThat(loaded.config().decisions().get(0).multiFactor().slo().maxTtftMs()).isEqualTo(500.0);
+            assertThat(loaded.config().decisions().get(0).algorithmType()).isEqualTo(AlgorithmType.parse(type));
+        }
+    }
+
+    @Test
+    void shouldWarnAboutEveryKeyARoundRobinIgnores() throws Exception
+    {
+        final LoadedConfig loaded = ConfigLoader.load("b.yaml", file("round_robin", BLOCK), null);
+        assertThat(loaded.warnings()).extracting(ConfigProblem::toString).containsExactly(
+            "b.yaml:10:18: decisions[0].algorithm.multi_factor.weights: weights are ignored by type round_robin " +
+                "(a baseline policy)",
+            "b.yaml:11:14: decisions[0].algorithm.multi_factor.slo: ceilings (slo) are ignored by type round_robin " +
+                "(a baseline policy)",
+            "b.yaml:12:29: decisions[0].algorithm.multi_factor.latency_percentile: latency_percentile is ignored by " +
+                "type round_robin (a baseline policy)",
+            "b.yaml:13:27: decisions[0].algorithm.multi_factor.on_no_candidates: on_no_candidates is ignored by type " +
+                "round_robin (a baseline policy)");
+    }
+
+    @Test
+    void shouldNotWarnAboutTheLatencyKeysLowestLatencyReads() throws Exception
+    {
+        final LoadedConfig loaded = ConfigLoader.load("b.yaml", file("lowest_latency", BLOCK), null);
+        assertThat(loaded.warnings()).extracting(ConfigProblem::path).containsExactly(
+            "decisions[0].algorithm.multi_factor.weights",
+            "decisions[0].algorithm.multi_factor.slo",
+            "decisions[0].algorithm.multi_factor.on_no_candidates");
+    }
+
+    @Test
+    void shouldKeepMultiFactorTheDefaultWithoutWarnings() throws Exception
+    {
+        final LoadedConfig loaded = ConfigLoader.load("b.yaml", file("multi_factor", BLOCK), null);
+        assertThat(loaded.warnings()).isEmpty();
+        final DecisionPlan plan = loaded.plans().decision(0);
+        assertThat(plan.algorithmType()).isEqualTo(AlgorithmType.MULTI_FACTOR);
+        assertThat(plan.maxTtftMs()).isEqualTo(500.0);
+        assertThat(loaded.config().decisions().get(0).withAlgorithmType(AlgorithmType.RANDOM).algorithmType())
+            .isEqualTo(AlgorithmType.RANDOM);
+    }
+
+    @Test
+    void shouldStillRefuseAnyOtherTypeWithASuggestion()
+    {
+        final InvalidConfigurationException refused = catchThrowableOfType(InvalidConfigurationException.class,
+            () -> ConfigLoader.load("b.yaml", file("round_robbin", ""), null));
+        assertThat(refused.problems()).extracting(ConfigProblem::toString).containsExactly(
+            "b.yaml:8:13: decisions[0].algorithm.type: unsupported algorithm type \"round_robbin\": this library " +
+                "implements multi_factor and the baselines round_robin, random, least_inflight and lowest_latency " +
+                "(did you mean round_robin?)");
+    }
+}

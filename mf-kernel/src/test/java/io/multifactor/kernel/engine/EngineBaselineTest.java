@@ -1,0 +1,156 @@
+package io.multifactor.kernel.engine;
+
+import io.multifactor.api.InflightTracker;
+import io.multifactor.api.Outcome;
+import io.multifactor.api.Request;
+import io.multifactor.api.Selection;
+import io.multifactor.kernel.explain.Explanation;
+import io.multifactor.kernel.plan.AlgorithmType;
+import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.plan.PlansBuilder;
+import org.agrona.concurrent.CachedNanoClock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The baselines through the engine's {@code select}, {@code selectAndBegin} and {@code explain}, over its live leases and
+ * published latencies; and the {@code multi_factor} path unchanged by the dispatch.
+ */
+class EngineBaselineTest
+{
+    private final CachedNanoClock clock = new CachedNanoClock();
+    private MultiFactorEngine engine;
+
+    @AfterEach
+    void close()
+    {
+        if (engine != null)
+        {
+            engine.close();
+        }
+    }
+
+    private MultiFactorEngine engine(final int type)
+    {
+        final Plans plans = new PlansBuilder()
+            .model("a", 0.9, 10.0)
+            .model("b", 0.5, 1.0)
+            .model("c", 0.1, 0.1)
+            .decision("d").candidates("a", "b", "c").algorithmType(type).weights(1.0, 0.0, 0.0, 0.0)
+            .slo(0.0, 100.0, 0.0, 1).add()
+            .build();
+        clock.update(1_000_000_000_000L);
+        engine = MultiFactorEngine.builder(plans).clock(clock).build();
+        return engine;
+    }
+
+    @Test
+    void shouldLeaseInTurnWithRoundRobinBeyondTheIgnoredCeiling()
+    {
+        final MultiFactorEngine e = engine(AlgorithmType.ROUND_ROBIN);
+        final Selection out = new Selection();
+        final String[] expected = { "a", "b", "c", "a", "b", "c" };
+        for (final String model : expected)
+        {
+            final long lease = e.selectAndBegin(e.decisionId("d"), null, out);
+            assertThat(lease).isNotEqualTo(InflightTracker.NO_LEASE);
+            assertThat(out.outcome()).isEqualTo(Outcome.SCORED);
+            assertThat(out.selectedModel()).isEqualTo(e.modelId(model));
+        }
+        // max_inflight: 1 was compiled away: every model holds two leases.
+        assertThat(e.inflight(e.modelId("a"))).isEqualTo(2);
+        assertThat(e.inflight(e.modelId("c"))).isEqualTo(2);
+    }
+
+    @Test
+    void shouldSendTheNextRequestToTheModelWithFewestLeases()
+    {
+        final MultiFactorEngine e = engine(AlgorithmType.LEAST_INFLIGHT);
+        final Selection out = new Selection();
+        final int d = e.decisionId("d");
+        e.selectAndBegin(d, null, out);
+        assertThat(out.selectedModel()).isEqualTo(e.modelId("a"));
+        e.selectAndBegin(d, null, out);
+        assertThat(out.selectedModel()).isEqualTo(e.modelId("b"));
+        final long onC = e.selectAndBegin(d, null, out);
+        assertThat(out.selectedModel()).isEqualTo(e.modelId("c"));
+        e.selectAndBegin(d, null, out);
+        assertThat(out.selectedModel()).isEqualTo(e.modelId("a"));
+        e.end(onC);
+        e.select(d, null, out);
+        assertThat(out.selectedModel()).isEqualTo(e.modelId("c"));
+    }
+
+    @Test
+    void shouldTryUnobservedModelsFirstThenTheLowestPublishedLatency()
+    {
+        final MultiFactorEngine e = engine(AlgorithmType.LOWEST_LATENCY);
+        final Selection out = new Selection();
+        final int d = e.decisionId("d");
+        e.recordTtftMs(e.modelId("a"), 900.0);
+        e.recordTtftMs(e.modelId("b"), 300.0);
+        e.refreshNow();
+        e.select(d, null, out);
+        assertThat(out.selectedModel()).as("c has no observation").isEqualTo(e.modelId("c"));
+        e.recordTtftMs(e.modelId("c"), 600.0);
+        e.refreshNow();
+        e.select(d, null, out);
+        // b: 300 ms, above the ignored 100 ms TTFT ceiling, still the lowest.
+        assertThat(out.selectedModel()).isEqualTo(e.modelId("b"));
+        assertThat(out.droppedCount()).isZero();
+        final Explanation explained = e.explain(d, null);
+        assertThat(explained.toString()).contains("b");
+    }
+
+    @Test
+    void shouldDrawReproduciblyWithRandomFromTheRequestsSeed()
+    {
+        final MultiFactorEngine e = engine(AlgorithmType.RANDOM);
+        final Selection out = new Selection();
+        final int[] first = new int[30];
+        final Request request = new Request().decision(e.decisionId("d")).seed(5);
+        for (int i = 0; i < first.length; i++)
+        {
+            e.select(request, out);
+            first[i] = out.selectedModel();
+        }
+        final Request again = new Request().decision(e.decisionId("d")).seed(5);
+        boolean sawAll = true;
+        for (int i = 0; i < first.length; i++)
+        {
+            e.select(again, out);
+            assertThat(out.selectedModel()).isEqualTo(first[i]);
+        }
+        for (final String model : new String[] { "a", "b", "c" })
+        {
+            boolean seen = false;
+            for (final int id : first)
+            {
+                seen |= id == e.modelId(model);
+            }
+            sawAll &= seen;
+        }
+        assertThat(sawAll).as("30 uniform draws over 3 models reach each one").isTrue();
+    }
+
+    @Test
+    void shouldKeepTheMultiFactorPathAsItWas()
+    {
+        final MultiFactorEngine e = engine(AlgorithmType.MULTI_FACTOR);
+        final Selection out = new Selection();
+        final int d = e.decisionId("d");
+        // Quality only: a (0.9) wins; its 150 ms TTFT breaks the 100 ms ceiling and drops it; then max_inflight 1.
+        e.select(d, null, out);
+        assertThat(out.selectedModel()).isEqualTo(e.modelId("a"));
+        assertThat(out.selectedScore()).isEqualTo(1.0);
+        e.recordTtftMs(e.modelId("a"), 150.0);
+        e.refreshNow();
+        final long lease = e.selectAndBegin(d, null, out);
+        assertThat(out.selectedModel()).isEqualTo(e.modelId("b"));
+        e.selectAndBegin(d, null, out);
+        assertThat(out.selectedModel()).as("b is full at max_inflight 1").isEqualTo(e.modelId("c"));
+        e.end(lease);
+    }
+}

@@ -1,0 +1,241 @@
+package io.multifactor.kernel.scoring;
+
+import io.multifactor.api.DropReason;
+import io.multifactor.api.Exclusions;
+import io.multifactor.api.Outcome;
+import io.multifactor.api.Request;
+import io.multifactor.api.Selection;
+import io.multifactor.kernel.plan.AlgorithmType;
+import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.plan.PlansBuilder;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The baseline policies: each one's choice over live signals, that they ignore ceilings and weights, leave out only
+ * excluded models, and fail when every candidate is excluded.
+ */
+class BaselineKernelTest
+{
+    private static Plans plans(final int type)
+    {
+        return new PlansBuilder()
+            .model("a", 0.9, 10.0)
+            .model("b", 0.5, 1.0)
+            .model("c", 0.1, 0.1)
+            .decision("d").candidates("a", "b", "c").algorithmType(type)
+            .slo(100.0, 100.0, 0.5, 1).minQuality(0.8).add()
+            .build();
+    }
+
+    private static final class Run
+    {
+        final DecisionPlan plan;
+        final CandidateSignals signals;
+        final Selection out = new Selection();
+
+        Run(final int type)
+        {
+            final Plans plans = plans(type);
+            plan = plans.decision(plans.decisionId("d"));
+            signals = CandidateSignals.standalone(plan.candidateCount());
+        }
+
+        Run observe(final int index, final double tpotMs, final double ttftMs, final long inflight)
+        {
+            signals.publishLatencyMs(index, tpotMs, ttftMs);
+            signals.inflight(index, inflight);
+            return this;
+        }
+
+        int select(final Exclusions exclusions, final Request request)
+        {
+            BaselineKernel.select(plan, signals, exclusions, request, out);
+            return out.selectedIndex();
+        }
+
+        int select()
+        {
+            return select(null, null);
+        }
+    }
+
+    @Test
+    void shouldCompileABaselineWithoutItsCeilings()
+    {
+        final DecisionPlan plan = plans(AlgorithmType.ROUND_ROBIN).decision(0);
+        assertThat(plan.algorithmType()).isEqualTo(AlgorithmType.ROUND_ROBIN);
+        assertThat(plan.maxInflight()).isZero();
+        assertThat(plan.maxTtftMs()).isZero();
+        assertThat(plan.hasQualityFloor()).isFalse();
+        assertThat(plans(AlgorithmType.MULTI_FACTOR).decision(0).maxInflight()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldRefuseAPlanOfABaselineWithACeiling()
+    {
+        assertThatThrownBy(() -> new DecisionPlan(0, "d", new int[] { 0 }, new double[] { 1 }, new double[] { 1 },
+            new double[] { 1 }, new double[] { 0.25, 0.25, 0.25, 0.25 }, 0, 0, 0, 0, 5, 95, 0, 0, 0, 1, 0, 0,
+            new int[0], 0, 0, 0, AlgorithmType.RANDOM))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("random decision takes no floor");
+    }
+
+    @Test
+    void shouldTakeTurnsInModelRefsOrderWhateverTheSignals()
+    {
+        final Run run = new Run(AlgorithmType.ROUND_ROBIN).observe(0, 900.0, 900.0, 50).observe(2, 1.0, 1.0, 0);
+        final int[] picks = new int[7];
+        for (int i = 0; i < picks.length; i++)
+        {
+            picks[i] = run.select();
+            assertThat(run.out.outcome()).isEqualTo(Outcome.SCORED);
+            assertThat(run.out.droppedCount()).isZero();
+        }
+        assertThat(picks).containsExactly(0, 1, 2, 0, 1, 2, 0);
+    }
+
+    @Test
+    void shouldTakeTurnsAmongTheCandidatesNotExcluded()
+    {
+        final Run run = new Run(AlgorithmType.ROUND_ROBIN);
+        final Exclusions exclusions = new Exclusions();
+        exclusions.add(run.plan.candidateModelId(1));
+        final Set<Integer> picked = new HashSet<>();
+        for (int i = 0; i < 6; i++)
+        {
+            picked.add(run.select(exclusions, null));
+            assertThat(run.out.dropReason(1)).isEqualTo(DropReason.EXCLUDED);
+        }
+        assertThat(picked).containsExactlyInAnyOrder(0, 2);
+    }
+
+    @Test
+    void shouldFailWhenEveryCandidateIsExcluded()
+    {
+        for (final int type : new int[] {
+            AlgorithmType.ROUND_ROBIN, AlgorithmType.RANDOM, AlgorithmType.LEAST_INFLIGHT, AlgorithmType.LOWEST_LATENCY })
+        {
+            final Run run = new Run(type);
+            final Exclusions all = new Exclusions();
+            for (int i = 0; i < 3; i++)
+            {
+                all.add(run.plan.candidateModelId(i));
+            }
+            assertThat(run.select(all, null)).isEqualTo(-1);
+            assertThat(run.out.outcome()).isEqualTo(Outcome.FAILED);
+        }
+    }
+
+    @Test
+    void shouldDrawUniformlyAndReproduciblyFromTheRequestsGenerator()
+    {
+        final Run run = new Run(AlgorithmType.RANDOM);
+        final Request request = new Request().seed(42);
+        final int[] counts = new int[3];
+        final int[] firstDraws = new int[20];
+        for (int i = 0; i < 3000; i++)
+        {
+            final int pick = run.select(null, request);
+            counts[pick]++;
+            if (i < firstDraws.length)
+            {
+                firstDraws[i] = pick;
+            }
+        }
+        // 3000 uniform draws over 3: each about 1000 (the standard deviation is about 26).
+        for (final int count : counts)
+        {
+            assertThat(count).isBetween(850, 1150);
+        }
+        final Request again = new Request().seed(42);
+        for (final int expected : firstDraws)
+        {
+            assertThat(run.select(null, again)).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void shouldDrawWithoutARequestToo()
+    {
+        final Run run = new Run(AlgorithmType.RANDOM);
+        final Set<Integer> picked = new HashSet<>();
+        for (int i = 0; i < 200; i++)
+        {
+            picked.add(run.select());
+        }
+        assertThat(picked).containsExactlyInAnyOrder(0, 1, 2);
+    }
+
+    @Test
+    void shouldPickTheFewestInflightTiesToTheEarlier()
+    {
+        final Run run = new Run(AlgorithmType.LEAST_INFLIGHT).observe(0, 1.0, 1.0, 5).observe(1, 900.0, 900.0, 2)
+            .observe(2, 1.0, 1.0, 3);
+        assertThat(run.select()).isEqualTo(1);
+        run.observe(2, 1.0, 1.0, 2);
+        assertThat(run.select()).isEqualTo(1);
+        run.observe(0, 1.0, 1.0, 0);
+        assertThat(run.select()).isZero();
+        assertThat(run.out.score(0)).isEqualTo(1.0);
+        assertThat(run.out.score(1)).isEqualTo(0.0);
+    }
+
+    @Test
+    void shouldPickTheLowestLatencyAndAnUnobservedCandidateFirst()
+    {
+        final Run run = new Run(AlgorithmType.LOWEST_LATENCY).observe(0, 40.0, 300.0, 0).observe(1, 20.0, 900.0, 9)
+            .observe(2, 30.0, 100.0, 0);
+        // auto: TPOT when observed; b's 20 ms wins although it breaks the configured TTFT ceiling and is busiest.
+        assertThat(run.select()).isEqualTo(1);
+        run.observe(1, 40.0, 900.0, 9);
+        assertThat(run.select()).isEqualTo(2);
+        run.observe(2, 40.0, 100.0, 0);
+        assertThat(run.select()).as("ties go to the earlier").isZero();
+        run.observe(2, Double.NaN, Double.NaN, 0);
+        assertThat(run.select()).as("unobserved first").isEqualTo(2);
+        run.observe(1, Double.NaN, 50.0, 0);
+        assertThat(run.select()).as("TTFT when no TPOT is observed; unobserved still first").isEqualTo(2);
+        run.observe(2, Double.NaN, 60.0, 0);
+        assertThat(run.select()).isEqualTo(0);
+        assertThat(run.out.latencyMs(1)).isEqualTo(50.0);
+    }
+
+    @Test
+    void shouldNeverLoseATurnUnderConcurrentSelections() throws Exception
+    {
+        final Run shared = new Run(AlgorithmType.ROUND_ROBIN);
+        final int threads = 2;
+        final int perThread = 30_000;
+        final AtomicIntegerArray counts = new AtomicIntegerArray(3);
+        final Thread[] workers = new Thread[threads];
+        for (int t = 0; t < threads; t++)
+        {
+            workers[t] = new Thread(() ->
+            {
+                final Selection own = new Selection();
+                for (int i = 0; i < perThread; i++)
+                {
+                    BaselineKernel.select(shared.plan, shared.signals, null, null, own);
+                    counts.incrementAndGet(own.selectedIndex());
+                }
+            });
+            workers[t].start();
+        }
+        for (final Thread worker : workers)
+        {
+            worker.join(60_000);
+        }
+        assertThat(shared.signals.nextTurn()).isEqualTo((long)threads * perThread);
+        for (int i = 0; i < 3; i++)
+        {
+            assertThat(counts.get(i)).isEqualTo(threads * perThread / 3);
+        }
+    }
+}

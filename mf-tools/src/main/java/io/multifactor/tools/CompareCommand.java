@@ -1,0 +1,179 @@
+package io.multifactor.tools;
+
+import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.ConfigLoader;
+import io.multifactor.config.LoadedConfig;
+import io.multifactor.gateway.fake.BackendsProfile;
+import io.multifactor.gateway.fake.BackendsProfileReader;
+import io.multifactor.gateway.load.LoadProfile;
+import io.multifactor.gateway.load.LoadProfileReader;
+import io.multifactor.gateway.load.PolicyComparison;
+import io.multifactor.kernel.plan.AlgorithmType;
+import io.multifactor.tools.report.LoadChartReport;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code bin/mf compare}: the policy comparison. For {@code multi_factor} and each baseline in turn, starts the fake
+ * backends of a backends profile and an in-process gateway on loopback ports serving the configuration with every
+ * decision's type swapped, sends the same seeded load, and prints one table (attainment, p50/p99 TTFT and TPOT,
+ * errors, which models served) and a verdict line; optionally a chart. The ceilings are those of the load profile's
+ * decision in the configuration, unless the profile sets its own.
+ * <p>
+ * Exit codes ({@link ExitCodes}): 0 done (whatever the verdict), 2 invalid input (a refused file, a port taken, an
+ * output file that cannot be created), 1 an output file that failed while being written.
+ * <p>
+ * This class is not threadsafe: picocli creates one instance per invocation.
+ */
+@Command(
+    name = "compare",
+    mixinStandardHelpOptions = true,
+    versionProvider = MfVersion.class,
+    description = {
+        "Compare multi_factor with the baseline policies under the same seeded load through the gateway.",
+        "Defaults: examples/gateway.yaml, examples/backends.yaml, examples/load.yaml." })
+public final class CompareCommand implements Callable<Integer>
+{
+    @Option(names = "--config", paramLabel = "CONFIG", description = "gateway configuration (default: " +
+        "examples/gateway.yaml)")
+    Path config;
+
+    @Option(names = "--backends", paramLabel = "PROFILE", description = "fake backends its backend_refs point at " +
+        "(default: " + BackendsCommand.EXAMPLE_PROFILE + ")")
+    Path backends;
+
+    @Option(names = "--profile", paramLabel = "PROFILE", description = "load profile (default: " +
+        LoadCommand.EXAMPLE_PROFILE + ")")
+    Path profile;
+
+    @Option(names = "--seed", paramLabel = "S", description = "seed of the arrivals (default: the load profile's)")
+    Long seed;
+
+    @Option(names = "--policies", paramLabel = "LIST", split = ",", description = "policies to run, in order " +
+        "(default: multi_factor,round_robin,random,least_inflight,lowest_latency)")
+    List<String> policies;
+
+    @Option(names = "--warmup", paramLabel = "SECONDS", description = "seconds of a first, discarded run that warms " +
+        "the JIT up (default: 3; 0: none)")
+    double warmupS = 3.0;
+
+    @Option(names = "--plot", paramLabel = "FILE.png", description = "draw attainment and p95 TTFT per policy over " +
+        "time (PNG, or JPEG for a .jpg or .jpeg name)")
+    Path plot;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call()
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        final Path configPath = config != null ? config : Home.path().resolve("examples/gateway.yaml");
+        final Path backendsPath = backends != null ? backends : Home.path().resolve(BackendsCommand.EXAMPLE_PROFILE);
+        final Path loadPath = profile != null ? profile : Home.path().resolve(LoadCommand.EXAMPLE_PROFILE);
+        final List<Integer> types = new ArrayList<>();
+        for (final String name : policies == null ? List.of(AlgorithmType.labels()) : policies)
+        {
+            final int type = AlgorithmType.parse(name.trim());
+            if (type < 0)
+            {
+                err.println("--policies: unknown policy \"" + name + "\" (expected " +
+                    String.join(", ", AlgorithmType.labels()) + ')');
+                return ExitCodes.INVALID_INPUT;
+            }
+            types.add(type);
+        }
+        if (!(warmupS >= 0.0 && warmupS <= 3600.0))
+        {
+            err.println("--warmup: must be in [0, 3600] seconds, got " + warmupS);
+            return ExitCodes.INVALID_INPUT;
+        }
+        final String problem = LoadCommand.outputProblems(null, plot);
+        if (problem != null)
+        {
+            err.println(problem);
+            return ExitCodes.INVALID_INPUT;
+        }
+        final LoadedConfig loaded;
+        final BackendsProfile servers;
+        LoadProfile load;
+        try
+        {
+            loaded = ConfigLoader.load(configPath);
+            servers = BackendsProfileReader.read(backendsPath);
+            load = LoadCommand.withDecisionCeilings(LoadProfileReader.read(loadPath), loaded, err);
+            if (load == null)
+            {
+                return ExitCodes.INVALID_INPUT;
+            }
+        }
+        catch (final InvalidConfigurationException ex)
+        {
+            return Problems.report(err, ex.problems().get(0).file(), ex);
+        }
+        if (seed != null)
+        {
+            load = load.withSeed(seed);
+        }
+        final List<PolicyComparison.Run> runs;
+        try
+        {
+            runs = PolicyComparison.run(loaded, servers, load, types, warmupS, (policy, line) ->
+            {
+                err.println(String.format(Locale.ROOT, "%-15s %s", policy, line));
+                err.flush();
+            });
+        }
+        catch (final IOException | IllegalStateException ex)
+        {
+            err.println("compare: " + ex.getMessage());
+            return ExitCodes.INVALID_INPUT;
+        }
+        out.print(PolicyComparison.table(runs));
+        out.println(String.format(Locale.ROOT, "SLO: max_ttft_ms %s, max_tpot_ms %s; seed %d; %d requests per policy " +
+            "at %.0f/s", ceiling(load.maxTtftMs()), ceiling(load.maxTpotMs()), load.seed(), runs.get(0).results().count(),
+            load.arrivalsPerS()));
+        if (types.get(0) == AlgorithmType.MULTI_FACTOR)
+        {
+            out.println(PolicyComparison.verdict(runs));
+        }
+        out.flush();
+        if (plot != null)
+        {
+            try
+            {
+                LoadChartReport.writeComparison(PolicyComparison.timelines(runs, load.intervalS(), load),
+                    String.format(Locale.ROOT, "bin/mf compare: %s, %s, seed %d", shown(config, "examples/gateway.yaml"),
+                        shown(profile, LoadCommand.EXAMPLE_PROFILE), load.seed()),
+                    load.maxTtftMs(), plot);
+            }
+            catch (final IOException ex)
+            {
+                err.println("compare: writing failed: " + ex.getMessage());
+                return ExitCodes.INTERNAL_ERROR;
+            }
+        }
+        return ExitCodes.OK;
+    }
+
+    private static String shown(final Path given, final String bundled)
+    {
+        return given != null ? given.toString() : bundled;
+    }
+
+    private static String ceiling(final double ms)
+    {
+        return ms > 0.0 ? String.format(Locale.ROOT, "%.0f", ms) : "none";
+    }
+}

@@ -1,0 +1,233 @@
+package io.multifactor.tools;
+
+import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.ConfigLoader;
+import io.multifactor.config.LoadedConfig;
+import io.multifactor.config.model.DecisionConfig;
+import io.multifactor.config.model.SloConfig;
+import io.multifactor.gateway.fake.BackendsProfile;
+import io.multifactor.gateway.fake.BackendsProfileReader;
+import io.multifactor.gateway.fake.FakeBackends;
+import io.multifactor.gateway.load.LoadGenerator;
+import io.multifactor.gateway.load.LoadProfile;
+import io.multifactor.gateway.load.LoadProfileReader;
+import io.multifactor.gateway.load.LoadResults;
+import io.multifactor.gateway.load.LoadSummary;
+import io.multifactor.gateway.load.LoadTimeline;
+import io.multifactor.tools.report.ChartReport;
+import io.multifactor.tools.report.LoadChartReport;
+import io.multifactor.tools.report.LoadCsvReport;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code bin/mf load}: sends the open-loop streaming load of a load profile to a gateway or a model server and prints,
+ * per serving model and overall, requests, errors, SLO attainment and p50/p99 TTFT and TPOT (stdout), with a progress
+ * line per interval (stderr); optionally every request as CSV and a chart.
+ * <p>
+ * The SLO ceilings are the profile's {@code slo}; with {@code --config}, those of the profile's decision in that
+ * configuration (its {@code multi_factor} block) unless the profile sets its own. With {@code --backends}, the fake
+ * servers of that profile run in this process for the length of the load.
+ * <p>
+ * Exit codes ({@link ExitCodes}): 0 done, 2 invalid input (a refused profile or configuration, a bad URL, an output
+ * file that cannot be created), 1 an output file that failed while being written.
+ * <p>
+ * This class is not threadsafe: picocli creates one instance per invocation.
+ */
+@Command(
+    name = "load",
+    mixinStandardHelpOptions = true,
+    versionProvider = MfVersion.class,
+    description = {
+        "Send open-loop (Poisson) streaming load to a gateway or a server and measure TTFT, TPOT and SLO attainment.",
+        "Without --profile: examples/load.yaml." })
+public final class LoadCommand implements Callable<Integer>
+{
+    /** The bundled load profile, relative to the repository root. */
+    public static final String EXAMPLE_PROFILE = "examples/load.yaml";
+
+    @Option(names = "--target", required = true, paramLabel = "URL", description = "base URL of the gateway or " +
+        "server, such as http://127.0.0.1:8080")
+    String target;
+
+    @Option(names = "--profile", paramLabel = "PROFILE", description = "load profile (default: " + EXAMPLE_PROFILE + ")")
+    Path profile;
+
+    @Option(names = "--config", paramLabel = "CONFIG", description = "take the SLO ceilings from the profile's " +
+        "decision in this configuration")
+    Path config;
+
+    @Option(names = "--backends", paramLabel = "PROFILE", description = "first start the fake servers of this " +
+        "backends profile in this process (their windows then count from the start of the load), stop them at the end")
+    Path backends;
+
+    @Option(names = "--seed", paramLabel = "S", description = "seed of the arrivals (default: the profile's seed)")
+    Long seed;
+
+    @Option(names = "--csv", paramLabel = "FILE", description = "write every request as CSV")
+    Path csv;
+
+    @Option(names = "--plot", paramLabel = "FILE.png", description = "draw traffic share and p95 TTFT per model over " +
+        "time (PNG, or JPEG for a .jpg or .jpeg name)")
+    Path plot;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call()
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        final Path profilePath = profile != null ? profile : Home.path().resolve(EXAMPLE_PROFILE);
+        LoadProfile load;
+        BackendsProfile servers = null;
+        try
+        {
+            load = LoadProfileReader.read(profilePath);
+            if (backends != null)
+            {
+                servers = BackendsProfileReader.read(backends);
+            }
+            if (config != null)
+            {
+                load = withDecisionCeilings(load, ConfigLoader.load(config), err);
+                if (load == null)
+                {
+                    return ExitCodes.INVALID_INPUT;
+                }
+            }
+        }
+        catch (final InvalidConfigurationException ex)
+        {
+            return Problems.report(err, ex.problems().get(0).file(), ex);
+        }
+        if (seed != null)
+        {
+            load = load.withSeed(seed);
+        }
+        final String problem = outputProblems(csv, plot);
+        if (problem != null)
+        {
+            err.println(problem);
+            return ExitCodes.INVALID_INPUT;
+        }
+        final LoadResults results;
+        FakeBackends started = null;
+        try
+        {
+            started = servers == null ? null : FakeBackends.start(servers);
+            results = LoadGenerator.run(target, load, line ->
+            {
+                err.println(line);
+                err.flush();
+            });
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("--target: " + ex.getMessage());
+            return ExitCodes.INVALID_INPUT;
+        }
+        catch (final IllegalStateException ex)
+        {
+            err.println("--backends: " + ex.getMessage());
+            return ExitCodes.INVALID_INPUT;
+        }
+        finally
+        {
+            if (started != null)
+            {
+                started.close();
+            }
+        }
+        final LoadSummary summary = LoadSummary.of(results, load.maxTtftMs(), load.maxTpotMs());
+        out.print(summary.table());
+        out.flush();
+        return writeOutputs(results, load, summary, err);
+    }
+
+    /**
+     * @param csvFile the {@code --csv} file, or null.
+     * @param plotFile the {@code --plot} file, or null.
+     * @return what is wrong with them, or null.
+     */
+    static String outputProblems(final Path csvFile, final Path plotFile)
+    {
+        final String csvProblem = SimulateCommand.outputProblem("--csv", csvFile);
+        if (csvProblem != null)
+        {
+            return csvProblem;
+        }
+        final String plotProblem = SimulateCommand.outputProblem("--plot", plotFile);
+        if (plotProblem != null)
+        {
+            return plotProblem;
+        }
+        return plotFile != null && ChartReport.formatProblem(plotFile) != null ?
+            "--plot: " + ChartReport.formatProblem(plotFile) : null;
+    }
+
+    /**
+     * @param load the profile.
+     * @param loaded the configuration.
+     * @param err where to say what is wrong.
+     * @return the profile with its decision's ceilings (unless it sets its own), or null when the profile names no
+     *     decision of the configuration (reported).
+     */
+    static LoadProfile withDecisionCeilings(final LoadProfile load, final LoadedConfig loaded, final PrintWriter err)
+    {
+        for (final DecisionConfig decision : loaded.config().decisions())
+        {
+            if (decision.name().equals(load.decision()))
+            {
+                if (load.maxTtftMs() > 0.0 || load.maxTpotMs() > 0.0)
+                {
+                    return load;
+                }
+                final SloConfig slo = decision.multiFactor().slo();
+                return load.withCeilings(slo.maxTtftMs(), slo.maxTpotMs());
+            }
+        }
+        err.println("--config: the profile's decision " + (load.decision() == null ? "(none: set decision: NAME)" :
+            '"' + load.decision() + '"') + " is not a decision of " + loaded.file());
+        return null;
+    }
+
+    private int writeOutputs(final LoadResults results, final LoadProfile load, final LoadSummary summary,
+        final PrintWriter err)
+    {
+        try
+        {
+            if (csv != null)
+            {
+                try (Writer writer = Files.newBufferedWriter(csv, StandardCharsets.UTF_8))
+                {
+                    LoadCsvReport.write(results, load.maxTtftMs(), load.maxTpotMs(), writer);
+                }
+            }
+            if (plot != null)
+            {
+                LoadChartReport.writeRun(LoadTimeline.of(results, load.intervalS(), load.maxTtftMs(), load.maxTpotMs()),
+                    String.format(Locale.ROOT, "bin/mf load: %d requests to %s, SLO attainment %.1f%%", results.count(),
+                        target, 100.0 * summary.overall().attainment()), load.maxTtftMs(), plot);
+            }
+            return ExitCodes.OK;
+        }
+        catch (final IOException ex)
+        {
+            err.println("load: writing failed: " + ex.getMessage());
+            return ExitCodes.INTERNAL_ERROR;
+        }
+    }
+}
