@@ -80,7 +80,9 @@ public final class ServerScrapeAgent implements AutoCloseable
     {
         this.clockNs = Objects.requireNonNull(clockNs, "clockNs");
         this.settings = Objects.requireNonNull(settings, "settings");
-        httpExecutor = Executors.newSingleThreadExecutor(r ->
+        // The client's own tasks (connections, bodies) run here; a cached pool never starves one backend behind
+        // another's, and its idle threads end on their own.
+        httpExecutor = Executors.newCachedThreadPool(r ->
         {
             final Thread t = new Thread(r, "mf-server-scrape-http");
             t.setDaemon(true);
