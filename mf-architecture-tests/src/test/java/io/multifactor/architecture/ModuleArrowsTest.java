@@ -9,6 +9,7 @@ import io.multifactor.config.ConfigLoader;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.micrometer.MultiFactorMetrics;
 import io.multifactor.redis.RedisFleetExchange;
+import io.multifactor.servers.ServerScrapeAgent;
 import io.multifactor.testkit.clock.ManualClock;
 import io.multifactor.tools.Mf;
 import org.junit.jupiter.api.Test;
@@ -32,12 +33,13 @@ class ModuleArrowsTest
     private static final JavaClasses CONFIG = of(ConfigLoader.class);
     private static final JavaClasses MICROMETER = of(MultiFactorMetrics.class);
     private static final JavaClasses REDIS = of(RedisFleetExchange.class);
+    private static final JavaClasses SERVERS = of(ServerScrapeAgent.class);
     private static final JavaClasses TESTKIT = of(ManualClock.class);
     private static final JavaClasses TOOLS = of(Mf.class);
     private static final JavaClasses BENCH = of(BenchFlags.class);
     private static final JavaClasses ALL = of(
         Selection.class, MultiFactorEngine.class, ConfigLoader.class, MultiFactorMetrics.class, RedisFleetExchange.class,
-        ManualClock.class, Mf.class, BenchFlags.class);
+        ServerScrapeAgent.class, ManualClock.class, Mf.class, BenchFlags.class);
 
     @Test
     void apiDependsOnTheJdkOnly()
@@ -61,6 +63,12 @@ class ModuleArrowsTest
     void micrometerBinderDependsOnTheKernelAndMicrometerOnly()
     {
         ModuleRules.micrometer().check(MICROMETER);
+    }
+
+    @Test
+    void serversDependOnTheKernelAndTheJdkOnly()
+    {
+        ModuleRules.servers().check(SERVERS);
     }
 
     @Test
