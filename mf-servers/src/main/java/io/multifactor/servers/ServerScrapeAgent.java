@@ -56,12 +56,14 @@ public final class ServerScrapeAgent implements AutoCloseable
     private static final int INITIAL_BUFFER_BYTES = 64 << 10;
     private static final int MAX_BACKOFF_SHIFT = 3;
     private static final long IDLE_PARK_NS = 100_000_000L;
+    private static final long ERROR_PAUSE_NS = 10_000_000L;
 
     private final LongSupplier clockNs;
     private final ExecutorService httpExecutor;
     private final HttpClient client;
     private final ConcurrentLinkedQueue<Scrape> completed = new ConcurrentLinkedQueue<>();
     private final AtomicReference<Update> pending = new AtomicReference<>();
+    private final AtomicLong agentErrors = new AtomicLong();
     private final Map<ServerKind, ServerMetricsReader> readers = new EnumMap<>(ServerKind.class);
     private final Thread thread;
     private volatile boolean running = true;
@@ -172,54 +174,15 @@ public final class ServerScrapeAgent implements AutoCloseable
     {
         while (running)
         {
-            final Update update = pending.getAndSet(null);
-            if (update != null)
+            try
             {
-                final ServerLoadTable next =
-                    ServerLoadTable.successor(table, update.backends(), update.settings().staleAfterNs(), clockNs.getAsLong());
-                install(update.settings(), update.backends(), next);
-                table = next;
+                cycle();
             }
-            Scrape done;
-            while ((done = completed.poll()) != null)
+            catch (final RuntimeException ex)
             {
-                finish(done);
-            }
-            final long now = System.nanoTime();
-            long wakeAt = now + IDLE_PARK_NS;
-            for (final Target target : targets)
-            {
-                final Scrape inflight = target.inflight;
-                if (inflight != null)
-                {
-                    if (now - inflight.startNs >= settings.timeoutNs())
-                    {
-                        target.inflight = null;
-                        target.buffer = null; // the abandoned read may still write into it
-                        inflight.subscriber.abandon();
-                        inflight.future.cancel(true);
-                        target.failed(now, settings.everyNs());
-                    }
-                    else
-                    {
-                        wakeAt = Math.min(wakeAt, inflight.startNs + settings.timeoutNs());
-                        continue;
-                    }
-                }
-                if (now - target.nextDueNs >= 0)
-                {
-                    begin(target, now);
-                    wakeAt = Math.min(wakeAt, now + settings.timeoutNs());
-                }
-                else
-                {
-                    wakeAt = Math.min(wakeAt, target.nextDueNs);
-                }
-            }
-            final long parkNs = wakeAt - System.nanoTime();
-            if (parkNs > 0 && completed.isEmpty() && pending.get() == null && running)
-            {
-                LockSupport.parkNanos(this, parkNs);
+                // A bug here must not end the scraping: count it, let the values go stale, retry shortly.
+                agentErrors.lazySet(agentErrors.get() + 1);
+                LockSupport.parkNanos(this, ERROR_PAUSE_NS);
             }
         }
         for (final Target target : targets)
@@ -231,6 +194,65 @@ public final class ServerScrapeAgent implements AutoCloseable
                 inflight.subscriber.abandon();
                 inflight.future.cancel(true);
             }
+        }
+    }
+
+    /** @return how many cycles of the agent ended in an unexpected exception (0 unless the agent has a bug). */
+    public long agentErrors()
+    {
+        return agentErrors.get();
+    }
+
+    private void cycle()
+    {
+        final Update update = pending.getAndSet(null);
+        if (update != null)
+        {
+            final ServerLoadTable next =
+                ServerLoadTable.successor(table, update.backends(), update.settings().staleAfterNs(), clockNs.getAsLong());
+            install(update.settings(), update.backends(), next);
+            table = next;
+        }
+        Scrape done;
+        while ((done = completed.poll()) != null)
+        {
+            finish(done);
+        }
+        final long now = System.nanoTime();
+        long wakeAt = now + IDLE_PARK_NS;
+        for (final Target target : targets)
+        {
+            final Scrape inflight = target.inflight;
+            if (inflight != null)
+            {
+                if (now - inflight.startNs >= settings.timeoutNs())
+                {
+                    target.inflight = null;
+                    target.buffer = null; // the abandoned read may still write into it
+                    inflight.subscriber.abandon();
+                    inflight.future.cancel(true);
+                    target.failed(now, settings.everyNs());
+                }
+                else
+                {
+                    wakeAt = Math.min(wakeAt, inflight.startNs + settings.timeoutNs());
+                    continue;
+                }
+            }
+            if (now - target.nextDueNs >= 0)
+            {
+                begin(target, now);
+                wakeAt = Math.min(wakeAt, now + settings.timeoutNs());
+            }
+            else
+            {
+                wakeAt = Math.min(wakeAt, target.nextDueNs);
+            }
+        }
+        final long parkNs = wakeAt - System.nanoTime();
+        if (parkNs > 0 && completed.isEmpty() && pending.get() == null && running)
+        {
+            LockSupport.parkNanos(this, parkNs);
         }
     }
 

@@ -29,6 +29,7 @@ class ServerScrapeAgentTest
     private static final byte[] SGLANG = Fixtures.bytes("sglang.metrics");
 
     private final List<AutoCloseable> open = new ArrayList<>();
+    private final List<ServerScrapeAgent> agents = new ArrayList<>();
     private final CountDownLatch release = new CountDownLatch(1);
 
     @AfterEach
@@ -38,6 +39,10 @@ class ServerScrapeAgentTest
         for (int i = open.size() - 1; i >= 0; i--)
         {
             open.get(i).close();
+        }
+        for (final ServerScrapeAgent agent : agents)
+        {
+            assertThat(agent.agentErrors()).as("cycles ended by an exception").isZero();
         }
     }
 
@@ -52,6 +57,7 @@ class ServerScrapeAgentTest
     {
         final ServerScrapeAgent agent = new ServerScrapeAgent(settings, backends, System::nanoTime);
         open.add(agent);
+        agents.add(agent);
         return agent.start();
     }
 
