@@ -6,10 +6,12 @@ import com.tngtech.archunit.core.importer.Location;
 import io.multifactor.api.Selection;
 import io.multifactor.bench.BenchFlags;
 import io.multifactor.config.ConfigLoader;
+import io.multifactor.gateway.Gateway;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.micrometer.MultiFactorMetrics;
 import io.multifactor.redis.RedisFleetExchange;
 import io.multifactor.servers.ServerScrapeAgent;
+import io.multifactor.serving.RequestLifecycle;
 import io.multifactor.testkit.clock.ManualClock;
 import io.multifactor.tools.Mf;
 import org.junit.jupiter.api.Test;
@@ -34,12 +36,14 @@ class ModuleArrowsTest
     private static final JavaClasses MICROMETER = of(MultiFactorMetrics.class);
     private static final JavaClasses REDIS = of(RedisFleetExchange.class);
     private static final JavaClasses SERVERS = of(ServerScrapeAgent.class);
+    private static final JavaClasses SERVING = of(RequestLifecycle.class);
+    private static final JavaClasses GATEWAY = of(Gateway.class);
     private static final JavaClasses TESTKIT = of(ManualClock.class);
     private static final JavaClasses TOOLS = of(Mf.class);
     private static final JavaClasses BENCH = of(BenchFlags.class);
     private static final JavaClasses ALL = of(
         Selection.class, MultiFactorEngine.class, ConfigLoader.class, MultiFactorMetrics.class, RedisFleetExchange.class,
-        ServerScrapeAgent.class, ManualClock.class, Mf.class, BenchFlags.class);
+        ServerScrapeAgent.class, ManualClock.class, Mf.class, BenchFlags.class, RequestLifecycle.class, Gateway.class);
 
     @Test
     void apiDependsOnTheJdkOnly()
@@ -69,6 +73,18 @@ class ModuleArrowsTest
     void serversDependOnTheKernelAndTheJdkOnly()
     {
         ModuleRules.servers().check(SERVERS);
+    }
+
+    @Test
+    void servingHasNoHttpStack()
+    {
+        ModuleRules.serving().check(SERVING);
+    }
+
+    @Test
+    void gatewayReachesNoCliTestkitOrBenchmarks()
+    {
+        ModuleRules.gateway().check(GATEWAY);
     }
 
     @Test

@@ -9,7 +9,6 @@ import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.model.SignalsConfig;
 import io.multifactor.config.read.Durations;
 import io.multifactor.config.read.MappingReader;
-import io.multifactor.config.read.NearestName;
 import io.multifactor.config.read.Problems;
 import io.multifactor.config.yaml.Excerpt;
 import io.multifactor.config.yaml.YamlNode;
@@ -19,6 +18,7 @@ import io.multifactor.kernel.signal.ServerKind;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -52,7 +52,7 @@ final class RouterConfigReader
     static RouterConfig read(final YamlNode root, final Problems problems)
     {
         final MappingReader top = MappingReader.open(root, "", problems, ROOT_KEYS);
-        final Map<String, YamlNode> modelNodes = new HashMap<>();
+        final Map<String, YamlNode> modelNodes = new LinkedHashMap<>();
         final List<ModelConfig> models = models(top, problems, modelNodes);
         final List<DecisionConfig> decisions = decisions(top, problems, modelNodes);
         final SignalsConfig signals = signals(top);
@@ -173,7 +173,7 @@ final class RouterConfigReader
             if (!modelNodes.containsKey(model))
             {
                 problems.error(node, ref.path("model"),
-                    "unknown model \"" + Excerpt.value(model) + '"' + NearestName.suggestion(model, modelNodes.keySet()));
+                    "unknown model \"" + Excerpt.value(model) + '"' + problems.hint(model, modelNodes.keySet(), "models"));
                 continue;
             }
             final YamlNode first = seen.putIfAbsent(model, node);

@@ -80,7 +80,15 @@ public final class Gateway implements AutoCloseable
         }
         if (configFile != null)
         {
-            reloader.watch(configFile, reloadListener, options.reloadDebounceMs(), this::install);
+            try
+            {
+                reloader.watch(configFile, reloadListener, options.reloadDebounceMs(), this::install);
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                closeQuietly();
+                throw ex;
+            }
         }
     }
 

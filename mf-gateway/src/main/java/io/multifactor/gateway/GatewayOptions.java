@@ -44,7 +44,7 @@ public record GatewayOptions(
         }
     }
 
-    /** @return the defaults: all interfaces' loopback {@code 127.0.0.1:8080}, 60 s, 300 s, 2 event loops. */
+    /** @return the defaults: {@code 127.0.0.1:8080}, 60 s first byte, 300 s idle, 2 event loops, 1024 connections. */
     public static GatewayOptions defaults()
     {
         return new GatewayOptions("127.0.0.1", DEFAULT_PORT, DEFAULT_FIRST_BYTE_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, 2,

@@ -46,6 +46,8 @@ final class GatewayVerticle extends VerticleBase
             .setHost(routes.options.host())
             .setPort(routes.options.port())
             .setTcpNoDelay(true)
+            // curl and others send "Expect: 100-continue" before a large body: answer at once instead of stalling.
+            .setHandle100ContinueAutomatically(true)
             .setCompressionSupported(false));
         server.requestHandler(this::handle);
         return server.listen();

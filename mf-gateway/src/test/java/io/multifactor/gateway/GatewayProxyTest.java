@@ -217,6 +217,19 @@ class GatewayProxyTest
     }
 
     @Test
+    void shouldAnswerAnExpectContinueAtOnce() throws Exception
+    {
+        start(config("", ""), 5_000, 5_000);
+        final HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" +
+                gateway.port() + "/v1/chat/completions")).expectContinue(true).timeout(Duration.ofSeconds(20))
+            .POST(HttpRequest.BodyPublishers.ofString(chat("plain", false))).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("x-selected-model")).hasValue("plain");
+        assertNoLeaseLeft();
+    }
+
+    @Test
     void shouldEndTheLeaseWhenTheClientDisconnectsMidStream() throws Exception
     {
         start(config("", ""), 5_000, 5_000);

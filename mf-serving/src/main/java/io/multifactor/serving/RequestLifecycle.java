@@ -151,7 +151,8 @@ public final class RequestLifecycle
 
     /**
      * Follows the response's next bytes; records TTFT on the chosen model when they complete the first content chunk.
-     * Allocates nothing in the common case (a chunk's JSON is read by a streaming parser).
+     * Each complete {@code data:} line is read by a Jackson streaming parser (one short-lived parser per line; no tree,
+     * no copy of the line beyond the meter's reusable buffer).
      *
      * @param bytes the bytes.
      * @param offset where they start.

@@ -30,6 +30,7 @@ import java.util.concurrent.Callable;
         SimulateCommand.class,
         StatCommand.class,
         ServeCommand.class,
+        EnvoyCommand.class,
         // `mf help` and `mf help explain`, the reflex of a newcomer; usage on stdout, exit 0.
         CommandLine.HelpCommand.class,
     })

@@ -6,6 +6,7 @@ import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.plan.Plans;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemEpochClock;
 
 /**
  * Assembles the parts of one engine from its builder's settings, in the order their counters are allocated: the
@@ -39,7 +40,7 @@ final class EngineParts
         clock = builder.clock;
         settings = builder.settings;
         counters = builder.countersFile == null ? CounterBuffers.inMemory(builder.counterCapacity) :
-            CounterBuffers.mapped(builder.countersFile, builder.counterCapacity);
+            CounterBuffers.mirroredTo(builder.countersFile, builder.counterCapacity);
         values = counters.values();
         layout = new CounterLayout(
             counters, Math.max(MultiFactorEngine.RETIRED_COUNTER_GRACE_NS, 2 * settings.latencyRefreshNs()));
@@ -55,7 +56,9 @@ final class EngineParts
         selector = new Selector(installer, reserver, values, builder.countSelections);
         explainer = new Explainer(installer);
         samples = new SampleRecorder(installer, layout);
-        refreshCycle = new RefreshCycle(lock, clock, settings, originNs, installer, publisher, layout, leases, leaseEpochs);
+        refreshCycle = new RefreshCycle(
+            lock, clock, settings, originNs, installer, publisher, layout, leases, leaseEpochs, counters,
+            SystemEpochClock.INSTANCE);
         fleet = new FleetBridge(lock, clock, installer, values);
     }
 }

@@ -1,6 +1,9 @@
 package io.multifactor.kernel.engine;
 
 import io.multifactor.kernel.inflight.LeaseTable;
+import io.multifactor.kernel.metrics.CounterBuffers;
+import io.multifactor.kernel.metrics.CountersFileLayout;
+import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
 
 import java.util.function.IntConsumer;
@@ -17,8 +20,14 @@ import java.util.function.IntConsumer;
  * begin, even after the refresh agent stalled, and at most {@code inflight_max_age + 2 * (P + latency_refresh)} after
  * it (10 min 20.75 s with the defaults), later only by as long as the refresh agent stalls.
  * <p>
- * This class is threadsafe: {@link #refresh()} reads one volatile field first and takes the engine's lock only when a
- * cycle is due, so a duty cycle with nothing due writes nothing; a cycle runs under the engine's lock.
+ * With a counters file, the duty cycle also writes the file's heartbeat and a copy of the counters every
+ * {@link CountersFileLayout#HEARTBEAT_INTERVAL_MS} of wall time (whatever the engine's clock: a simulation on a manual
+ * clock keeps its file alive too), {@link #refreshNow()} writes them at once, and {@link #closeFile()} marks the file
+ * closed.
+ * <p>
+ * This class is threadsafe: {@link #refresh()} reads one volatile field first (two with a counters file) and takes the
+ * engine's lock only when a cycle or a heartbeat is due, so a duty cycle with nothing due writes nothing; a cycle runs
+ * under the engine's lock.
  */
 final class RefreshCycle
 {
@@ -32,10 +41,15 @@ final class RefreshCycle
     private final LeaseTable leases;
     private final LeaseEpochs leaseEpochs;
     private final IntConsumer onLeaseReclaimed;
+    private final CounterBuffers counters;
+    private final EpochClock wallClock;
 
     // Written under lock once per refresh period; read first without the lock, so that a duty cycle with nothing due
     // writes nothing at all (not even the monitor's word, which may share a cache line with what the hot paths read).
     private volatile long nextRefreshNs;
+
+    // The wall time of the next heartbeat of the counters file; Long.MAX_VALUE without a file or once it is closed.
+    private volatile long nextHeartbeatMs;
 
     RefreshCycle(
         final Object lock,
@@ -46,7 +60,9 @@ final class RefreshCycle
         final SignalPublisher publisher,
         final CounterLayout layout,
         final LeaseTable leases,
-        final LeaseEpochs leaseEpochs)
+        final LeaseEpochs leaseEpochs,
+        final CounterBuffers counters,
+        final EpochClock wallClock)
     {
         this.lock = lock;
         this.clock = clock;
@@ -59,11 +75,19 @@ final class RefreshCycle
         this.leaseEpochs = leaseEpochs;
         this.onLeaseReclaimed = layout::countHealedLease;
         this.nextRefreshNs = originNs + refreshNs;
+        this.counters = counters;
+        this.wallClock = wallClock;
+        this.nextHeartbeatMs = counters.hasFile() ? wallClock.time() + CountersFileLayout.HEARTBEAT_INTERVAL_MS :
+            Long.MAX_VALUE;
     }
 
     /** @return the work done: windows refreshed plus leases reclaimed, 0 when nothing was due. */
     int refresh()
     {
+        if (nextHeartbeatMs != Long.MAX_VALUE)
+        {
+            heartbeat();
+        }
         final long nowNs = clock.nanoTime();
         if (nowNs - nextRefreshNs < 0)
         {
@@ -90,6 +114,51 @@ final class RefreshCycle
             {
                 nextRefreshNs = nowNs + refreshNs;
                 cycle(nowNs);
+            }
+        }
+        writeFile();
+    }
+
+    /** Writes the counters file now, with a heartbeat (when the engine has one and is open). */
+    void writeFile()
+    {
+        synchronized (lock)
+        {
+            if (nextHeartbeatMs != Long.MAX_VALUE && !installer.closed())
+            {
+                final long nowMs = wallClock.time();
+                counters.writeFile(nowMs);
+                nextHeartbeatMs = nowMs + CountersFileLayout.HEARTBEAT_INTERVAL_MS;
+            }
+        }
+    }
+
+    /** Writes the counters file one last time, marked closed (after the engine closed): no heartbeat follows. */
+    void closeFile()
+    {
+        synchronized (lock)
+        {
+            if (nextHeartbeatMs != Long.MAX_VALUE)
+            {
+                nextHeartbeatMs = Long.MAX_VALUE;
+                counters.closeFile(wallClock.time());
+            }
+        }
+    }
+
+    private void heartbeat()
+    {
+        final long nowMs = wallClock.time();
+        if (nowMs - nextHeartbeatMs < 0)
+        {
+            return;
+        }
+        synchronized (lock)
+        {
+            if (nextHeartbeatMs != Long.MAX_VALUE && nowMs - nextHeartbeatMs >= 0 && !installer.closed())
+            {
+                nextHeartbeatMs = nowMs + CountersFileLayout.HEARTBEAT_INTERVAL_MS;
+                counters.writeFile(nowMs);
             }
         }
     }

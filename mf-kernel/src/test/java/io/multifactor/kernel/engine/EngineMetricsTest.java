@@ -386,6 +386,7 @@ class EngineMetricsTest
             engine(MultiFactorEngine.builder(plans(0.0, NoCandidatesPolicy.CHEAPEST)).countersFile(file));
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
         engine.select(engine.decisionId("d"), null, new Selection());
+        engine.refreshNow();
         assertThat(live(CounterBuffers.openReader(file))).containsEntry(selected("d", "smart", Outcome.SCORED), 1L);
     }
 
