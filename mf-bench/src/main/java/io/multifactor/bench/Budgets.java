@@ -10,8 +10,7 @@ import java.util.Map;
  *       absolute goals of 25, 80 and 300 ns are shown as information); every other select case must still allocate
  *       nothing;</li>
  *   <li>one TTFT or TPOT sample: 25 ns; begin + end of one lease: 60 ns; one refresh of one model's window: 10 us;
- *       all allocation-free (refresh in steady state, which is what its benchmark measures);</li>
- *   <li>reading one 64 KiB vLLM {@code /metrics} body: 200 us, allocation-free.</li>
+ *       all allocation-free (refresh in steady state, which is what its benchmark measures).</li>
  * </ul>
  * The baselines (reference, hand loop) and the contention group have no budget.
  * <p>
@@ -47,8 +46,6 @@ public final class Budgets
                 return new Budget(60.0, ZERO);
             case "RefreshBenchmark.refreshOneModel":
                 return new Budget(10_000.0, ZERO);
-            case "MetricsParseBenchmark.reader":
-                return "64".equals(params.get("sizeKib")) ? new Budget(200_000.0, ZERO) : new Budget(Double.NaN, ZERO);
             default:
                 return Budget.NONE;
         }
