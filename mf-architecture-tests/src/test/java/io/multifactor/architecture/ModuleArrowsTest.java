@@ -10,6 +10,7 @@ import io.multifactor.gateway.Gateway;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.micrometer.MultiFactorMetrics;
 import io.multifactor.redis.RedisFleetExchange;
+import io.multifactor.servers.ServerScrapeAgent;
 import io.multifactor.serving.RequestLifecycle;
 import io.multifactor.testkit.clock.ManualClock;
 import io.multifactor.tools.Mf;
@@ -34,6 +35,7 @@ class ModuleArrowsTest
     private static final JavaClasses CONFIG = of(ConfigLoader.class);
     private static final JavaClasses MICROMETER = of(MultiFactorMetrics.class);
     private static final JavaClasses REDIS = of(RedisFleetExchange.class);
+    private static final JavaClasses SERVERS = of(ServerScrapeAgent.class);
     private static final JavaClasses SERVING = of(RequestLifecycle.class);
     private static final JavaClasses GATEWAY = of(Gateway.class);
     private static final JavaClasses TESTKIT = of(ManualClock.class);
@@ -41,7 +43,7 @@ class ModuleArrowsTest
     private static final JavaClasses BENCH = of(BenchFlags.class);
     private static final JavaClasses ALL = of(
         Selection.class, MultiFactorEngine.class, ConfigLoader.class, MultiFactorMetrics.class, RedisFleetExchange.class,
-        ManualClock.class, Mf.class, BenchFlags.class, RequestLifecycle.class, Gateway.class);
+        ServerScrapeAgent.class, ManualClock.class, Mf.class, BenchFlags.class, RequestLifecycle.class, Gateway.class);
 
     @Test
     void apiDependsOnTheJdkOnly()
@@ -65,6 +67,12 @@ class ModuleArrowsTest
     void micrometerBinderDependsOnTheKernelAndMicrometerOnly()
     {
         ModuleRules.micrometer().check(MICROMETER);
+    }
+
+    @Test
+    void serversDependOnTheKernelAndTheJdkOnly()
+    {
+        ModuleRules.servers().check(SERVERS);
     }
 
     @Test

@@ -48,6 +48,12 @@ final class ModuleRules
             "io.micrometer..", "org.agrona..");
     }
 
+    /** @return mf-servers depends on mf-kernel and the JDK (its HTTP client) only. */
+    static ArchRule servers()
+    {
+        return onlyOn("io.multifactor.api..", "io.multifactor.kernel..", "io.multifactor.servers..");
+    }
+
     /** @return mf-serving depends on mf-config and Jackson only: no HTTP or gRPC stack. */
     static ArchRule serving()
     {

@@ -11,6 +11,7 @@ import io.multifactor.gateway.archfixture.GatewayUsingTools;
 import io.multifactor.kernel.archfixture.KernelUsingConfig;
 import io.multifactor.micrometer.archfixture.MicrometerUsingConfig;
 import io.multifactor.redis.archfixture.RedisUsingConfig;
+import io.multifactor.servers.archfixture.ServersUsingConfigAndAgrona;
 import io.multifactor.serving.archfixture.ServingUsingNetty;
 import io.multifactor.testkit.archfixture.TestkitUsingTools;
 import io.multifactor.tools.archfixture.ToolsUsingBench;
@@ -75,6 +76,13 @@ class RulesCatchViolationsTest
     void shouldFailAMicrometerBinderClassThatUsesConfig()
     {
         fails(ModuleRules.micrometer(), MicrometerUsingConfig.class, "io.multifactor.config.ConfigLoader");
+    }
+
+    @Test
+    void shouldFailAServersClassThatUsesConfigOrAgrona()
+    {
+        fails(ModuleRules.servers(), ServersUsingConfigAndAgrona.class, "io.multifactor.config.ConfigLoader");
+        fails(ModuleRules.servers(), ServersUsingConfigAndAgrona.class, "org.agrona.concurrent.SystemNanoClock");
     }
 
     @Test

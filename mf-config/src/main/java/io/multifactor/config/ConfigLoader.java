@@ -1,5 +1,6 @@
 package io.multifactor.config;
 
+import io.multifactor.api.ConfigProblem;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.model.ConfigFormat;
 import io.multifactor.config.model.ConfigOutline;
@@ -15,7 +16,9 @@ import io.multifactor.kernel.plan.Plans;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -94,13 +97,104 @@ public final class ConfigLoader
         return compile(file, YamlTreeReader.read(file, utf8), previous, MultiFactorEngine.DEFAULT_COUNTER_CAPACITY);
     }
 
+    /**
+     * Loads a vLLM Semantic Router file completed by an overlay: a second file in this library's format with only
+     * {@code signals:}, {@code fleet:} and {@code models:} entries ({@code name} plus {@code server},
+     * {@code reliability}, {@code backend_refs}) merged onto the first file's models by name. The problems of both
+     * files are reported together, each in its own file's name.
+     *
+     * @param path the vLLM Semantic Router file.
+     * @param overlay the overlay file, or {@code null} for none.
+     * @param previous the snapshot this one will replace (names that stay keep their handles), or {@code null}.
+     * @param counterCapacity the counter capacity of the engine that will run the plans.
+     * @return the validated, compiled configuration.
+     * @throws InvalidConfigurationException with every problem of both files when they are refused.
+     */
+    public static LoadedConfig load(final Path path, final Path overlay, final Plans previous, final int counterCapacity)
+        throws InvalidConfigurationException
+    {
+        if (overlay == null)
+        {
+            return load(path, previous, counterCapacity);
+        }
+        final List<ConfigProblem> unreadable = new ArrayList<>();
+        final YamlNode root = readOrCollect(path, unreadable);
+        final YamlNode overlayRoot = readOrCollect(overlay, unreadable);
+        if (!unreadable.isEmpty())
+        {
+            throw new InvalidConfigurationException(unreadable);
+        }
+        return compile(path.toString(), root, overlay.toString(), overlayRoot, previous, counterCapacity);
+    }
+
+    /**
+     * @param file name of the vLLM Semantic Router file, for messages.
+     * @param utf8 its YAML bytes.
+     * @param overlayFile name of the overlay, for messages.
+     * @param overlayUtf8 the overlay's YAML bytes.
+     * @param previous the snapshot this one will replace, or {@code null}.
+     * @return the validated, compiled configuration.
+     * @throws InvalidConfigurationException with every problem of both when they are refused.
+     * @see #load(Path, Path, Plans, int)
+     */
+    public static LoadedConfig load(
+        final String file, final byte[] utf8, final String overlayFile, final byte[] overlayUtf8, final Plans previous)
+        throws InvalidConfigurationException
+    {
+        final List<ConfigProblem> unreadable = new ArrayList<>();
+        YamlNode root = null;
+        YamlNode overlayRoot = null;
+        try
+        {
+            root = YamlTreeReader.read(file, utf8);
+        }
+        catch (final InvalidConfigurationException ex)
+        {
+            unreadable.addAll(ex.problems());
+        }
+        try
+        {
+            overlayRoot = YamlTreeReader.read(overlayFile, overlayUtf8);
+        }
+        catch (final InvalidConfigurationException ex)
+        {
+            unreadable.addAll(ex.problems());
+        }
+        if (!unreadable.isEmpty())
+        {
+            throw new InvalidConfigurationException(unreadable);
+        }
+        return compile(file, root, overlayFile, overlayRoot, previous, MultiFactorEngine.DEFAULT_COUNTER_CAPACITY);
+    }
+
+    private static YamlNode readOrCollect(final Path path, final List<ConfigProblem> problems)
+    {
+        try
+        {
+            return YamlTreeReader.read(path);
+        }
+        catch (final InvalidConfigurationException ex)
+        {
+            problems.addAll(ex.problems());
+            return null;
+        }
+    }
+
     private static LoadedConfig compile(
         final String file, final YamlNode root, final Plans previous, final int counterCapacity)
         throws InvalidConfigurationException
     {
+        return compile(file, root, null, null, previous, counterCapacity);
+    }
+
+    private static LoadedConfig compile(
+        final String file, final YamlNode root, final String overlayFile, final YamlNode overlayRoot,
+        final Plans previous, final int counterCapacity)
+        throws InvalidConfigurationException
+    {
         final Problems problems = new Problems(file);
         final ConfigFormat format = VsrConfigReader.formatOf(root);
-        final RouterConfig config;
+        RouterConfig config;
         final ConfigOutline outline;
         if (format == ConfigFormat.MULTI_FACTOR)
         {
@@ -113,12 +207,28 @@ public final class ConfigLoader
             config = vsr.config();
             outline = vsr.outline();
         }
+        final Problems overlayProblems = overlayRoot == null ? null : new Problems(overlayFile);
+        if (overlayProblems != null)
+        {
+            config = OverlayReader.apply(overlayRoot, config, format, overlayProblems);
+        }
         if (config != null)
         {
             checkCapacity(root, config, counterCapacity, problems);
         }
+        final List<ConfigProblem> warnings = new ArrayList<>(problems.warnings());
+        if (overlayProblems != null)
+        {
+            if (problems.hasErrors() || overlayProblems.hasErrors())
+            {
+                final List<ConfigProblem> errors = new ArrayList<>(problems.errors());
+                errors.addAll(overlayProblems.errors());
+                throw new InvalidConfigurationException(errors);
+            }
+            warnings.addAll(overlayProblems.warnings());
+        }
         problems.throwIfErrors();
-        return new LoadedConfig(file, config, PlansCompiler.compile(config, previous), problems.warnings(), outline);
+        return new LoadedConfig(file, config, PlansCompiler.compile(config, previous), warnings, outline);
     }
 
     /** More models than the engine's counters can hold is refused here, in the same pass, not by the engine later. */

@@ -1,12 +1,19 @@
 package io.multifactor.config;
 
 import io.multifactor.api.ConfigProblem;
+import io.multifactor.config.model.BackendRef;
 import io.multifactor.config.model.ConfigOutline;
+import io.multifactor.config.model.ModelConfig;
 import io.multifactor.config.model.RouterConfig;
 import io.multifactor.kernel.engine.SignalSettings;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.signal.ServerBackend;
+import io.multifactor.kernel.signal.ServerMetricsSettings;
 
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A configuration file that passed validation: its immutable model, its compiled plans and the warnings it raised.
@@ -55,6 +62,46 @@ public record LoadedConfig(
     {
         final String name = config.signals().countersFile();
         return name == null ? null : java.nio.file.Path.of(name);
+    }
+
+    /**
+     * @return {@code signals.server_metrics}: how the model servers' metrics are scraped, or {@code null} when the
+     *     configuration scrapes none.
+     */
+    public ServerMetricsSettings serverMetrics()
+    {
+        return config.signals().serverMetrics();
+    }
+
+    /**
+     * @return every backend to scrape: those of the models whose {@code server} is set, in file order (one per
+     *     distinct origin of a model); empty when {@code signals.server_metrics} is absent.
+     */
+    public List<ServerBackend> serverBackends()
+    {
+        if (config.signals().serverMetrics() == null)
+        {
+            return List.of();
+        }
+        final List<ServerBackend> backends = new ArrayList<>();
+        final Set<String> seen = new HashSet<>();
+        for (final ModelConfig model : config.models())
+        {
+            if (model.server() == null)
+            {
+                continue;
+            }
+            for (final BackendRef ref : model.backendRefs())
+            {
+                final ServerBackend backend = new ServerBackend(model.name(), ref.https(), ref.host(), ref.port(),
+                    model.server());
+                if (seen.add(model.name() + '\u0000' + backend.key()))
+                {
+                    backends.add(backend);
+                }
+            }
+        }
+        return List.copyOf(backends);
     }
 
     /** @return the engine-wide {@code signals:} settings, for {@code MultiFactorEngine.Builder#settings}. */

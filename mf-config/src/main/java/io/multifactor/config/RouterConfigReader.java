@@ -4,6 +4,7 @@ import io.multifactor.config.model.BackendRef;
 import io.multifactor.config.model.DecisionConfig;
 import io.multifactor.config.model.ModelConfig;
 import io.multifactor.config.model.MultiFactorConfig;
+import io.multifactor.config.model.ReliabilityConfig;
 import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.model.SignalsConfig;
 import io.multifactor.config.read.Durations;
@@ -17,6 +18,7 @@ import io.multifactor.config.yaml.YamlNode;
 import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.config.yaml.YamlSequence;
 import io.multifactor.kernel.plan.AlgorithmType;
+import io.multifactor.kernel.signal.ServerKind;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,12 +36,13 @@ final class RouterConfigReader
 {
     static final List<String> ROOT_KEYS = List.of("models", "decisions", "signals", "fleet");
     static final List<String> MODEL_KEYS = List.of(
-        "name", "quality_score", "pricing", "provider_model_id", "backend_refs");
+        "name", "quality_score", "pricing", "provider_model_id", "backend_refs", "server", "reliability");
     static final List<String> PRICING_KEYS = List.of("prompt_per_1m", "completion_per_1m");
     static final List<String> DECISION_KEYS = List.of("name", "modelRefs", "algorithm");
     static final List<String> MODEL_REF_KEYS = List.of("model");
     static final List<String> ALGORITHM_KEYS = List.of("type", "multi_factor");
-    static final List<String> SIGNALS_KEYS = List.of("latency_window", "latency_refresh", "inflight_max_age", "counters_file");
+    static final List<String> SIGNALS_KEYS =
+        List.of("latency_window", "latency_refresh", "inflight_max_age", "counters_file", "server_metrics");
 
     private RouterConfigReader()
     {
@@ -99,6 +102,8 @@ final class RouterConfigReader
             }
             final String providerModelId = BackendRefsReader.providerModelId(model);
             final List<BackendRef> backends = BackendRefsReader.backendRefs(model, false);
+            final ServerKind server = ServerSignalsReader.server(model);
+            final ReliabilityConfig reliability = ServerSignalsReader.reliability(model, false);
             if (name != null)
             {
                 final YamlNode nameNode = model.value("name");
@@ -109,7 +114,8 @@ final class RouterConfigReader
                         "duplicate model \"" + Excerpt.value(name) + "\" (first defined at line " + first.line() + ')');
                     continue;
                 }
-                models.add(new ModelConfig(name, quality, prompt, completion, providerModelId, backends));
+                models.add(
+                    new ModelConfig(name, quality, prompt, completion, providerModelId, backends, server, reliability));
             }
         }
         return models;
@@ -240,7 +246,11 @@ final class RouterConfigReader
         }
     }
 
-    private static SignalsConfig signals(final MappingReader top)
+    /**
+     * @param top the root mapping (of the file, or of an overlay).
+     * @return its {@code signals:}, {@link SignalsConfig#DEFAULTS} when absent.
+     */
+    static SignalsConfig signals(final MappingReader top)
     {
         final MappingReader signals = top.optionalMapping("signals", SIGNALS_KEYS);
         if (signals == null)
@@ -264,7 +274,7 @@ final class RouterConfigReader
                 describeNs(signals, "latency_refresh", refreshNs) + " > " + describeNs(signals, "latency_window", windowNs));
         }
         final String countersFile = signals.optionalString("counters_file", null);
-        return new SignalsConfig(windowNs, refreshNs, maxAgeNs, countersFile);
+        return new SignalsConfig(windowNs, refreshNs, maxAgeNs, countersFile, ServerSignalsReader.serverMetrics(signals));
     }
 
     private static String describeNs(final MappingReader signals, final String key, final long ns)

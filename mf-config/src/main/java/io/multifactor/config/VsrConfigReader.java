@@ -5,6 +5,7 @@ import io.multifactor.config.model.ConfigFormat;
 import io.multifactor.config.model.ConfigOutline;
 import io.multifactor.config.model.DecisionConfig;
 import io.multifactor.config.model.ModelConfig;
+import io.multifactor.config.model.ReliabilityConfig;
 import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.model.SignalsConfig;
 import io.multifactor.config.model.SkippedDecision;
@@ -40,7 +41,7 @@ final class VsrConfigReader
     static final List<String> ROOT_KEYS = List.of("version", "providers", "routing", "recipes");
     static final List<String> PROVIDERS_KEYS = List.of("models");
     static final List<String> PROVIDER_MODEL_KEYS = List.of(
-        "name", "pricing", "provider_model_id", "backend_refs");
+        "name", "pricing", "provider_model_id", "backend_refs", "reliability");
     static final List<String> PRICING_KEYS = List.of("prompt_per_1m", "completion_per_1m");
     static final List<String> ROUTING_KEYS = List.of("modelCards", "decisions");
     static final List<String> MODEL_CARD_KEYS = List.of("name", "quality_score");
@@ -52,9 +53,10 @@ final class VsrConfigReader
     }
 
     /** What one {@code providers.models[]} entry holds: prices (NaN when absent), provider model id, backends. */
-    private record Price(double promptPer1M, double completionPer1M, String providerModelId, List<BackendRef> backendRefs)
+    private record Price(double promptPer1M, double completionPer1M, String providerModelId, List<BackendRef> backendRefs,
+        ReliabilityConfig reliability)
     {
-        static final Price NONE = new Price(Double.NaN, Double.NaN, null, List.of());
+        static final Price NONE = new Price(Double.NaN, Double.NaN, null, List.of(), null);
     }
 
     /** What reading a vSR file produced. */
@@ -240,9 +242,10 @@ final class VsrConfigReader
                 }
                 final String providerModelId = BackendRefsReader.providerModelId(model);
                 final List<BackendRef> backends = BackendRefsReader.backendRefs(model, true);
+                final ReliabilityConfig reliability = ServerSignalsReader.reliability(model, true);
                 if (name != null && unique(name, model, providerNodes, providers.path("models")))
                 {
-                    prices.put(name, new Price(prompt, completion, providerModelId, backends));
+                    prices.put(name, new Price(prompt, completion, providerModelId, backends, reliability));
                 }
             }
         }
@@ -252,7 +255,7 @@ final class VsrConfigReader
         {
             final Price price = prices.getOrDefault(card.getKey(), Price.NONE);
             models.add(new ModelConfig(card.getKey(), card.getValue(), price.promptPer1M(), price.completionPer1M(),
-                price.providerModelId(), price.backendRefs()));
+                price.providerModelId(), price.backendRefs(), null, price.reliability()));
             modelNodes.put(card.getKey(), cardNodes.get(card.getKey()));
         }
         for (final Map.Entry<String, Price> price : prices.entrySet())
@@ -260,7 +263,8 @@ final class VsrConfigReader
             if (!cards.containsKey(price.getKey()))
             {
                 models.add(new ModelConfig(price.getKey(), Double.NaN, price.getValue().promptPer1M(),
-                    price.getValue().completionPer1M(), price.getValue().providerModelId(), price.getValue().backendRefs()));
+                    price.getValue().completionPer1M(), price.getValue().providerModelId(), price.getValue().backendRefs(),
+                    null, price.getValue().reliability()));
                 modelNodes.put(price.getKey(), providerNodes.get(price.getKey()));
             }
         }

@@ -40,6 +40,11 @@ final class ExplainCommand implements Callable<Integer>
     @Option(names = "--config", required = true, paramLabel = "CONFIG", description = "The YAML configuration file.")
     private Path config;
 
+    @Option(names = "--overlay", paramLabel = "OVERLAY",
+        description = "An overlay completing a vLLM Semantic Router CONFIG: signals, fleet, per-model server, " +
+            "reliability and backend_refs.")
+    private Path overlay;
+
     @Option(names = "--scenario", required = true, paramLabel = "SCENARIO",
         description = "The scenario file: decision, exclusions, token counts, tie-break seed, latency samples (ms) and " +
             "in-flight counts.")
@@ -54,7 +59,7 @@ final class ExplainCommand implements Callable<Integer>
         final LoadedConfig loaded;
         try
         {
-            loaded = ConfigLoader.load(config);
+            loaded = ConfigLoader.load(config, overlay, null, MultiFactorEngine.DEFAULT_COUNTER_CAPACITY);
         }
         catch (final InvalidConfigurationException ex)
         {

@@ -11,9 +11,11 @@ import io.multifactor.config.model.DecisionConfig;
 import io.multifactor.config.model.ModelConfig;
 import io.multifactor.config.model.MultiFactorConfig;
 import io.multifactor.config.model.SkippedDecision;
+import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -40,13 +42,18 @@ final class ValidateCommand implements Callable<Integer>
     @Parameters(index = "0", paramLabel = "CONFIG", description = "The YAML configuration file.")
     private Path config;
 
+    @Option(names = "--overlay", paramLabel = "OVERLAY",
+        description = "An overlay completing a vLLM Semantic Router CONFIG: signals, fleet, per-model server, " +
+            "reliability and backend_refs.")
+    private Path overlay;
+
     @Override
     public Integer call()
     {
         final LoadedConfig loaded;
         try
         {
-            loaded = ConfigLoader.load(config);
+            loaded = ConfigLoader.load(config, overlay, null, MultiFactorEngine.DEFAULT_COUNTER_CAPACITY);
         }
         catch (final InvalidConfigurationException ex)
         {

@@ -113,16 +113,23 @@ class DocsYamlTest
             for (final Path page : pages.filter(p -> p.toString().endsWith(".md")).sorted().toList())
             {
                 final LoadedConfig[] firstConfig = new LoadedConfig[1];
+                final String[] lastVsr = new String[1];
                 for (final Block block : blocks(page))
                 {
-                    tests.add(DynamicTest.dynamicTest(block.origin(), () -> check(block, firstConfig)));
+                    if (hasRootKey(block.yaml(), "version"))
+                    {
+                        lastVsr[0] = block.yaml();
+                    }
+                    final String vsr = lastVsr[0];
+                    tests.add(DynamicTest.dynamicTest(block.origin(), () -> check(block, firstConfig, vsr)));
                 }
             }
         }
         return tests.stream();
     }
 
-    private static void check(final Block block, final LoadedConfig[] firstConfig) throws InvalidConfigurationException
+    private static void check(final Block block, final LoadedConfig[] firstConfig, final String lastVsr)
+        throws InvalidConfigurationException
     {
         final String yaml = block.yaml();
         final String file = block.origin();
@@ -152,6 +159,12 @@ class DocsYamlTest
                 firstConfig[0] = config;
             }
         }
+        else if (lastVsr != null && hasRootKey(yaml, "models"))
+        {
+            // An overlay completes the vLLM Semantic Router file shown before it on the page.
+            ConfigLoader.load(file + " (its vSR file)", lastVsr.getBytes(java.nio.charset.StandardCharsets.UTF_8), file,
+                yaml.getBytes(java.nio.charset.StandardCharsets.UTF_8), null);
+        }
         else if (hasRootKey(yaml, "models"))
         {
             // models without decisions: the backends profile of bin/mf backends.
@@ -159,7 +172,8 @@ class DocsYamlTest
         }
         else
         {
-            throw new AssertionError(file + ": a YAML block that is neither a configuration, a scenario nor a profile");
+            throw new AssertionError(file + ": a YAML block that is neither a configuration, an overlay, a scenario " +
+                "nor a profile");
         }
     }
 

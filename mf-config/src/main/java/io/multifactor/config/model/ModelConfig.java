@@ -1,5 +1,7 @@
 package io.multifactor.config.model;
 
+import io.multifactor.kernel.signal.ServerKind;
+
 import java.util.List;
 
 /**
@@ -13,10 +15,12 @@ import java.util.List;
  * @param completionPer1M {@code pricing.completion_per_1m} in USD per 1M completion tokens, NaN when absent.
  * @param providerModelId {@code provider_model_id}: the model id sent to the backends (default: the name).
  * @param backendRefs {@code backend_refs}: the servers of this model, in file order; empty when absent.
+ * @param server {@code server}: the kind of server whose metrics are scraped, or {@code null} when not scraped.
+ * @param reliability {@code reliability}: ejection settings, {@link ReliabilityConfig#NONE} when absent.
  */
 public record ModelConfig(
     String name, double qualityScore, double promptPer1M, double completionPer1M, String providerModelId,
-    List<BackendRef> backendRefs)
+    List<BackendRef> backendRefs, ServerKind server, ReliabilityConfig reliability)
 {
     /**
      * @param name unique, non-empty name.
@@ -25,11 +29,45 @@ public record ModelConfig(
      * @param completionPer1M completion price, NaN when absent.
      * @param providerModelId the id sent to the backends, or {@code null} for the name.
      * @param backendRefs the servers of this model; copied, {@code null} for none.
+     * @param server the kind of server scraped, or {@code null}.
+     * @param reliability ejection settings, {@code null} for {@link ReliabilityConfig#NONE}.
      */
     public ModelConfig
     {
         providerModelId = providerModelId == null ? name : providerModelId;
         backendRefs = backendRefs == null ? List.of() : List.copyOf(backendRefs);
+        reliability = reliability == null ? ReliabilityConfig.NONE : reliability;
+    }
+
+    /**
+     * A model whose servers are not scraped and that is never ejected.
+     *
+     * @param name unique, non-empty name.
+     * @param qualityScore quality, NaN when absent.
+     * @param promptPer1M prompt price, NaN when absent.
+     * @param completionPer1M completion price, NaN when absent.
+     * @param providerModelId the id sent to the backends, or {@code null} for the name.
+     * @param backendRefs the servers of this model; copied, {@code null} for none.
+     */
+    public ModelConfig(
+        final String name, final double qualityScore, final double promptPer1M, final double completionPer1M,
+        final String providerModelId, final List<BackendRef> backendRefs)
+    {
+        this(name, qualityScore, promptPer1M, completionPer1M, providerModelId, backendRefs, null, null);
+    }
+
+    /**
+     * @param server the kind of server scraped, or {@code null}.
+     * @param reliability ejection settings, or {@code null} for none.
+     * @param backends the servers, or {@code null} to keep these.
+     * @return this model with an overlay's settings.
+     */
+    public ModelConfig withOverlay(
+        final ServerKind server, final ReliabilityConfig reliability, final List<BackendRef> backends)
+    {
+        return new ModelConfig(name, qualityScore, promptPer1M, completionPer1M, providerModelId,
+            backends == null ? backendRefs : backends, server == null ? this.server : server,
+            reliability == null ? this.reliability : reliability);
     }
 
     /**
@@ -42,6 +80,6 @@ public record ModelConfig(
      */
     public ModelConfig(final String name, final double qualityScore, final double promptPer1M, final double completionPer1M)
     {
-        this(name, qualityScore, promptPer1M, completionPer1M, null, null);
+        this(name, qualityScore, promptPer1M, completionPer1M, null, null, null, null);
     }
 }

@@ -1,5 +1,7 @@
 package io.multifactor.config.model;
 
+import io.multifactor.kernel.signal.ServerMetricsSettings;
+
 /**
  * The engine-wide {@code signals:} block.
  * <p>
@@ -10,12 +12,30 @@ package io.multifactor.config.model;
  * @param inflightMaxAgeNs {@code inflight_max_age}: a request never ended is forgotten after this.
  * @param countersFile {@code counters_file}: the file the engine's counters are mapped into (for {@code bin/mf stat}),
  *     or {@code null} for counters in direct memory.
+ * @param serverMetrics {@code server_metrics}: how the model servers' metrics are scraped, or {@code null} when they
+ *     are not.
  */
-public record SignalsConfig(long latencyWindowNs, long latencyRefreshNs, long inflightMaxAgeNs, String countersFile)
+public record SignalsConfig(
+    long latencyWindowNs, long latencyRefreshNs, long inflightMaxAgeNs, String countersFile,
+    ServerMetricsSettings serverMetrics)
 {
-    /** Defaults: 60 s window, 1 s refresh, 10 min in-flight age, counters in direct memory. */
+    /** Defaults: 60 s window, 1 s refresh, 10 min in-flight age, counters in direct memory, no server metrics. */
     public static final SignalsConfig DEFAULTS =
-        new SignalsConfig(60_000_000_000L, 1_000_000_000L, 600_000_000_000L, null);
+        new SignalsConfig(60_000_000_000L, 1_000_000_000L, 600_000_000_000L, null, null);
+
+    /**
+     * Settings without server metrics.
+     *
+     * @param latencyWindowNs {@code latency_window}.
+     * @param latencyRefreshNs {@code latency_refresh}.
+     * @param inflightMaxAgeNs {@code inflight_max_age}.
+     * @param countersFile {@code counters_file}, or {@code null}.
+     */
+    public SignalsConfig(
+        final long latencyWindowNs, final long latencyRefreshNs, final long inflightMaxAgeNs, final String countersFile)
+    {
+        this(latencyWindowNs, latencyRefreshNs, inflightMaxAgeNs, countersFile, null);
+    }
 
     /**
      * Settings without a counters file.
@@ -26,7 +46,7 @@ public record SignalsConfig(long latencyWindowNs, long latencyRefreshNs, long in
      */
     public SignalsConfig(final long latencyWindowNs, final long latencyRefreshNs, final long inflightMaxAgeNs)
     {
-        this(latencyWindowNs, latencyRefreshNs, inflightMaxAgeNs, null);
+        this(latencyWindowNs, latencyRefreshNs, inflightMaxAgeNs, null, null);
     }
 
     /** Shortest {@code latency_refresh} accepted: 10 ms; a shorter period keeps the refresh agent busy on a whole core. */
