@@ -45,7 +45,7 @@ public final class PerThreadCounterBlocks
     private final SingleWriterCounterBlock[] free = new SingleWriterCounterBlock[FREE_BLOCKS_KEPT];
     private int freeCount;
     private int takeoverCursor;
-    private int idLimit = INITIAL_ID_LIMIT;
+    private int idLimit;
     private long blocksCreated;
 
     /**
@@ -53,9 +53,19 @@ public final class PerThreadCounterBlocks
      */
     public PerThreadCounterBlocks(final AtomicBuffer values)
     {
+        this(values, INITIAL_ID_LIMIT);
+    }
+
+    /**
+     * @param values the Agrona counters' values buffer that the counts are added into.
+     * @param idLimit counter ids a new block holds before it grows (see {@link #idLimit(int)}).
+     */
+    public PerThreadCounterBlocks(final AtomicBuffer values, final int idLimit)
+    {
         this.values = values;
         this.counterCapacity = values.capacity() / CountersReader.COUNTER_LENGTH;
         this.byThread = ThreadLocal.withInitial(this::claim);
+        idLimit(idLimit);
     }
 
     /**

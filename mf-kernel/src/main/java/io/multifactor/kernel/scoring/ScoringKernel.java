@@ -8,6 +8,7 @@ import io.multifactor.api.Objective;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
+import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
 import io.multifactor.kernel.plan.CostMix;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
@@ -85,6 +86,29 @@ public final class ScoringKernel
         final Request requestOrNull,
         final Selection out)
     {
+        select(plan, signals, exclusionsOrNull, requestOrNull, out, null);
+    }
+
+    /**
+     * As {@link #select(DecisionPlan, CandidateSignals, Exclusions, Request, Selection)}, counting each dropped
+     * candidate, where it is dropped, in {@code dropCountsOrNull} under the signals' drop counter of its model and
+     * reason ({@link CandidateSignals#dropCounterId}).
+     *
+     * @param plan the decision's plan.
+     * @param signals the live signals of the same decision's candidates, in candidate order.
+     * @param exclusionsOrNull models this request leaves out, or null.
+     * @param requestOrNull the request, or null for one without token counts.
+     * @param out the caller's reusable result.
+     * @param dropCountsOrNull the calling thread's counter block, or null to count nothing.
+     */
+    public static void select(
+        final DecisionPlan plan,
+        final CandidateSignals signals,
+        final Exclusions exclusionsOrNull,
+        final Request requestOrNull,
+        final Selection out,
+        final SingleWriterCounterBlock dropCountsOrNull)
+    {
         final int n = plan.candidateCount();
         out.reset(plan.id(), n);
         plan.shareWith(out);
@@ -138,7 +162,13 @@ public final class ScoringKernel
                 cost > maxCost | inflight > maxInflight;
             if (broken || anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
-                out.observed(i, dropReason(plan, exclusionsOrNull, i, tpot, ttft, cost, inflight), tpot, ttft, inflight);
+                final int reason = dropReason(plan, exclusionsOrNull, i, tpot, ttft, cost, inflight);
+                out.observed(i, reason, tpot, ttft, inflight);
+                if (dropCountsOrNull != null)
+                {
+                    // Counted here, in the drop branch: no other pass over the candidates looks for drops.
+                    dropCountsOrNull.increment(signals.dropCounterId(i, reason));
+                }
                 continue;
             }
             out.observed(i, DropReason.NONE, tpot, ttft, inflight);
