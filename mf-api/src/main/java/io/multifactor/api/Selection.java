@@ -20,6 +20,9 @@ package io.multifactor.api;
  * Storage is parallel primitive arrays sized by the largest decision seen; {@link #reset(int, int)} grows them the
  * first time a larger decision is selected (the only allocation, off the steady state).
  * <p>
+ * Callers only read it: its writer methods are package-private, reached by the kernel alone through
+ * {@link SelectionWriter}.
+ * <p>
  * This class is not threadsafe: one thread fills it, then reads it; give each thread its own instance.
  */
 public final class Selection
@@ -86,7 +89,7 @@ public final class Selection
      * @param decisionId handle of the decision being selected.
      * @param candidateCount number of candidates of that decision.
      */
-    public void reset(final int decisionId, final int candidateCount)
+    void reset(final int decisionId, final int candidateCount)
     {
         if (candidateCount > dropReasons.length)
         {
@@ -118,7 +121,7 @@ public final class Selection
      * @param costPer1M cost per 1M tokens per candidate under the decision's cost mix, NaN when not configured.
      * @param weights effective weights indexed by {@link Factor}.
      */
-    public void candidates(final int[] modelIds, final double[] quality, final double[] costPer1M, final double[] weights)
+    void candidates(final int[] modelIds, final double[] quality, final double[] costPer1M, final double[] weights)
     {
         this.modelIds = modelIds;
         this.quality = quality;
@@ -130,7 +133,7 @@ public final class Selection
      * Makes {@link #costPer1M(int)} read costs written by {@link #costPer1M(int, double)} instead of the plan's: for a
      * request whose token counts blend the prices its own way. Called by the kernel after {@link #candidates}.
      */
-    public void ownCosts()
+    void ownCosts()
     {
         costPer1M = ownCostPer1M;
     }
@@ -141,7 +144,7 @@ public final class Selection
      * @param index candidate position.
      * @param costPer1M its cost in USD per 1M tokens, NaN when a price it needs is not configured.
      */
-    public void costPer1M(final int index, final double costPer1M)
+    void costPer1M(final int index, final double costPer1M)
     {
         ownCostPer1M[index] = costPer1M;
     }
@@ -152,7 +155,7 @@ public final class Selection
      * @param objective an {@link Objective} code.
      * @param latencyMetric a {@link LatencyMetric} code.
      */
-    public void ranking(final int objective, final int latencyMetric)
+    void ranking(final int objective, final int latencyMetric)
     {
         this.objective = objective;
         this.latencyMetric = latencyMetric;
@@ -165,7 +168,7 @@ public final class Selection
      * @param index candidate position.
      * @param factor a {@link Factor} index, or {@link #NOT_ELIMINATED}.
      */
-    public void eliminatedBy(final int index, final int factor)
+    void eliminatedBy(final int index, final int factor)
     {
         eliminatedBy[index] = factor;
     }
@@ -179,7 +182,7 @@ public final class Selection
      * @param ttftMs its TTFT percentile in milliseconds, NaN when not observed.
      * @param inflight its in-flight count.
      */
-    public void observed(final int index, final int dropReason, final double tpotMs, final double ttftMs, final long inflight)
+    void observed(final int index, final int dropReason, final double tpotMs, final double ttftMs, final long inflight)
     {
         // Counted so that the engine's drop counters look at the candidates only when some were dropped.
         droppedCount += dropReason != DropReason.NONE ? 1 : 0;
@@ -202,7 +205,7 @@ public final class Selection
      * @param loadMin smallest in-flight count.
      * @param loadMax largest in-flight count.
      */
-    public void bounds(
+    void bounds(
         final double qualityMin,
         final double qualityMax,
         final double latencyMin,
@@ -228,7 +231,7 @@ public final class Selection
      * @param index candidate position.
      * @param score weighted score in [0, 1].
      */
-    public void score(final int index, final double score)
+    void score(final int index, final double score)
     {
         scores[index] = score;
     }
@@ -239,7 +242,7 @@ public final class Selection
      * @param outcome an {@link Outcome} code.
      * @param selectedIndex position of the chosen candidate, or -1 when nothing was chosen.
      */
-    public void outcome(final int outcome, final int selectedIndex)
+    void outcome(final int outcome, final int selectedIndex)
     {
         this.outcome = outcome;
         this.selectedIndex = selectedIndex;
@@ -252,7 +255,7 @@ public final class Selection
      * @param index candidate position.
      * @param reason a {@link DropReason} code.
      */
-    public void dropReason(final int index, final int reason)
+    void dropReason(final int index, final int reason)
     {
         droppedCount += dropReasons[index] == DropReason.NONE && reason != DropReason.NONE ? 1 : 0;
         dropReasons[index] = reason;
@@ -263,7 +266,7 @@ public final class Selection
      *
      * @param lease the lease, or {@link InflightTracker#NO_LEASE}.
      */
-    public void lease(final long lease)
+    void lease(final long lease)
     {
         this.lease = lease;
     }

@@ -1,7 +1,7 @@
 package io.multifactor.bench;
 
 import io.multifactor.api.Selection;
-import io.multifactor.kernel.engine.FleetAgent;
+import io.multifactor.kernel.fleet.FleetAgent;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.fleet.FleetSignals;
 import io.multifactor.kernel.plan.Plans;

@@ -1,6 +1,6 @@
 package io.multifactor.concurrency;
 
-import io.multifactor.kernel.inflight.InflightCounters;
+import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.metrics.CounterTypes;
 import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import org.jetbrains.lincheck.datastructures.IntGen;
@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 @Param(name = "counter", gen = IntGen.class, conf = "0:2")
 public class CounterBlocksLincheckTest
 {
-    private final InflightCounters counters = InflightCounters.inMemory(8);
+    private final CounterBuffers counters = CounterBuffers.inMemory(8);
     private final int[] ids = new int[3];
     private final AtomicLongArray counted = new AtomicLongArray(3);
     private final PerThreadCounterBlocks blocks;

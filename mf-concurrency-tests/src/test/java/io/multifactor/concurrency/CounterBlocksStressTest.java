@@ -1,6 +1,6 @@
 package io.multifactor.concurrency;
 
-import io.multifactor.kernel.inflight.InflightCounters;
+import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.metrics.CounterTypes;
 import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
@@ -30,7 +30,7 @@ class CounterBlocksStressTest
 {
     private static final int COUNTERS = 24;
 
-    private final InflightCounters counters = InflightCounters.inMemory(COUNTERS + 8);
+    private final CounterBuffers counters = CounterBuffers.inMemory(COUNTERS + 8);
     private final int[] ids = new int[COUNTERS];
     private final PerThreadCounterBlocks blocks = new PerThreadCounterBlocks(counters.values());
 

@@ -1,7 +1,7 @@
 package io.multifactor.concurrency;
 
 import io.multifactor.api.InflightTracker;
-import io.multifactor.kernel.inflight.InflightCounters;
+import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.inflight.LeaseTable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -34,15 +34,15 @@ class LeaseTableHomeStressTest
     @Test
     void shouldCountEveryLeaseOutOnceWhenThreadsCrowdEachOthersHomes() throws Exception
     {
-        final InflightCounters counters = InflightCounters.inMemory(8);
+        final CounterBuffers counters = CounterBuffers.inMemory(8);
         final int[] models = new int[3];
         for (int m = 0; m < models.length; m++)
         {
-            models[m] = InflightCounters.valueOffset(counters.allocate("inflight " + m, InflightCounters.INFLIGHT_TYPE_ID));
+            models[m] = CounterBuffers.valueOffset(counters.allocate("inflight " + m, CounterBuffers.INFLIGHT_TYPE_ID));
         }
         final LeaseTable table = new LeaseTable(64, counters.values(),
-            InflightCounters.valueOffset(counters.allocate("full", InflightCounters.EVENT_TYPE_ID)),
-            InflightCounters.valueOffset(counters.allocate("reclaimed", InflightCounters.EVENT_TYPE_ID)));
+            CounterBuffers.valueOffset(counters.allocate("full", CounterBuffers.EVENT_TYPE_ID)),
+            CounterBuffers.valueOffset(counters.allocate("reclaimed", CounterBuffers.EVENT_TYPE_ID)));
         final ConcurrentLinkedQueue<Long> handedOver = new ConcurrentLinkedQueue<>();
         final ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
         final AtomicLong granted = new AtomicLong();

@@ -1,7 +1,7 @@
 package io.multifactor.concurrency;
 
 import io.multifactor.api.InflightTracker;
-import io.multifactor.kernel.inflight.InflightCounters;
+import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.inflight.LeaseTable;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
@@ -33,14 +33,14 @@ import java.util.concurrent.atomic.AtomicLongArray;
 @Param(name = "handle", gen = IntGen.class, conf = "0:2")
 public class LeaseTableLincheckTest
 {
-    private final InflightCounters counters = InflightCounters.inMemory(5);
+    private final CounterBuffers counters = CounterBuffers.inMemory(5);
     private final int[] models = {
-        InflightCounters.valueOffset(counters.allocate("inflight m", InflightCounters.INFLIGHT_TYPE_ID)),
-        InflightCounters.valueOffset(counters.allocate("inflight n", InflightCounters.INFLIGHT_TYPE_ID)),
+        CounterBuffers.valueOffset(counters.allocate("inflight m", CounterBuffers.INFLIGHT_TYPE_ID)),
+        CounterBuffers.valueOffset(counters.allocate("inflight n", CounterBuffers.INFLIGHT_TYPE_ID)),
     };
     private final LeaseTable table = new LeaseTable(16, counters.values(),
-        InflightCounters.valueOffset(counters.allocate("full", InflightCounters.EVENT_TYPE_ID)),
-        InflightCounters.valueOffset(counters.allocate("reclaimed", InflightCounters.EVENT_TYPE_ID)));
+        CounterBuffers.valueOffset(counters.allocate("full", CounterBuffers.EVENT_TYPE_ID)),
+        CounterBuffers.valueOffset(counters.allocate("reclaimed", CounterBuffers.EVENT_TYPE_ID)));
     private final AtomicLongArray handles = new AtomicLongArray(3);
     private volatile long epoch = 1;
 

@@ -1,6 +1,6 @@
 package io.multifactor.concurrency;
 
-import io.multifactor.kernel.inflight.InflightCounters;
+import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.inflight.LeaseTable;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
@@ -31,12 +31,12 @@ public class ReserveLincheckTest
 {
     static final long MAX_INFLIGHT = 2;
 
-    private final InflightCounters counters = InflightCounters.inMemory(4);
+    private final CounterBuffers counters = CounterBuffers.inMemory(4);
     private final int model =
-        InflightCounters.valueOffset(counters.allocate("inflight m", InflightCounters.INFLIGHT_TYPE_ID));
+        CounterBuffers.valueOffset(counters.allocate("inflight m", CounterBuffers.INFLIGHT_TYPE_ID));
     private final LeaseTable table = new LeaseTable(16, counters.values(),
-        InflightCounters.valueOffset(counters.allocate("full", InflightCounters.EVENT_TYPE_ID)),
-        InflightCounters.valueOffset(counters.allocate("reclaimed", InflightCounters.EVENT_TYPE_ID)));
+        CounterBuffers.valueOffset(counters.allocate("full", CounterBuffers.EVENT_TYPE_ID)),
+        CounterBuffers.valueOffset(counters.allocate("reclaimed", CounterBuffers.EVENT_TYPE_ID)));
     private final AtomicLongArray handles = new AtomicLongArray(8);
 
     /**

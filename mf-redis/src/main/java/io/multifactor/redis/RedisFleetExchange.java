@@ -187,7 +187,7 @@ public final class RedisFleetExchange implements FleetExchange
      * exchange (a Redis that is down at start is retried with a backoff).
      *
      * @param settings URL, cluster, period, replica id.
-     * @return the exchange, for a {@link io.multifactor.kernel.engine.FleetAgent}.
+     * @return the exchange, for a {@link io.multifactor.kernel.fleet.FleetAgent}.
      */
     public static RedisFleetExchange create(final RedisFleetSettings settings)
     {

@@ -1,6 +1,6 @@
 package io.multifactor.redis;
 
-import io.multifactor.kernel.engine.FleetAgent;
+import io.multifactor.kernel.fleet.FleetAgent;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.plan.PlansBuilder;
 import org.agrona.concurrent.AgentRunner;

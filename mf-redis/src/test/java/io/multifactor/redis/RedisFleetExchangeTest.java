@@ -5,7 +5,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.multifactor.api.Selection;
-import io.multifactor.kernel.engine.FleetAgent;
+import io.multifactor.kernel.fleet.FleetAgent;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.engine.SignalSettings;
 import io.multifactor.kernel.fleet.FleetExchange;

@@ -1,6 +1,6 @@
 package io.multifactor.tools;
 
-import io.multifactor.kernel.inflight.InflightCounters;
+import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.tools.report.StatReport;
 import org.agrona.concurrent.status.CountersReader;
 import picocli.CommandLine.Command;
@@ -55,7 +55,7 @@ public final class StatCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
-        final Path file = countersFile != null ? countersFile : InflightCounters.defaultFile();
+        final Path file = countersFile != null ? countersFile : CounterBuffers.defaultFile();
         long periodMs = 0;
         if (watch != null)
         {
@@ -80,7 +80,7 @@ public final class StatCommand implements Callable<Integer>
         final CountersReader reader;
         try
         {
-            reader = InflightCounters.openReader(file);
+            reader = CounterBuffers.openReader(file);
         }
         catch (final RuntimeException ex)
         {

@@ -19,7 +19,7 @@ import java.util.Arrays;
  *   latencyMs[(modelId * slotCount + slot) * 2 + TPOT]   latencyMs[(modelId * slotCount + slot) * 2 + TTFT]
  * </pre>
  * and the same values again per decision, in candidate order ({@link CandidateSignals}, what {@code select} reads in
- * its one pass over the candidates), with each candidate's in-flight counter offset.
+ * the kernel's first loop over the candidates), with each candidate's in-flight counter offset.
  * <p>
  * The references are final and immutable; the refresh thread alone writes the elements of {@code latencyMs} and of the
  * decisions' signals (release stores); readers load the model-major array with opaque loads and the decisions'

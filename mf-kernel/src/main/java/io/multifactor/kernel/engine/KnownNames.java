@@ -1,5 +1,6 @@
 package io.multifactor.kernel.engine;
 
+import io.multifactor.api.Handles;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 
@@ -47,6 +48,38 @@ final class KnownNames
             }
         }
         return names;
+    }
+
+    /**
+     * @param plans the current plans.
+     * @param name a decision name.
+     * @return its handle.
+     * @throws IllegalArgumentException naming the unknown name, the nearest known decision and the known decisions.
+     */
+    static int requireDecision(final Plans plans, final String name)
+    {
+        final int id = plans.decisionId(name);
+        if (id == Handles.NONE)
+        {
+            throw new IllegalArgumentException(unknown("decision", name, decisions(plans)));
+        }
+        return id;
+    }
+
+    /**
+     * @param plans the current plans.
+     * @param name a model name.
+     * @return its handle.
+     * @throws IllegalArgumentException naming the unknown name, the nearest known model and the known models.
+     */
+    static int requireModel(final Plans plans, final String name)
+    {
+        final int id = plans.modelId(name);
+        if (id == Handles.NONE)
+        {
+            throw new IllegalArgumentException(unknown("model", name, models(plans)));
+        }
+        return id;
     }
 
     /**

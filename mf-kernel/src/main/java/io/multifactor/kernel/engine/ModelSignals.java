@@ -1,6 +1,7 @@
 package io.multifactor.kernel.engine;
 
 import io.multifactor.kernel.latency.LatencyWindow;
+import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * The live signals of one model name: its in-flight counter and its TTFT and TPOT windows. They follow the name across
@@ -26,5 +27,22 @@ final class ModelSignals
         this.counterOffset = counterOffset;
         this.ttft = new LatencyWindow(firstSliceIndex);
         this.tpot = new LatencyWindow(firstSliceIndex);
+    }
+
+    /**
+     * Under the engine's lock: replaces the other replicas' count held in this model's counter. The fleet thread is the
+     * only writer of {@code remoteInflight}, so adding the delta keeps the local leases' count intact.
+     *
+     * @param values the counters' values buffer.
+     * @param remoteInflight the other replicas' count now.
+     */
+    void remoteInflight(final AtomicBuffer values, final long remoteInflight)
+    {
+        final long delta = remoteInflight - this.remoteInflight;
+        if (delta != 0)
+        {
+            values.getAndAddLong(counterOffset, delta);
+            this.remoteInflight = remoteInflight;
+        }
     }
 }

@@ -1,7 +1,9 @@
 /**
- * The engine that ties plans, in-flight leases and latency windows together behind one object:
- * {@link io.multifactor.kernel.engine.MultiFactorEngine}, its {@link io.multifactor.kernel.engine.SignalSettings}, and
- * the {@link io.multifactor.kernel.engine.Tpot} helper.
+ * The engine that ties plans, in-flight leases and latency windows together behind one object: the facade
+ * {@link io.multifactor.kernel.engine.MultiFactorEngine} (with its builder), its
+ * {@link io.multifactor.kernel.engine.SignalSettings}, the {@link io.multifactor.kernel.engine.Tpot} helper, and the
+ * package-private classes with one job each behind it: selection, reserve on select, explain, samples, plan
+ * installation, publication of signals, the refresh cycle, the counter layout and labels, and the fleet bridge.
  * <p>
  * Threading: select, record, begin/end and plan replacement are safe from any number of threads at once; the hot
  * paths are lock-free and allocation-free. Refresh runs on one thread at a time (the agent's, or the caller's).

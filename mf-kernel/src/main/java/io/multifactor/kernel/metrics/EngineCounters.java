@@ -1,7 +1,5 @@
 package io.multifactor.kernel.metrics;
 
-import io.multifactor.kernel.inflight.InflightCounters;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -22,11 +20,11 @@ import java.util.Map;
  * model's counter). Counters allocated with {@link #permanent} are never retired.
  * <p>
  * This class is not threadsafe: the engine calls it under its lock. Counting into the counters is done through
- * {@link InflightCounters#values()} from any thread.
+ * {@link CounterBuffers#values()} from any thread.
  */
 public final class EngineCounters
 {
-    private final InflightCounters counters;
+    private final CounterBuffers counters;
     private final Map<String, Entry> byLabel = new HashMap<>();
     private final List<Entry> createdInGeneration = new ArrayList<>();
     private final List<Entry> revivedInGeneration = new ArrayList<>();
@@ -36,7 +34,7 @@ public final class EngineCounters
     /**
      * @param counters the buffers to allocate from.
      */
-    public EngineCounters(final InflightCounters counters)
+    public EngineCounters(final CounterBuffers counters)
     {
         this.counters = counters;
     }
@@ -189,7 +187,7 @@ public final class EngineCounters
     }
 
     /** @return the buffers. */
-    public InflightCounters counters()
+    public CounterBuffers counters()
     {
         return counters;
     }

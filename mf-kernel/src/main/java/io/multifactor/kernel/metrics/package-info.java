@@ -1,8 +1,9 @@
 /**
- * The engine's metric counters: their type ids and parseable labels ({@link io.multifactor.kernel.metrics.CounterTypes},
- * {@link io.multifactor.kernel.metrics.CounterLabel}), the registry that allocates, retires and frees them
- * ({@link io.multifactor.kernel.metrics.EngineCounters}), and the counters a fleet exchange reports into
- * ({@link io.multifactor.kernel.metrics.FleetCounters}).
+ * The engine's counters: the buffers that hold them in direct or memory-mapped memory
+ * ({@link io.multifactor.kernel.metrics.CounterBuffers}), their type ids and parseable labels
+ * ({@link io.multifactor.kernel.metrics.CounterTypes}, {@link io.multifactor.kernel.metrics.CounterLabel}), the registry
+ * that allocates, retires and frees them ({@link io.multifactor.kernel.metrics.EngineCounters}), and the counters a fleet
+ * exchange reports into ({@link io.multifactor.kernel.metrics.FleetCounters}).
  * <p>
  * Counter values change atomically from any thread; allocation and retirement belong to the engine's lock holder.
  * Readers in this or another process read labels and values through an Agrona {@code CountersReader}.

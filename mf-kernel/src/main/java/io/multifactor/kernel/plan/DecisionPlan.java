@@ -4,6 +4,7 @@ import io.multifactor.api.Factor;
 import io.multifactor.api.LatencyMetric;
 import io.multifactor.api.Objective;
 import io.multifactor.api.Selection;
+import io.multifactor.api.SelectionWriter;
 
 import java.util.Arrays;
 
@@ -252,7 +253,7 @@ public final class DecisionPlan
      */
     public void shareWith(final Selection selection)
     {
-        selection.candidates(candidateModelIds, quality, costPer1M, weights);
+        SelectionWriter.candidates(selection, candidateModelIds, quality, costPer1M, weights);
     }
 
     /** @return configured TPOT ceiling in milliseconds, 0 when off. */

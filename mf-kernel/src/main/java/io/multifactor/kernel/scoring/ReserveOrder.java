@@ -4,6 +4,7 @@ import io.multifactor.api.DropReason;
 import io.multifactor.api.Objective;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Selection;
+import io.multifactor.api.SelectionWriter;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
 
@@ -36,7 +37,7 @@ public final class ReserveOrder
      */
     public static int dropFullAndChooseNext(final DecisionPlan plan, final Selection selection, final int full)
     {
-        selection.dropReason(full, DropReason.INFLIGHT);
+        SelectionWriter.dropReason(selection, full, DropReason.INFLIGHT);
         final int n = selection.candidateCount();
         int next = -1;
         double nextKey = Double.NEGATIVE_INFINITY;
@@ -56,7 +57,7 @@ public final class ReserveOrder
         }
         if (next >= 0)
         {
-            selection.outcome(Outcome.SCORED, next);
+            SelectionWriter.outcome(selection, Outcome.SCORED, next);
         }
         return next;
     }
@@ -97,16 +98,16 @@ public final class ReserveOrder
         final int policy = plan.policy();
         if (first < 0 || policy == NoCandidatesPolicy.FAIL)
         {
-            selection.outcome(Outcome.FAILED, -1);
+            SelectionWriter.outcome(selection, Outcome.FAILED, -1);
             return -1;
         }
         if (policy == NoCandidatesPolicy.FIRST)
         {
-            selection.outcome(Outcome.FALLBACK_FIRST, first);
+            SelectionWriter.outcome(selection, Outcome.FALLBACK_FIRST, first);
             return first;
         }
         final int chosen = cheapest >= 0 ? cheapest : first;
-        selection.outcome(Outcome.FALLBACK_CHEAPEST, chosen);
+        SelectionWriter.outcome(selection, Outcome.FALLBACK_CHEAPEST, chosen);
         return chosen;
     }
 

@@ -8,6 +8,7 @@ import io.multifactor.api.Objective;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
+import io.multifactor.api.SelectionWriter;
 import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
 import io.multifactor.kernel.plan.CostMix;
 import io.multifactor.kernel.plan.DecisionPlan;
@@ -18,7 +19,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Selects one candidate of a decision as the semantics (section 4.1 of the user docs) define it, in two loops over the
- * candidates and nothing else:
+ * candidates and nothing else (a dropped candidate is counted where it is dropped, into the calling thread's counter
+ * block, when the engine passes one):
  * <ol>
  *   <li><b>Gather, filter, bound</b> (every candidate): read its published signals ({@link CandidateSignals}) and its
  *       configured values (the plan; its cost under the request's token counts when the request has them), record
@@ -110,10 +112,10 @@ public final class ScoringKernel
         final SingleWriterCounterBlock dropCountsOrNull)
     {
         final int n = plan.candidateCount();
-        out.reset(plan.id(), n);
+        SelectionWriter.reset(out, plan.id(), n);
         plan.shareWith(out);
         final int latencyMetric = plan.latencyMetric();
-        out.ranking(plan.objective(), latencyMetric);
+        SelectionWriter.ranking(out, plan.objective(), latencyMetric);
         final boolean qualityFloor = plan.hasQualityFloor();
         final double minQuality = plan.minQuality();
         final boolean requestMix = requestOrNull != null && requestOrNull.hasTokens();
@@ -121,7 +123,7 @@ public final class ScoringKernel
         final double completionShare = requestMix ? requestOrNull.completionShare() : 0.0;
         if (requestMix)
         {
-            out.ownCosts();
+            SelectionWriter.ownCosts(out);
         }
         final double maxTpotMs = plan.effectiveMaxTpotMs();
         final double maxTtftMs = plan.effectiveMaxTtftMs();
@@ -149,7 +151,7 @@ public final class ScoringKernel
             if (requestMix)
             {
                 cost = CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i));
-                out.costPer1M(i, cost);
+                SelectionWriter.costPer1M(out, i, cost);
             }
             else
             {
@@ -163,7 +165,7 @@ public final class ScoringKernel
             if (broken || anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
                 final int reason = dropReason(plan, exclusionsOrNull, i, tpot, ttft, cost, inflight);
-                out.observed(i, reason, tpot, ttft, inflight);
+                SelectionWriter.observed(out, i, reason, tpot, ttft, inflight);
                 if (dropCountsOrNull != null)
                 {
                     // Counted here, in the drop branch: no other pass over the candidates looks for drops.
@@ -171,7 +173,7 @@ public final class ScoringKernel
                 }
                 continue;
             }
-            out.observed(i, DropReason.NONE, tpot, ttft, inflight);
+            SelectionWriter.observed(out, i, DropReason.NONE, tpot, ttft, inflight);
             survivors++;
             final double latency = latencyMetric == LatencyMetric.AUTO ? (tpot == tpot ? tpot : ttft) :
                 latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
@@ -186,7 +188,7 @@ public final class ScoringKernel
             nMin = load < nMin ? load : nMin;
             nMax = load > nMax ? load : nMax;
         }
-        out.bounds(qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
+        SelectionWriter.bounds(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
 
         if (survivors == 0)
         {
@@ -276,7 +278,7 @@ public final class ScoringKernel
             score += cost == cost ? cBase + cSlope * (cost - cMin) : 0.0;
             // Rounding can leave a hair outside [0, 1] (the weights themselves can add up to one ulp more than 1).
             score = score < 0.0 ? 0.0 : score > 1.0 ? 1.0 : score;
-            out.score(i, score);
+            SelectionWriter.score(out, i, score);
             if (score > bestScore)
             {
                 bestScore = score;
@@ -287,7 +289,7 @@ public final class ScoringKernel
         {
             best = tieSlowPath(plan, out, requestOrNull, bestScore - plan.tieBand());
         }
-        out.outcome(Outcome.SCORED, best);
+        SelectionWriter.outcome(out, Outcome.SCORED, best);
     }
 
     /** Ranks with the plain formula, dividing per candidate: for ranges so small that a precomputed slope overflows. */
@@ -308,7 +310,7 @@ public final class ScoringKernel
                 score += plan.weight(f) * out.normalized(i, f);
             }
             score = score > 1.0 ? 1.0 : score;
-            out.score(i, score);
+            SelectionWriter.score(out, i, score);
             if (score > bestScore)
             {
                 bestScore = score;
@@ -319,7 +321,7 @@ public final class ScoringKernel
         {
             best = tieSlowPath(plan, out, requestOrNull, bestScore - plan.tieBand());
         }
-        out.outcome(Outcome.SCORED, best);
+        SelectionWriter.outcome(out, Outcome.SCORED, best);
     }
 
     /**
@@ -370,10 +372,10 @@ public final class ScoringKernel
         final int firstFactor = plan.priority(0);
         for (int i = 0; i < n; i++)
         {
-            out.eliminatedBy(i, Selection.NOT_ELIMINATED);
+            SelectionWriter.eliminatedBy(out, i, Selection.NOT_ELIMINATED);
             if (out.dropReason(i) == DropReason.NONE)
             {
-                out.score(i, out.normalized(i, firstFactor));
+                SelectionWriter.score(out, i, out.normalized(i, firstFactor));
             }
         }
         final double tolerance = plan.tolerance();
@@ -395,7 +397,7 @@ public final class ScoringKernel
             {
                 if (isFinalist(out, i) && out.normalized(i, factor) < threshold)
                 {
-                    out.eliminatedBy(i, factor);
+                    SelectionWriter.eliminatedBy(out, i, factor);
                 }
             }
         }
@@ -421,7 +423,7 @@ public final class ScoringKernel
                 }
             }
         }
-        out.outcome(Outcome.SCORED, first);
+        SelectionWriter.outcome(out, Outcome.SCORED, first);
     }
 
     private static boolean isFinalist(final Selection out, final int index)
@@ -461,19 +463,19 @@ public final class ScoringKernel
 
         if (first < 0)
         {
-            out.outcome(Outcome.FAILED, -1);
+            SelectionWriter.outcome(out, Outcome.FAILED, -1);
             return;
         }
         switch (plan.policy())
         {
             case NoCandidatesPolicy.FIRST:
-                out.outcome(Outcome.FALLBACK_FIRST, first);
+                SelectionWriter.outcome(out, Outcome.FALLBACK_FIRST, first);
                 break;
             case NoCandidatesPolicy.FAIL:
-                out.outcome(Outcome.FAILED, -1);
+                SelectionWriter.outcome(out, Outcome.FAILED, -1);
                 break;
             default:
-                out.outcome(Outcome.FALLBACK_CHEAPEST, cheapest >= 0 ? cheapest : first);
+                SelectionWriter.outcome(out, Outcome.FALLBACK_CHEAPEST, cheapest >= 0 ? cheapest : first);
                 break;
         }
     }

@@ -4,7 +4,7 @@ import io.multifactor.api.Exclusions;
 import io.multifactor.api.LatencyRecorder;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Selection;
-import io.multifactor.kernel.inflight.InflightCounters;
+import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.latency.LatencyWindow;
 import io.multifactor.kernel.metrics.CounterLabel;
 import io.multifactor.kernel.metrics.CounterTypes;
@@ -386,7 +386,7 @@ class EngineMetricsTest
             engine(MultiFactorEngine.builder(plans(0.0, NoCandidatesPolicy.CHEAPEST)).countersFile(file));
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
         engine.select(engine.decisionId("d"), null, new Selection());
-        assertThat(live(InflightCounters.openReader(file))).containsEntry(selected("d", "smart", Outcome.SCORED), 1L);
+        assertThat(live(CounterBuffers.openReader(file))).containsEntry(selected("d", "smart", Outcome.SCORED), 1L);
     }
 
     @Test

@@ -7,7 +7,7 @@ import io.multifactor.api.InflightTracker;
 import io.multifactor.api.LatencyRecorder;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Selection;
-import io.multifactor.kernel.inflight.InflightCounters;
+import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.latency.LatencyWindow;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
@@ -540,7 +540,7 @@ class EngineTest
         final int smart = engine.modelId("smart");
         // Latency windows (HdrHistogram footprints), the Agrona counter (value + metadata record) and the published
         // percentiles (TPOT and TTFT per percentile slot).
-        final long bytes = engine.latencyFootprintBytes(smart) + InflightCounters.BYTES_PER_COUNTER +
+        final long bytes = engine.latencyFootprintBytes(smart) + CounterBuffers.BYTES_PER_COUNTER +
             2L * Double.BYTES * engine.plans().percentileSlotCount();
         System.out.println("memory per model at default settings: " + bytes + " bytes");
         assertThat(bytes).isLessThanOrEqualTo(256_000);

@@ -1,6 +1,7 @@
 package io.multifactor.kernel.inflight;
 
 import io.multifactor.api.InflightTracker;
+import io.multifactor.kernel.metrics.CounterBuffers;
 import org.junit.jupiter.api.Test;
 
 import java.util.SplittableRandom;
@@ -9,11 +10,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class LeaseTableTest
 {
-    private final InflightCounters counters = InflightCounters.inMemory(8);
-    private final int modelA = InflightCounters.valueOffset(counters.allocate("inflight a", InflightCounters.INFLIGHT_TYPE_ID));
-    private final int modelB = InflightCounters.valueOffset(counters.allocate("inflight b", InflightCounters.INFLIGHT_TYPE_ID));
-    private final int full = InflightCounters.valueOffset(counters.allocate("full", InflightCounters.EVENT_TYPE_ID));
-    private final int reclaimed = InflightCounters.valueOffset(counters.allocate("reclaimed", InflightCounters.EVENT_TYPE_ID));
+    private final CounterBuffers counters = CounterBuffers.inMemory(8);
+    private final int modelA = CounterBuffers.valueOffset(counters.allocate("inflight a", CounterBuffers.INFLIGHT_TYPE_ID));
+    private final int modelB = CounterBuffers.valueOffset(counters.allocate("inflight b", CounterBuffers.INFLIGHT_TYPE_ID));
+    private final int full = CounterBuffers.valueOffset(counters.allocate("full", CounterBuffers.EVENT_TYPE_ID));
+    private final int reclaimed = CounterBuffers.valueOffset(counters.allocate("reclaimed", CounterBuffers.EVENT_TYPE_ID));
 
     private LeaseTable table(final int capacity)
     {
@@ -259,11 +260,11 @@ class LeaseTableTest
     @Test
     void shouldCountEachLeaseOutOfTheCounterItCountedIn()
     {
-        final InflightCounters many = InflightCounters.inMemory(4_096);
+        final CounterBuffers many = CounterBuffers.inMemory(4_096);
         final int[] offsets = new int[many.capacity()];
         for (int i = 0; i < offsets.length; i++)
         {
-            offsets[i] = InflightCounters.valueOffset(many.allocate("c" + i, InflightCounters.INFLIGHT_TYPE_ID));
+            offsets[i] = CounterBuffers.valueOffset(many.allocate("c" + i, CounterBuffers.INFLIGHT_TYPE_ID));
         }
         final LeaseTable table = new LeaseTable(1 << 13, many.values(), offsets[0], offsets[1]);
         final long[] leases = new long[offsets.length];

@@ -1,6 +1,5 @@
 package io.multifactor.kernel.metrics;
 
-import io.multifactor.kernel.inflight.InflightCounters;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -11,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PerThreadCounterBlocksTest
 {
-    private final InflightCounters counters = InflightCounters.inMemory(256);
+    private final CounterBuffers counters = CounterBuffers.inMemory(256);
     private final int first = counters.allocate("mf.selected{a}", CounterTypes.SELECTED);
     private final int second = counters.allocate("mf.drops{b}", CounterTypes.DROPS);
     private final PerThreadCounterBlocks blocks = new PerThreadCounterBlocks(counters.values());
@@ -50,7 +49,7 @@ class PerThreadCounterBlocksTest
         assertThat(blocks.aggregate()).isEqualTo(1);
         assertThat(shared(first)).isEqualTo(3);
         // Another writer of the shared counter (a reload keeps its value) is added to, never overwritten.
-        counters.values().getAndAddLong(InflightCounters.valueOffset(first), 10);
+        counters.values().getAndAddLong(CounterBuffers.valueOffset(first), 10);
         block.increment(first);
         blocks.aggregate();
         assertThat(shared(first)).isEqualTo(14);

@@ -3,7 +3,7 @@ package io.multifactor.kernel.scoring;
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Exclusions;
 import io.multifactor.api.Selection;
-import io.multifactor.kernel.inflight.InflightCounters;
+import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.metrics.CounterTypes;
 import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 /** The kernel counts each dropped candidate once, under its own drop counter of the reason, in its drop branch. */
 class KernelDropCountingTest
 {
-    private final InflightCounters counters = InflightCounters.inMemory(64);
+    private final CounterBuffers counters = CounterBuffers.inMemory(64);
     private final PerThreadCounterBlocks blocks = new PerThreadCounterBlocks(counters.values());
 
     @Test

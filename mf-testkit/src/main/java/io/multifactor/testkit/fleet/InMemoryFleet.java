@@ -44,7 +44,7 @@ public final class InMemoryFleet
      * Adds a replica.
      *
      * @param replicaId unique in this fleet.
-     * @return its exchange, for a {@link io.multifactor.kernel.engine.FleetAgent}.
+     * @return its exchange, for a {@link io.multifactor.kernel.fleet.FleetAgent}.
      * @throws IllegalArgumentException when the id is taken.
      */
     public synchronized InMemoryFleetExchange join(final String replicaId)

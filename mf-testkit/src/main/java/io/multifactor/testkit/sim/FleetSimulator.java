@@ -2,7 +2,7 @@ package io.multifactor.testkit.sim;
 
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Selection;
-import io.multifactor.kernel.engine.FleetAgent;
+import io.multifactor.kernel.fleet.FleetAgent;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.engine.SignalSettings;
 import io.multifactor.kernel.plan.DecisionPlan;

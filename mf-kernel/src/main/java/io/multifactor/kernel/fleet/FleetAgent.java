@@ -1,7 +1,5 @@
-package io.multifactor.kernel.engine;
+package io.multifactor.kernel.fleet;
 
-import io.multifactor.kernel.fleet.FleetExchange;
-import io.multifactor.kernel.fleet.FleetSignals;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
 
@@ -11,8 +9,8 @@ import java.util.Objects;
  * Runs a {@link FleetExchange} beside an engine, as an Agrona {@link Agent} on its own thread (an
  * {@link org.agrona.concurrent.AgentRunner}, or a simulator calling {@link #doWork()}): every
  * {@link FleetExchange#tickNs()} it collects the engine's local counts and new latency samples
- * ({@link MultiFactorEngine#collectFleet}), exchanges them, and merges the other replicas' counts and intervals
- * ({@link MultiFactorEngine#mergeFleet}). When no exchange has succeeded for {@link FleetExchange#EXPIRY_PERIODS}
+ * ({@link FleetMember#collectFleet}), exchanges them, and merges the other replicas' counts and intervals
+ * ({@link FleetMember#mergeFleet}). When no exchange has succeeded for {@link FleetExchange#EXPIRY_PERIODS}
  * periods, the other replicas' counts are forgotten and the engine runs on its own signals until the transport
  * recovers. A transport that throws is counted as a failed exchange. {@link #onClose()} removes the remote counts.
  * <p>
@@ -27,7 +25,7 @@ public final class FleetAgent implements Agent
     /** Default most model names held per exchange (local or remote): bounds memory against untrusted input. */
     public static final int DEFAULT_MODEL_CAPACITY = 256;
 
-    private final MultiFactorEngine engine;
+    private final FleetMember engine;
     private final FleetExchange exchange;
     private final NanoClock clock;
     private final FleetSignals local;
@@ -41,13 +39,13 @@ public final class FleetAgent implements Agent
     private volatile int liveRemoteReplicas;
 
     /**
-     * @param engine the engine whose signals are shared.
+     * @param engine the engine whose signals are shared (a {@code MultiFactorEngine}).
      * @param exchange the transport.
      * @param clock the agent's time source (the engine's clock in a simulation).
      * @param modelCapacity the most model names held per exchange, at least 1.
      */
     public FleetAgent(
-        final MultiFactorEngine engine, final FleetExchange exchange, final NanoClock clock, final int modelCapacity)
+        final FleetMember engine, final FleetExchange exchange, final NanoClock clock, final int modelCapacity)
     {
         this.engine = Objects.requireNonNull(engine, "engine");
         this.exchange = Objects.requireNonNull(exchange, "exchange");
@@ -69,7 +67,7 @@ public final class FleetAgent implements Agent
      * @param exchange the transport.
      * @return the agent, to run on an {@link org.agrona.concurrent.AgentRunner}.
      */
-    public static FleetAgent of(final MultiFactorEngine engine, final FleetExchange exchange)
+    public static FleetAgent of(final FleetMember engine, final FleetExchange exchange)
     {
         return new FleetAgent(engine, exchange, engine.clock(), DEFAULT_MODEL_CAPACITY);
     }

@@ -1,4 +1,4 @@
-package io.multifactor.kernel.inflight;
+package io.multifactor.kernel.metrics;
 
 import org.agrona.BufferUtil;
 import org.agrona.IoUtil;
@@ -6,8 +6,6 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;
 import org.agrona.concurrent.status.CountersReader;
-
-import io.multifactor.kernel.metrics.CounterTypes;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -20,10 +18,9 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 
 /**
- * The Agrona counters of one engine (in-flight counts and the metric counters of
- * {@link io.multifactor.kernel.metrics.CounterTypes}), in a
- * {@link CountersManager} whose buffers are plain direct memory or a memory-mapped file that another process can read
- * with {@link #openReader(Path)}.
+ * The buffers that hold every Agrona counter of one engine (the in-flight counts and the metric counters of
+ * {@link CounterTypes}), values and metadata, managed by a {@link CountersManager}: plain direct memory, or a
+ * memory-mapped file that another process can read with {@link #openReader(Path)}.
  * <p>
  * Layout, in memory and in the file (capacity {@code n} counters):
  * <pre>
@@ -39,7 +36,7 @@ import java.nio.file.attribute.PosixFilePermissions;
  * from any thread; {@link #allocate(String, int)} belongs to one thread at a time (the engine holds
  * its lock). This class is threadsafe under that contract.
  */
-public final class InflightCounters
+public final class CounterBuffers
 {
     /** Type id of the in-flight counter of one model ({@link CounterTypes#INFLIGHT}). */
     public static final int INFLIGHT_TYPE_ID = CounterTypes.INFLIGHT;
@@ -55,7 +52,7 @@ public final class InflightCounters
     private final int capacity;
     private final UnsafeBuffer keyState = new UnsafeBuffer(new byte[Integer.BYTES]);
 
-    private InflightCounters(final AtomicBuffer values, final AtomicBuffer metaData, final int capacity)
+    private CounterBuffers(final AtomicBuffer values, final AtomicBuffer metaData, final int capacity)
     {
         this.values = values;
         this.capacity = capacity;
@@ -68,7 +65,7 @@ public final class InflightCounters
      * @param capacity number of counters, at least 1.
      * @return the counters.
      */
-    public static InflightCounters inMemory(final int capacity)
+    public static CounterBuffers inMemory(final int capacity)
     {
         requireCapacity(capacity);
         final UnsafeBuffer buffer =
@@ -86,7 +83,7 @@ public final class InflightCounters
      * @return the counters.
      * @throws UncheckedIOException when the file cannot be created or mapped.
      */
-    public static InflightCounters mapped(final Path file, final int capacity)
+    public static CounterBuffers mapped(final Path file, final int capacity)
     {
         requireCapacity(capacity);
         try
@@ -257,12 +254,12 @@ public final class InflightCounters
         return capacity;
     }
 
-    private static InflightCounters split(final UnsafeBuffer buffer, final int capacity)
+    private static CounterBuffers split(final UnsafeBuffer buffer, final int capacity)
     {
         final int valuesLength = capacity * CountersReader.COUNTER_LENGTH;
         final UnsafeBuffer values = new UnsafeBuffer(buffer, 0, valuesLength);
         final UnsafeBuffer metaData = new UnsafeBuffer(buffer, valuesLength, capacity * CountersReader.METADATA_LENGTH);
-        return new InflightCounters(values, metaData, capacity);
+        return new CounterBuffers(values, metaData, capacity);
     }
 
     private static void requireCapacity(final int capacity)

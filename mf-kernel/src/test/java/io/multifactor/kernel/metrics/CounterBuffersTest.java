@@ -1,4 +1,4 @@
-package io.multifactor.kernel.inflight;
+package io.multifactor.kernel.metrics;
 
 import io.multifactor.api.InflightTracker;
 import io.multifactor.kernel.engine.MultiFactorEngine;
@@ -14,7 +14,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class InflightCountersTest
+class CounterBuffersTest
 {
     @TempDir
     Path dir;
@@ -40,7 +40,7 @@ class InflightCountersTest
             final long b1 = engine.begin(engine.modelId("beta"));
             assertThat(a1).isNotEqualTo(InflightTracker.NO_LEASE);
 
-            final CountersReader reader = InflightCounters.openReader(file);
+            final CountersReader reader = CounterBuffers.openReader(file);
             Map<String, Long> counts = inflightByLabel(reader);
             assertThat(counts).containsEntry(MultiFactorEngine.inflightLabel("alpha"), 2L).containsEntry(MultiFactorEngine.inflightLabel("beta"), 1L);
 
@@ -56,10 +56,10 @@ class InflightCountersTest
     @Test
     void shouldRefuseAllocationBeyondCapacity()
     {
-        final InflightCounters counters = InflightCounters.inMemory(2);
-        counters.allocate("one", InflightCounters.INFLIGHT_TYPE_ID);
-        counters.allocate("two", InflightCounters.INFLIGHT_TYPE_ID);
+        final CounterBuffers counters = CounterBuffers.inMemory(2);
+        counters.allocate("one", CounterBuffers.INFLIGHT_TYPE_ID);
+        counters.allocate("two", CounterBuffers.INFLIGHT_TYPE_ID);
         org.assertj.core.api.Assertions.assertThatIllegalStateException()
-            .isThrownBy(() -> counters.allocate("three", InflightCounters.INFLIGHT_TYPE_ID));
+            .isThrownBy(() -> counters.allocate("three", CounterBuffers.INFLIGHT_TYPE_ID));
     }
 }

@@ -1,0 +1,169 @@
+package io.multifactor.api;
+
+/**
+ * The writer side of a {@link Selection}, for the selection kernel of {@code mf-kernel} only: a caller reads a
+ * selection, only the kernel writes it. {@link Selection}'s writer methods are package-private; this class is their
+ * one route out of the package. The build's architecture test fails on any use of it from outside
+ * {@code io.multifactor.kernel} (and this package), so no caller can corrupt a result it was given.
+ * <p>
+ * Each method is a one-line static call to the same-named writer of {@link Selection}, documented there, small
+ * enough for the JIT to inline. This class has no state and is threadsafe; the selection it writes is not (one thread
+ * fills it, then reads it).
+ */
+public final class SelectionWriter
+{
+    private SelectionWriter()
+    {
+    }
+
+    /**
+     * Starts a new selection, forgetting the previous one and its candidates.
+     *
+     * @param out the selection.
+     * @param decisionId handle of the decision being selected.
+     * @param candidateCount number of candidates of that decision.
+     */
+    public static void reset(final Selection out, final int decisionId, final int candidateCount)
+    {
+        out.reset(decisionId, candidateCount);
+    }
+
+    /**
+     * Shares the decision's configured arrays, in candidate order (read, never written).
+     *
+     * @param out the selection.
+     * @param modelIds model handle per candidate.
+     * @param quality quality score per candidate, NaN when not configured.
+     * @param costPer1M cost per 1M tokens per candidate under the decision's cost mix, NaN when not configured.
+     * @param weights effective weights indexed by {@link Factor}.
+     */
+    public static void candidates(
+        final Selection out, final int[] modelIds, final double[] quality, final double[] costPer1M, final double[] weights)
+    {
+        out.candidates(modelIds, quality, costPer1M, weights);
+    }
+
+    /**
+     * Makes the selection read costs written by {@link #costPer1M(Selection, int, double)} instead of the plan's.
+     *
+     * @param out the selection.
+     */
+    public static void ownCosts(final Selection out)
+    {
+        out.ownCosts();
+    }
+
+    /**
+     * @param out the selection.
+     * @param index candidate position.
+     * @param costPer1M its cost in USD per 1M tokens for this request, NaN when a price it needs is not configured.
+     */
+    public static void costPer1M(final Selection out, final int index, final double costPer1M)
+    {
+        out.costPer1M(index, costPer1M);
+    }
+
+    /**
+     * @param out the selection.
+     * @param objective an {@link Objective} code.
+     * @param latencyMetric a {@link LatencyMetric} code.
+     */
+    public static void ranking(final Selection out, final int objective, final int latencyMetric)
+    {
+        out.ranking(objective, latencyMetric);
+    }
+
+    /**
+     * @param out the selection.
+     * @param index candidate position.
+     * @param factor the {@link Factor} that took it out of the lexicographic finalists, or
+     *     {@link Selection#NOT_ELIMINATED}.
+     */
+    public static void eliminatedBy(final Selection out, final int index, final int factor)
+    {
+        out.eliminatedBy(index, factor);
+    }
+
+    /**
+     * @param out the selection.
+     * @param index candidate position in {@code modelRefs} order.
+     * @param dropReason a {@link DropReason} code, {@link DropReason#NONE} for a survivor.
+     * @param tpotMs its TPOT percentile in milliseconds, NaN when not observed.
+     * @param ttftMs its TTFT percentile in milliseconds, NaN when not observed.
+     * @param inflight its in-flight count.
+     */
+    public static void observed(
+        final Selection out, final int index, final int dropReason, final double tpotMs, final double ttftMs,
+        final long inflight)
+    {
+        out.observed(index, dropReason, tpotMs, ttftMs, inflight);
+    }
+
+    /**
+     * Records the bounds of each factor over the survivors that have it (+Infinity and -Infinity when none has it).
+     *
+     * @param out the selection.
+     * @param qualityMin smallest quality score.
+     * @param qualityMax largest quality score.
+     * @param latencyMin smallest latency in milliseconds.
+     * @param latencyMax largest latency in milliseconds.
+     * @param costMin smallest cost per 1M tokens.
+     * @param costMax largest cost per 1M tokens.
+     * @param loadMin smallest in-flight count.
+     * @param loadMax largest in-flight count.
+     */
+    public static void bounds(
+        final Selection out,
+        final double qualityMin,
+        final double qualityMax,
+        final double latencyMin,
+        final double latencyMax,
+        final double costMin,
+        final double costMax,
+        final double loadMin,
+        final double loadMax)
+    {
+        out.bounds(qualityMin, qualityMax, latencyMin, latencyMax, costMin, costMax, loadMin, loadMax);
+    }
+
+    /**
+     * @param out the selection.
+     * @param index position of a surviving candidate.
+     * @param score its score.
+     */
+    public static void score(final Selection out, final int index, final double score)
+    {
+        out.score(index, score);
+    }
+
+    /**
+     * @param out the selection.
+     * @param outcome an {@link Outcome} code.
+     * @param selectedIndex position of the chosen candidate, or -1 when nothing was chosen.
+     */
+    public static void outcome(final Selection out, final int outcome, final int selectedIndex)
+    {
+        out.outcome(outcome, selectedIndex);
+    }
+
+    /**
+     * Drops a candidate after scoring (reserve on select found its model full).
+     *
+     * @param out the selection.
+     * @param index candidate position.
+     * @param reason a {@link DropReason} code.
+     */
+    public static void dropReason(final Selection out, final int index, final int reason)
+    {
+        out.dropReason(index, reason);
+    }
+
+    /**
+     * @param out the selection.
+     * @param lease the lease taken on the chosen model, or {@link InflightTracker#NO_LEASE}.
+     */
+    public static void lease(final Selection out, final long lease)
+    {
+        out.lease(lease);
+    }
+}

@@ -1,0 +1,117 @@
+package io.multifactor.architecture;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.Location;
+import io.multifactor.api.Selection;
+import io.multifactor.bench.BenchFlags;
+import io.multifactor.config.ConfigLoader;
+import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.micrometer.MultiFactorMetrics;
+import io.multifactor.redis.RedisFleetExchange;
+import io.multifactor.testkit.clock.ManualClock;
+import io.multifactor.tools.Mf;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The module arrows of the architecture ({@link ModuleRules}), enforced on every module's main classes: each module is
+ * imported from its own build output (found through one of its classes), so a rule says what the classes of one module
+ * may use. A forbidden import fails the build with the offending class, member and line; so does a package cycle
+ * anywhere in {@code io.multifactor}, and a write into a {@link Selection} from outside the kernel.
+ */
+@Timeout(300)
+class ModuleArrowsTest
+{
+    private static final JavaClasses API = of(Selection.class);
+    private static final JavaClasses KERNEL = of(MultiFactorEngine.class);
+    private static final JavaClasses CONFIG = of(ConfigLoader.class);
+    private static final JavaClasses MICROMETER = of(MultiFactorMetrics.class);
+    private static final JavaClasses REDIS = of(RedisFleetExchange.class);
+    private static final JavaClasses TESTKIT = of(ManualClock.class);
+    private static final JavaClasses TOOLS = of(Mf.class);
+    private static final JavaClasses BENCH = of(BenchFlags.class);
+    private static final JavaClasses ALL = of(
+        Selection.class, MultiFactorEngine.class, ConfigLoader.class, MultiFactorMetrics.class, RedisFleetExchange.class,
+        ManualClock.class, Mf.class, BenchFlags.class);
+
+    @Test
+    void apiDependsOnTheJdkOnly()
+    {
+        ModuleRules.api().check(API);
+    }
+
+    @Test
+    void kernelDependsOnApiAgronaAndHdrHistogramOnly()
+    {
+        ModuleRules.kernel().check(KERNEL);
+    }
+
+    @Test
+    void configDependsOnTheKernelAndJacksonOnly()
+    {
+        ModuleRules.config().check(CONFIG);
+    }
+
+    @Test
+    void micrometerBinderDependsOnTheKernelAndMicrometerOnly()
+    {
+        ModuleRules.micrometer().check(MICROMETER);
+    }
+
+    @Test
+    void redisSeesNoConfigurationMetricsTestkitOrCli()
+    {
+        ModuleRules.redis().check(REDIS);
+    }
+
+    @Test
+    void testkitBringsNoCliChartsRedisOrMicrometer()
+    {
+        ModuleRules.testkit().check(TESTKIT);
+    }
+
+    @Test
+    void toolsAndBenchmarksStayOnTheirSide()
+    {
+        ModuleRules.tools().check(TOOLS);
+        ModuleRules.bench().check(BENCH);
+    }
+
+    @Test
+    void noPackageCycleAnywhere()
+    {
+        ModuleRules.noPackageCycle().check(ALL);
+    }
+
+    @Test
+    void onlyTheKernelWritesASelection()
+    {
+        ModuleRules.selectionWrittenByKernelOnly().check(ALL);
+    }
+
+    /**
+     * @param oneClassPerModule a class of each module to import.
+     * @return the main classes of those modules, from the build outputs that hold those classes.
+     */
+    static JavaClasses of(final Class<?>... oneClassPerModule)
+    {
+        final List<Location> locations = new ArrayList<>();
+        for (final Class<?> c : oneClassPerModule)
+        {
+            try
+            {
+                locations.add(Location.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()));
+            }
+            catch (final URISyntaxException ex)
+            {
+                throw new IllegalStateException("no location for " + c.getName(), ex);
+            }
+        }
+        return new ClassFileImporter().importLocations(locations);
+    }
+}

@@ -1,0 +1,108 @@
+package io.multifactor.architecture;
+
+import com.tngtech.archunit.lang.ArchRule;
+import io.multifactor.api.SelectionWriter;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+/**
+ * The module arrows as ArchUnit rules, each applied to the classes of one module: what it may use (a whitelist where
+ * the architecture names every dependency, a list of forbidden packages where it names what a user must not get).
+ * <p>
+ * This class is threadsafe: it holds no state; each method builds a new, immutable rule.
+ */
+final class ModuleRules
+{
+    private static final String[] BELOW_TOOLS = {
+        "picocli..", "org.jfree..", "org.openjdk.jmh..", "io.multifactor.tools..", "io.multifactor.bench.."};
+
+    private ModuleRules()
+    {
+    }
+
+    /** @return mf-api depends on the JDK only. */
+    static ArchRule api()
+    {
+        return onlyOn("io.multifactor.api..");
+    }
+
+    /** @return mf-kernel depends on mf-api, Agrona and HdrHistogram only. */
+    static ArchRule kernel()
+    {
+        return onlyOn("io.multifactor.api..", "io.multifactor.kernel..", "org.agrona..", "org.HdrHistogram..");
+    }
+
+    /** @return mf-config depends on mf-kernel (and what it exposes: Agrona's clock) and Jackson YAML only. */
+    static ArchRule config()
+    {
+        return onlyOn("io.multifactor.api..", "io.multifactor.kernel..", "io.multifactor.config..",
+            "com.fasterxml.jackson..", "org.yaml.snakeyaml..", "org.agrona..");
+    }
+
+    /** @return mf-micrometer depends on mf-kernel and Micrometer only. */
+    static ArchRule micrometer()
+    {
+        return onlyOn("io.multifactor.api..", "io.multifactor.kernel..", "io.multifactor.micrometer..",
+            "io.micrometer..", "org.agrona..");
+    }
+
+    /** @return mf-redis sees neither configuration, metrics, test kit, CLI nor benchmarks. */
+    static ArchRule redis()
+    {
+        return none(join(BELOW_TOOLS, "io.multifactor.config..", "com.fasterxml.jackson..", "io.multifactor.micrometer..",
+            "io.micrometer..", "io.multifactor.testkit.."));
+    }
+
+    /** @return mf-testkit brings no CLI, no chart library, no Redis, no Micrometer, no JMH. */
+    static ArchRule testkit()
+    {
+        return none(join(BELOW_TOOLS, "io.multifactor.redis..", "io.lettuce..", "io.multifactor.micrometer..",
+            "io.micrometer.."));
+    }
+
+    /** @return mf-tools does not reach into the benchmarks. */
+    static ArchRule tools()
+    {
+        return none("io.multifactor.bench..", "org.openjdk.jmh..");
+    }
+
+    /** @return mf-bench measures the library, not the CLI. */
+    static ArchRule bench()
+    {
+        return none("io.multifactor.tools..", "picocli..", "org.jfree..");
+    }
+
+    /** @return no two packages of {@code io.multifactor} use each other, directly or through others. */
+    static ArchRule noPackageCycle()
+    {
+        return slices().matching("io.multifactor.(**)").should().beFreeOfCycles();
+    }
+
+    /** @return only the kernel (and mf-api itself) uses the writer side of a selection. */
+    static ArchRule selectionWrittenByKernelOnly()
+    {
+        return noClasses().that().resideOutsideOfPackages("io.multifactor.kernel..", "io.multifactor.api..")
+            .should().dependOnClassesThat().haveFullyQualifiedName(SelectionWriter.class.getName())
+            .because("a caller reads a Selection; only the kernel writes it");
+    }
+
+    private static ArchRule onlyOn(final String... allowed)
+    {
+        return classes().should().onlyDependOnClassesThat().resideInAnyPackage(join(new String[] {"java.."}, allowed));
+    }
+
+    private static ArchRule none(final String... forbidden)
+    {
+        return noClasses().should().dependOnClassesThat().resideInAnyPackage(forbidden);
+    }
+
+    private static String[] join(final String[] first, final String... more)
+    {
+        final String[] all = new String[first.length + more.length];
+        System.arraycopy(first, 0, all, 0, first.length);
+        System.arraycopy(more, 0, all, first.length, more.length);
+        return all;
+    }
+}

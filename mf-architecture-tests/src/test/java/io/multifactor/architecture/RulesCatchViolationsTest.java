@@ -1,0 +1,99 @@
+package io.multifactor.architecture;
+
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.lang.ArchRule;
+import io.multifactor.api.archfixture.ApiUsingTheKernel;
+import io.multifactor.archfixture.one.One;
+import io.multifactor.archfixture.two.Two;
+import io.multifactor.bench.archfixture.BenchUsingTools;
+import io.multifactor.config.archfixture.ConfigUsingMicrometer;
+import io.multifactor.kernel.archfixture.KernelUsingConfig;
+import io.multifactor.micrometer.archfixture.MicrometerUsingConfig;
+import io.multifactor.redis.archfixture.RedisUsingConfig;
+import io.multifactor.testkit.archfixture.TestkitUsingTools;
+import io.multifactor.tools.archfixture.ToolsUsingBench;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Each rule of {@link ModuleRules} fails on a class that breaks it (the fixtures in {@code ..archfixture} packages,
+ * test classes of this module only), naming the class and what it uses: a rule that passed whatever the code did would
+ * enforce nothing.
+ */
+@Timeout(60)
+class RulesCatchViolationsTest
+{
+    private static void fails(final ArchRule rule, final Class<?> fixture, final String used)
+    {
+        assertThatThrownBy(() -> rule.check(new ClassFileImporter().importClasses(fixture)))
+            .isInstanceOf(AssertionError.class)
+            .hasMessageContaining(fixture.getName())
+            .hasMessageContaining(used);
+    }
+
+    @Test
+    void shouldFailAnApiClassThatUsesTheKernel()
+    {
+        fails(ModuleRules.api(), ApiUsingTheKernel.class, "io.multifactor.kernel.engine.MultiFactorEngine");
+    }
+
+    @Test
+    void shouldFailAKernelClassThatUsesConfig()
+    {
+        fails(ModuleRules.kernel(), KernelUsingConfig.class, "io.multifactor.config.ConfigLoader");
+    }
+
+    @Test
+    void shouldFailAConfigClassThatUsesMicrometer()
+    {
+        fails(ModuleRules.config(), ConfigUsingMicrometer.class, "io.multifactor.micrometer.MultiFactorMetrics");
+    }
+
+    @Test
+    void shouldFailATestkitClassThatUsesTheCli()
+    {
+        fails(ModuleRules.testkit(), TestkitUsingTools.class, "io.multifactor.tools.Mf");
+    }
+
+    @Test
+    void shouldFailAMicrometerBinderClassThatUsesConfig()
+    {
+        fails(ModuleRules.micrometer(), MicrometerUsingConfig.class, "io.multifactor.config.ConfigLoader");
+    }
+
+    @Test
+    void shouldFailARedisClassThatUsesConfig()
+    {
+        fails(ModuleRules.redis(), RedisUsingConfig.class, "io.multifactor.config.ConfigLoader");
+    }
+
+    @Test
+    void shouldFailAToolsClassThatUsesTheBenchmarks()
+    {
+        fails(ModuleRules.tools(), ToolsUsingBench.class, "io.multifactor.bench.BenchFlags");
+    }
+
+    @Test
+    void shouldFailABenchmarkClassThatUsesTheCli()
+    {
+        fails(ModuleRules.bench(), BenchUsingTools.class, "io.multifactor.tools.Mf");
+    }
+
+    @Test
+    void shouldFailAWriteIntoASelectionOutsideTheKernel()
+    {
+        fails(ModuleRules.selectionWrittenByKernelOnly(), TestkitUsingTools.class, "io.multifactor.api.SelectionWriter");
+    }
+
+    @Test
+    void shouldFailAPackageCycle()
+    {
+        assertThatThrownBy(() -> ModuleRules.noPackageCycle().check(new ClassFileImporter().importClasses(One.class, Two.class)))
+            .isInstanceOf(AssertionError.class)
+            .hasMessageContaining("Cycle detected")
+            .hasMessageContaining("archfixture.one")
+            .hasMessageContaining("archfixture.two");
+    }
+}

@@ -1,0 +1,232 @@
+package io.multifactor.kernel.engine;
+
+import io.multifactor.api.DropReason;
+import io.multifactor.api.Outcome;
+import io.multifactor.kernel.metrics.CounterBuffers;
+import io.multifactor.kernel.metrics.CounterLabel;
+import io.multifactor.kernel.metrics.CounterTypes;
+import io.multifactor.kernel.metrics.EngineCounters;
+import io.multifactor.kernel.metrics.FleetCounters;
+import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.plan.NoCandidatesPolicy;
+import io.multifactor.kernel.plan.Plans;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.status.CountersReader;
+
+import java.util.Arrays;
+
+/**
+ * The layout of the engine's counters in its {@link CounterBuffers}: which counters exist, their labels (grammar of
+ * {@link CounterLabel}) and type ids ({@link CounterTypes}), and the value offsets the hot paths count into.
+ * <p>
+ * Engine-wide counters are allocated once, at construction: refused and clamped samples, a full lease table, reclaimed
+ * leases, reloads applied and refused, fleet exchanges done and failed, live fleet replicas. Per model, a plans
+ * snapshot allocates (or finds, by label) its in-flight counter, healed leases, drops per reason, refused and clamped
+ * samples per metric and the published percentiles per metric and slot; per decision, its selections by candidate and
+ * outcome. Counters of a retired model or decision are marked retired in their key, come back with their values if the
+ * name returns soon, and are freed once the grace period has passed and, for an in-flight counter, its leases have
+ * ended ({@link EngineCounters}).
+ * <p>
+ * This class is threadsafe under the engine's contract: allocation ({@code beginGeneration} to {@code commitGeneration},
+ * {@link #reclaim}, the per-model and per-decision methods) and {@link #countHealedLease} run under the engine's lock;
+ * the offsets of the engine-wide counters are final and counted into atomically from any thread.
+ */
+final class CounterLayout
+{
+    /** Engine-wide counters: refused, clamped, table full, reclaimed, 2 reloads, 2 fleet exchanges, fleet replicas. */
+    static final int ENGINE_WIDE_COUNTERS = 9;
+
+    final AtomicBuffer values;
+    final int refusedOffset;
+    final int clampedOffset;
+    final int leaseTableFullOffset;
+    final int leasesReclaimedOffset;
+    final int reloadsAppliedOffset;
+    final int reloadsRefusedOffset;
+    final FleetCounters fleetCounters;
+
+    private final EngineCounters registry;
+    private final long retiredGraceNs;
+    // Guarded by the engine's lock: the healed-leases offset of each in-flight counter id (-1 = none).
+    private int[] healedOffsetByCounterId;
+
+    CounterLayout(final CounterBuffers counters, final long retiredGraceNs)
+    {
+        this.values = counters.values();
+        this.registry = new EngineCounters(counters);
+        this.retiredGraceNs = retiredGraceNs;
+        healedOffsetByCounterId = new int[counters.capacity()];
+        Arrays.fill(healedOffsetByCounterId, -1);
+        refusedOffset = permanent("mf.engine.samples_refused", CounterTypes.EVENT);
+        clampedOffset = permanent("mf.engine.samples_clamped", CounterTypes.EVENT);
+        leaseTableFullOffset = permanent("mf.engine.lease_table_full", CounterTypes.EVENT);
+        leasesReclaimedOffset = permanent("mf.engine.leases_reclaimed", CounterTypes.EVENT);
+        reloadsAppliedOffset = permanent(CounterLabel.format("mf.reloads", "result", "applied"), CounterTypes.RELOADS);
+        reloadsRefusedOffset = permanent(CounterLabel.format("mf.reloads", "result", "refused"), CounterTypes.RELOADS);
+        fleetCounters = new FleetCounters(
+            values,
+            permanent(CounterLabel.format("mf.fleet.exchanges", "result", "done"), CounterTypes.FLEET_EXCHANGES),
+            permanent(CounterLabel.format("mf.fleet.exchanges", "result", "failed"), CounterTypes.FLEET_EXCHANGES),
+            permanent("mf.fleet.replicas", CounterTypes.FLEET_REPLICAS));
+    }
+
+    /**
+     * @param models models of the plans.
+     * @param decisions decisions of the plans.
+     * @param candidates candidates of every decision, added up.
+     * @param percentiles distinct latency percentiles the decisions read.
+     * @return counters needed by a new engine on those plans (an upper bound).
+     */
+    static int countersNeeded(final int models, final int decisions, final int candidates, final int percentiles)
+    {
+        final long needed = ENGINE_WIDE_COUNTERS + (long)models * (5 + DropReason.COUNT + 2L * percentiles) +
+            decisions + 2L * candidates;
+        return (int)Math.min(Integer.MAX_VALUE, needed);
+    }
+
+    // Under lock: a plans snapshot is one generation of the registry.
+    void beginGeneration()
+    {
+        registry.beginGeneration();
+    }
+
+    void abortGeneration()
+    {
+        registry.abortGeneration();
+    }
+
+    void commitGeneration(final long nowNs, final int[] nextHealedOffsetByCounterId)
+    {
+        registry.commitGeneration(nowNs);
+        healedOffsetByCounterId = nextHealedOffsetByCounterId;
+    }
+
+    /** @return a new healed-leases map for the next generation, every entry -1. */
+    int[] newHealedOffsetByCounterId()
+    {
+        final int[] next = new int[healedOffsetByCounterId.length];
+        Arrays.fill(next, -1);
+        return next;
+    }
+
+    // Under lock: frees the counters retired longer than the grace period ago (in-flight ones once they read 0).
+    void reclaim(final long nowNs)
+    {
+        registry.reclaim(nowNs, retiredGraceNs);
+    }
+
+    /**
+     * Under lock, inside a generation: the in-flight counter of a model name.
+     *
+     * @param name model name.
+     * @return its counter id.
+     */
+    int inflightCounterId(final String name)
+    {
+        return registry.use(inflightLabel(name), CounterTypes.INFLIGHT);
+    }
+
+    /**
+     * Under lock, inside a generation: allocates (or finds) every other counter of one model and writes their value
+     * offsets into the next state's arrays.
+     */
+    void modelCounters(
+        final int modelId,
+        final String name,
+        final int inflightId,
+        final Plans next,
+        final int[] nextHealed,
+        final int[] dropOffsets,
+        final int[] sampleOffsets,
+        final int[] latencyCounterOffsets)
+    {
+        final int slotCount = next.percentileSlotCount();
+        nextHealed[inflightId] = use(CounterLabel.format("mf.leases.healed", "model", name), CounterTypes.LEASES_HEALED);
+        for (int reason = DropReason.NONE + 1; reason < DropReason.COUNT; reason++)
+        {
+            dropOffsets[modelId * DropReason.COUNT + reason] = use(
+                CounterLabel.format("mf.drops", "model", name, "reason", DropReason.label(reason)), CounterTypes.DROPS);
+        }
+        for (int metric = EngineState.TPOT; metric <= EngineState.TTFT; metric++)
+        {
+            final String metricName = metricName(metric);
+            sampleOffsets[EngineState.sampleIndex(modelId, metric, EngineState.REFUSED)] = use(
+                CounterLabel.format("mf.samples.refused", "model", name, "metric", metricName),
+                CounterTypes.SAMPLES_REFUSED);
+            sampleOffsets[EngineState.sampleIndex(modelId, metric, EngineState.CLAMPED)] = use(
+                CounterLabel.format("mf.samples.clamped", "model", name, "metric", metricName),
+                CounterTypes.SAMPLES_CLAMPED);
+            for (int slot = 0; slot < slotCount; slot++)
+            {
+                latencyCounterOffsets[EngineState.index(modelId, slotCount, slot, metric)] = use(
+                    latencyLabel(name, metricName, next.percentile(slot)), CounterTypes.LATENCY);
+            }
+        }
+    }
+
+    /**
+     * Under lock, inside a generation: a decision's selection counters.
+     *
+     * @return n "scored" offsets, n fallback offsets (the failed one with the fail policy), the "failed" offset.
+     */
+    int[] selectionOffsets(final Plans plans, final DecisionPlan plan)
+    {
+        final int n = plan.candidateCount();
+        final String decision = plan.name();
+        final int[] offsets = new int[2 * n + 1];
+        final int failed = use(
+            CounterLabel.format("mf.selections", "decision", decision, "outcome", Outcome.label(Outcome.FAILED)),
+            CounterTypes.SELECTIONS);
+        offsets[2 * n] = failed;
+        final int fallback = plan.policy() == NoCandidatesPolicy.FIRST ? Outcome.FALLBACK_FIRST :
+            plan.policy() == NoCandidatesPolicy.FAIL ? Outcome.FAILED : Outcome.FALLBACK_CHEAPEST;
+        for (int i = 0; i < n; i++)
+        {
+            final String model = plans.modelName(plan.candidateModelId(i));
+            offsets[i] = use(selectedLabel(decision, model, Outcome.SCORED), CounterTypes.SELECTED);
+            offsets[n + i] = fallback == Outcome.FAILED ? failed :
+                use(selectedLabel(decision, model, fallback), CounterTypes.SELECTED);
+        }
+        return offsets;
+    }
+
+    // Under lock, from the sweep: one lease of the model counting into counterOffset was reclaimed.
+    void countHealedLease(final int counterOffset)
+    {
+        final int healedOffset = healedOffsetByCounterId[counterOffset / CountersReader.COUNTER_LENGTH];
+        if (healedOffset >= 0)
+        {
+            values.getAndAddLong(healedOffset, 1);
+        }
+    }
+
+    private int permanent(final String label, final int typeId)
+    {
+        return CounterBuffers.valueOffset(registry.permanent(label, typeId));
+    }
+
+    private int use(final String label, final int typeId)
+    {
+        return CounterBuffers.valueOffset(registry.use(label, typeId));
+    }
+
+    static String metricName(final int metric)
+    {
+        return metric == EngineState.TPOT ? "tpot" : "ttft";
+    }
+
+    static String inflightLabel(final String modelName)
+    {
+        return CounterLabel.format("mf.inflight", "model", modelName);
+    }
+
+    static String selectedLabel(final String decision, final String model, final int outcome)
+    {
+        return CounterLabel.format("mf.selected", "decision", decision, "model", model, "outcome", Outcome.label(outcome));
+    }
+
+    static String latencyLabel(final String model, final String metric, final int percentile)
+    {
+        return CounterLabel.format("mf.latency", "model", model, "metric", metric, "percentile", Integer.toString(percentile));
+    }
+}

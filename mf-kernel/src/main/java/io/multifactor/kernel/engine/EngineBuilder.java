@@ -1,0 +1,115 @@
+package io.multifactor.kernel.engine;
+
+import io.multifactor.kernel.metrics.CounterBuffers;
+import io.multifactor.kernel.plan.Plans;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * What {@link MultiFactorEngine.Builder} sets, and its methods: the engine's clock, signal settings, counters file,
+ * lease and counter capacities, and whether selections are counted. Typed by the builder that extends it, so every
+ * method returns {@link MultiFactorEngine.Builder}.
+ * <p>
+ * This class is not threadsafe: build on one thread.
+ *
+ * @param <B> the concrete builder.
+ */
+abstract class EngineBuilder<B extends EngineBuilder<B>>
+{
+    final Plans plans;
+    NanoClock clock = SystemNanoClock.INSTANCE;
+    SignalSettings settings = SignalSettings.defaults();
+    Path countersFile;
+    int leaseCapacity = MultiFactorEngine.DEFAULT_LEASE_CAPACITY;
+    int counterCapacity = MultiFactorEngine.DEFAULT_COUNTER_CAPACITY;
+    boolean countSelections = true;
+
+    EngineBuilder(final Plans plans)
+    {
+        this.plans = Objects.requireNonNull(plans, "plans");
+    }
+
+    abstract B self();
+
+    /**
+     * @param clock the time source of windows, refresh and lease ages ({@code CachedNanoClock} in tests).
+     * @return this builder.
+     */
+    public B clock(final NanoClock clock)
+    {
+        this.clock = Objects.requireNonNull(clock, "clock");
+        return self();
+    }
+
+    /**
+     * @param settings window, refresh period and lease max age.
+     * @return this builder.
+     */
+    public B settings(final SignalSettings settings)
+    {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        return self();
+    }
+
+    /**
+     * Puts the counters in a memory-mapped file (replaced if it exists) that another process can read with
+     * {@link CounterBuffers#openReader(Path)}; by default they live in direct memory.
+     *
+     * @param countersFile path of the file, or null for direct memory.
+     * @return this builder.
+     */
+    public B countersFile(final Path countersFile)
+    {
+        this.countersFile = countersFile;
+        return self();
+    }
+
+    /**
+     * @param leaseCapacity number of lease slots (the most requests in flight counted at once), a power of two;
+     *     default {@link MultiFactorEngine#DEFAULT_LEASE_CAPACITY}.
+     * @return this builder.
+     */
+    public B leaseCapacity(final int leaseCapacity)
+    {
+        this.leaseCapacity = leaseCapacity;
+        return self();
+    }
+
+    /**
+     * @param counterCapacity number of Agrona counters, for the metric and in-flight counters of the current plans
+     *     (and those retired less than {@link MultiFactorEngine#RETIRED_COUNTER_GRACE_NS} ago); default
+     *     {@link MultiFactorEngine#DEFAULT_COUNTER_CAPACITY}.
+     * @return this builder.
+     */
+    public B counterCapacity(final int counterCapacity)
+    {
+        this.counterCapacity = counterCapacity;
+        return self();
+    }
+
+    /**
+     * @param countSelections whether {@code select} counts selections and drops (default true; false saves one
+     *     atomic add per selection, for measuring what counting costs).
+     * @return this builder.
+     */
+    public B countSelections(final boolean countSelections)
+    {
+        this.countSelections = countSelections;
+        return self();
+    }
+
+    /**
+     * @return the engine.
+     * @throws IllegalArgumentException when a capacity is out of range.
+     * @throws IllegalStateException when the plans have more models than counters, or when the JVM lacks the flag
+     *     {@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED} that Agrona needs (the message names it).
+     */
+    public MultiFactorEngine build()
+    {
+        AgronaAccess.check();
+        return new MultiFactorEngine(new EngineParts(this));
+    }
+}

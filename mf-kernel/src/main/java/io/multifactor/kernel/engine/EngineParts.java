@@ -1,0 +1,61 @@
+package io.multifactor.kernel.engine;
+
+import io.multifactor.kernel.inflight.LeaseTable;
+import io.multifactor.kernel.latency.LatencyWindow;
+import io.multifactor.kernel.metrics.CounterBuffers;
+import io.multifactor.kernel.plan.Plans;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
+
+/**
+ * Assembles the parts of one engine from its builder's settings, in the order their counters are allocated: the
+ * counter buffers and their layout (engine-wide counters first), the lease table, then selection, reserve, explain,
+ * samples, plan installation, publication, refresh and the fleet bridge, all sharing the engine's one lock.
+ * <p>
+ * This class is not threadsafe: it is built and read once, on the thread that builds the engine.
+ */
+final class EngineParts
+{
+    final Object lock = new Object();
+    final Plans firstPlans;
+    final NanoClock clock;
+    final SignalSettings settings;
+    final CounterBuffers counters;
+    final AtomicBuffer values;
+    final CounterLayout layout;
+    final LeaseTable leases;
+    final long originNs;
+    final StateInstaller installer;
+    final ReserveOnSelect reserver;
+    final Selector selector;
+    final Explainer explainer;
+    final SampleRecorder samples;
+    final RefreshCycle refreshCycle;
+    final FleetBridge fleet;
+
+    EngineParts(final EngineBuilder<?> builder)
+    {
+        firstPlans = builder.plans;
+        clock = builder.clock;
+        settings = builder.settings;
+        counters = builder.countersFile == null ? CounterBuffers.inMemory(builder.counterCapacity) :
+            CounterBuffers.mapped(builder.countersFile, builder.counterCapacity);
+        values = counters.values();
+        layout = new CounterLayout(
+            counters, Math.max(MultiFactorEngine.RETIRED_COUNTER_GRACE_NS, 2 * settings.latencyRefreshNs()));
+        leases = new LeaseTable(builder.leaseCapacity, values, layout.leaseTableFullOffset, layout.leasesReclaimedOffset);
+        originNs = clock.nanoTime();
+        final long sliceNs = Math.max(1L, settings.latencyWindowNs() / LatencyWindow.SLICE_COUNT);
+        final long sweepPeriodNs = Math.max(
+            settings.latencyRefreshNs(), settings.inflightMaxAgeNs() / MultiFactorEngine.SWEEPS_PER_MAX_AGE);
+        final LeaseEpochs leaseEpochs = new LeaseEpochs(originNs, sweepPeriodNs);
+        final SignalPublisher publisher = new SignalPublisher(values);
+        installer = new StateInstaller(lock, layout, publisher, originNs, sliceNs);
+        reserver = new ReserveOnSelect(leases, leaseEpochs);
+        selector = new Selector(installer, reserver, values, builder.countSelections);
+        explainer = new Explainer(installer);
+        samples = new SampleRecorder(installer, layout);
+        refreshCycle = new RefreshCycle(lock, clock, settings, originNs, installer, publisher, layout, leases, leaseEpochs);
+        fleet = new FleetBridge(lock, clock, installer, values);
+    }
+}

@@ -1,0 +1,82 @@
+package io.multifactor.kernel.engine;
+
+import io.multifactor.api.InflightTracker;
+import io.multifactor.api.Outcome;
+import io.multifactor.api.Selection;
+import io.multifactor.kernel.inflight.LeaseTable;
+import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.scoring.ReserveOrder;
+
+/**
+ * Reserve on select: takes the lease on a selection's choice. Within {@code max_inflight} when the choice was scored
+ * (an atomic check-and-increment on the model's counter), trying the next survivor in ranking order
+ * ({@link ReserveOrder}) when the chosen one is full, and falling back as {@code on_no_candidates} says when none can
+ * be reserved (a fallback pick is leased without the check); otherwise without a check.
+ * <p>
+ * This class is threadsafe: lock-free, it allocates nothing; each call writes only the caller's {@link Selection}.
+ */
+final class ReserveOnSelect
+{
+    private final LeaseTable leases;
+    private final LeaseEpochs leaseEpochs;
+
+    ReserveOnSelect(final LeaseTable leases, final LeaseEpochs leaseEpochs)
+    {
+        this.leases = leases;
+        this.leaseEpochs = leaseEpochs;
+    }
+
+    /**
+     * @param s the state the selection ran on.
+     * @param plan its decision's plan.
+     * @param out a selection with a choice; reserve may drop full candidates and choose again.
+     * @return the lease, or {@link InflightTracker#NO_LEASE}.
+     */
+    long reserve(final EngineState s, final DecisionPlan plan, final Selection out)
+    {
+        final long stamp = leaseEpochs.current();
+        final long maxInflight = plan.maxInflight();
+        if (maxInflight <= 0 || out.outcome() != Outcome.SCORED)
+        {
+            return leaseUnchecked(s.counterOffsets, out.selectedModel(), stamp);
+        }
+        return reserveWithinSlowPath(s.counterOffsets, plan, out, maxInflight, stamp);
+    }
+
+    /**
+     * @param counterOffsets in-flight counter offset per model handle of the current state (-1 = none).
+     * @param modelId a model handle within range.
+     * @return a lease on it without a limit, or {@link InflightTracker#NO_LEASE}.
+     */
+    long begin(final int[] counterOffsets, final int modelId)
+    {
+        final int counterOffset = counterOffsets[modelId];
+        return counterOffset < 0 ? InflightTracker.NO_LEASE : leases.acquire(counterOffset, leaseEpochs.current());
+    }
+
+    private long reserveWithinSlowPath(
+        final int[] counterOffsets, final DecisionPlan plan, final Selection out, final long maxInflight, final long stamp)
+    {
+        int index = out.selectedIndex();
+        while (index >= 0)
+        {
+            final int counterOffset = counterOffsets[out.modelId(index)];
+            // A model retired by a concurrent reload has no counter (-1): it cannot be reserved.
+            final long lease = counterOffset < 0 ? LeaseTable.AT_LIMIT :
+                leases.acquireWithin(counterOffset, maxInflight, stamp);
+            if (lease != LeaseTable.AT_LIMIT)
+            {
+                return lease;
+            }
+            index = ReserveOrder.dropFullAndChooseNext(plan, out, index);
+        }
+        return ReserveOrder.fallback(plan, out) < 0 ? InflightTracker.NO_LEASE :
+            leaseUnchecked(counterOffsets, out.selectedModel(), stamp);
+    }
+
+    private long leaseUnchecked(final int[] counterOffsets, final int modelId, final long stamp)
+    {
+        final int counterOffset = counterOffsets[modelId];
+        return counterOffset < 0 ? InflightTracker.NO_LEASE : leases.acquire(counterOffset, stamp);
+    }
+}

@@ -1,0 +1,213 @@
+package io.multifactor.kernel.engine;
+
+import io.multifactor.api.DropReason;
+import io.multifactor.kernel.metrics.CounterBuffers;
+import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.plan.PlansBuilder;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Builds the {@link EngineState} of each plans snapshot and publishes it with one volatile write: the signals of every
+ * model name that stays are kept (found by name, whatever its handle), a new name gets a new in-flight counter and new
+ * windows, every counter the plans need is allocated through the {@link CounterLayout} in one generation (none of them
+ * is changed when one cannot be allocated), and the percentiles of the new slots are published before the swap.
+ * <p>
+ * This class is threadsafe under the engine's contract: {@link #state} may be read from any thread (one volatile
+ * load); {@link #replace} and {@link #close} take the engine's lock; everything else runs under it.
+ */
+final class StateInstaller
+{
+    /** The published state; written under the engine's lock, read with one volatile load by every hot path. */
+    volatile EngineState state;
+
+    private final Object lock;
+    private final CounterLayout layout;
+    private final SignalPublisher publisher;
+    private final AtomicBuffer values;
+    private final long originNs;
+    private final long sliceNs;
+
+    // Guarded by the engine's lock.
+    private Map<String, ModelSignals> signalsByName = new HashMap<>();
+    private boolean closed;
+    private boolean fleetAttached;
+
+    StateInstaller(
+        final Object lock,
+        final CounterLayout layout,
+        final SignalPublisher publisher,
+        final long originNs,
+        final long sliceNs)
+    {
+        this.lock = lock;
+        this.layout = layout;
+        this.publisher = publisher;
+        this.values = layout.values;
+        this.originNs = originNs;
+        this.sliceNs = sliceNs;
+    }
+
+    /**
+     * @param nowNs the engine clock's time.
+     * @return the index of the windows' slice that holds that time.
+     */
+    long sliceIndex(final long nowNs)
+    {
+        return Math.floorDiv(nowNs - originNs, sliceNs);
+    }
+
+    // Under lock.
+    boolean closed()
+    {
+        return closed;
+    }
+
+    // Under lock: the signals of every model name of the current plans.
+    Iterable<ModelSignals> signalsByName()
+    {
+        return signalsByName.values();
+    }
+
+    // Under lock: the windows of every model, current and future, keep what they drain for the fleet from now on.
+    void keepUnsentForFleet()
+    {
+        if (!fleetAttached)
+        {
+            for (final ModelSignals signals : signalsByName.values())
+            {
+                signals.ttft.keepUnsent();
+                signals.tpot.keepUnsent();
+            }
+            fleetAttached = true;
+        }
+    }
+
+    /**
+     * Takes the lock and installs the next plans, counting the reload as applied or refused.
+     *
+     * @param next the new snapshot.
+     * @param clock the engine's clock, read under the lock.
+     * @throws IllegalStateException when a counter cannot be allocated (the running plans stay), or after close.
+     */
+    void replace(final Plans next, final NanoClock clock)
+    {
+        synchronized (lock)
+        {
+            if (closed)
+            {
+                throw new IllegalStateException("engine is closed");
+            }
+            try
+            {
+                install(next, clock.nanoTime());
+            }
+            catch (final IllegalStateException ex)
+            {
+                values.getAndAddLong(layout.reloadsRefusedOffset, 1);
+                throw ex;
+            }
+            values.getAndAddLong(layout.reloadsAppliedOffset, 1);
+        }
+    }
+
+    /** Takes the lock; from now on the engine knows no model and no decision. Idempotent. */
+    void close()
+    {
+        synchronized (lock)
+        {
+            if (!closed)
+            {
+                closed = true;
+                state = new EngineState(new PlansBuilder().build(), new ModelSignals[0], values);
+                signalsByName = new HashMap<>();
+            }
+        }
+    }
+
+    // Under lock.
+    void install(final Plans next, final long nowNs)
+    {
+        layout.beginGeneration();
+        final EngineState nextState;
+        final Map<String, ModelSignals> nextByName = new HashMap<>();
+        final int[] nextHealed = layout.newHealedOffsetByCounterId();
+        try
+        {
+            nextState = build(next, nowNs, nextByName, nextHealed);
+        }
+        catch (final IllegalStateException ex)
+        {
+            layout.abortGeneration();
+            throw ex;
+        }
+        layout.commitGeneration(nowNs, nextHealed);
+        publisher.publish(nextState);
+        for (final ModelSignals retired : signalsByName.values())
+        {
+            if (!nextByName.containsKey(retired.name))
+            {
+                // The other replicas' count leaves with the model, so its counter drains to its own leases (and 0).
+                retired.remoteInflight(values, 0L);
+            }
+        }
+        signalsByName = nextByName;
+        state = nextState;
+        layout.reclaim(nowNs);
+    }
+
+    // Under lock, inside a counters generation: allocates (or finds) every counter the plans need.
+    private EngineState build(
+        final Plans next, final long nowNs, final Map<String, ModelSignals> nextByName, final int[] nextHealed)
+    {
+        final long sliceIndex = sliceIndex(nowNs);
+        final int modelCapacity = next.modelCapacity();
+        final int slotCount = next.percentileSlotCount();
+        final ModelSignals[] byModel = new ModelSignals[modelCapacity];
+        final int[] latencyCounterOffsets = new int[EngineState.latencyLength(modelCapacity, slotCount)];
+        final int[] dropOffsets = new int[modelCapacity * DropReason.COUNT];
+        final int[] sampleOffsets = new int[modelCapacity * 4];
+        Arrays.fill(latencyCounterOffsets, -1);
+        Arrays.fill(dropOffsets, -1);
+        Arrays.fill(sampleOffsets, -1);
+        for (int modelId = 0; modelId < modelCapacity; modelId++)
+        {
+            final String name = next.modelName(modelId);
+            if (name == null)
+            {
+                continue;
+            }
+            final int inflightId = layout.inflightCounterId(name);
+            ModelSignals signals = signalsByName.get(name);
+            if (signals == null || signals.counterId != inflightId)
+            {
+                signals = new ModelSignals(name, inflightId, CounterBuffers.valueOffset(inflightId), sliceIndex);
+                if (fleetAttached)
+                {
+                    signals.ttft.keepUnsent();
+                    signals.tpot.keepUnsent();
+                }
+            }
+            byModel[modelId] = signals;
+            nextByName.put(name, signals);
+            layout.modelCounters(
+                modelId, name, inflightId, next, nextHealed, dropOffsets, sampleOffsets, latencyCounterOffsets);
+        }
+        final int[][] selectionOffsets = new int[next.decisionCapacity()][];
+        for (int decisionId = 0; decisionId < selectionOffsets.length; decisionId++)
+        {
+            final DecisionPlan plan = next.decision(decisionId);
+            if (plan != null)
+            {
+                selectionOffsets[decisionId] = layout.selectionOffsets(next, plan);
+            }
+        }
+        return new EngineState(
+            next, byModel, values, latencyCounterOffsets, dropOffsets, sampleOffsets, selectionOffsets);
+    }
+}
