@@ -12,6 +12,7 @@ import io.multifactor.kernel.inflight.LeaseTable;
 import io.multifactor.kernel.latency.LatencyWindow;
 import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.metrics.CounterTypes;
+import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
 import org.agrona.concurrent.Agent;
@@ -67,6 +68,7 @@ public final class MultiFactorEngine extends EngineReadout
     private final SampleRecorder samples;
     private final RefreshCycle refreshCycle;
     private final FleetBridge fleet;
+    private final PerThreadCounterBlocks counterBlocksOrNull;
     private final RefreshAgent agent = new RefreshAgent(this);
     private final CopyOnWriteArrayList<Runnable> plansListeners = new CopyOnWriteArrayList<>();
 
@@ -81,6 +83,7 @@ public final class MultiFactorEngine extends EngineReadout
         samples = parts.samples;
         refreshCycle = parts.refreshCycle;
         fleet = parts.fleet;
+        counterBlocksOrNull = parts.counterBlocks;
         synchronized (parts.lock)
         {
             installer.install(parts.firstPlans, parts.originNs);
@@ -351,12 +354,20 @@ public final class MultiFactorEngine extends EngineReadout
     /**
      * Closes the engine: from now on it knows no model and no decision ({@code select} fails, {@code begin} returns
      * {@link #NO_LEASE}, {@code record*} {@link #UNKNOWN_MODEL}, refresh does nothing); open leases end harmlessly.
-     * Memory is left to the garbage collector so that a late call never touches unmapped memory.
+     * The selections counted so far are added into the counters first, so the counters file keeps them. Memory is left
+     * to the garbage collector so that a late call never touches unmapped memory.
      */
     @Override
     public void close()
     {
+        refreshCycle.foldCounts();
         installer.close();
+    }
+
+    /** @return the per-thread counter blocks of the selections (null when not counted), for tests. */
+    PerThreadCounterBlocks counterBlocks()
+    {
+        return counterBlocksOrNull;
     }
 
     /**

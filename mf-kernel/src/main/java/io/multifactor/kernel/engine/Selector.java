@@ -1,55 +1,64 @@
 package io.multifactor.kernel.engine;
 
-import io.multifactor.api.DropReason;
 import io.multifactor.api.Exclusions;
 import io.multifactor.api.InflightTracker;
-import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.api.SelectionWriter;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.scoring.ScoringKernel;
-import org.agrona.concurrent.AtomicBuffer;
+import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
+import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
 
 /**
  * Selection itself: reads the published state once, runs the {@link ScoringKernel} on the decision's plan and
  * candidate signals into the caller's {@link Selection}, reserves the choice for {@code selectAndBegin}
  * ({@link ReserveOnSelect}), and counts the final choice and its drops.
  * <p>
- * Counting is one atomic add on the counter of (decision, chosen candidate, outcome), or (decision, failed); then,
- * only when candidates were dropped, a loop over the candidates (the third of a selection, after the kernel's two)
- * with one atomic add per dropped candidate on (model, reason). Each counter is a 128-byte Agrona
- * record of its own, so threads counting different decisions touch different cache lines.
+ * Counting (on by default) writes only the calling thread's own {@link SingleWriterCounterBlock}, with plain stores: one
+ * for the selection, on the counter of (decision, chosen candidate, outcome) or (decision, failed), and one per dropped
+ * candidate on (model, reason), counted by the kernel in its drop branch (and by reserve on select for a candidate it
+ * finds full). The refresh agent adds the blocks into the shared counters once per period
+ * ({@link PerThreadCounterBlocks#aggregate()}). No atomic instruction, and no cache line another thread writes.
  * <p>
  * This class is threadsafe: it holds no per-call state; every call writes only the caller's {@link Selection} and the
- * counters (atomically). It allocates nothing (once the selection is large enough), takes no lock, never throws for an
- * expected outcome.
+ * calling thread's counter block. It allocates nothing (once the selection is large enough and the thread has its
+ * block), takes no lock, never throws for an expected outcome.
  */
 final class Selector
 {
     private final StateInstaller installer;
     private final ReserveOnSelect reserver;
-    private final AtomicBuffer values;
-    private final boolean countSelections;
+    private final PerThreadCounterBlocks counterBlocksOrNull;
 
+    /**
+     * @param installer where the published state is.
+     * @param reserver reserve on select.
+     * @param counterBlocksOrNull the engine's per-thread counter blocks, or null when selections are not counted.
+     */
     Selector(
-        final StateInstaller installer, final ReserveOnSelect reserver, final AtomicBuffer values,
-        final boolean countSelections)
+        final StateInstaller installer, final ReserveOnSelect reserver, final PerThreadCounterBlocks counterBlocksOrNull)
     {
         this.installer = installer;
         this.reserver = reserver;
-        this.values = values;
-        this.countSelections = countSelections;
+        this.counterBlocksOrNull = counterBlocksOrNull;
     }
 
     void select(
         final int decisionId, final Exclusions exclusionsOrNull, final Request requestOrNull, final Selection out)
     {
         final EngineState s = installer.state;
-        final DecisionPlan plan = selectOn(s, decisionId, exclusionsOrNull, requestOrNull, out);
-        if (countSelections && plan != null)
+        final LiveDecision decision = s.decision(decisionId);
+        if (decision == null)
         {
-            countSelection(s, decisionId, plan.candidateCount(), out);
+            SelectionWriter.reset(out, decisionId, 0);
+            return;
+        }
+        final SingleWriterCounterBlock counts = countsOrNull();
+        ScoringKernel.select(decision.plan, decision.signals, exclusionsOrNull, requestOrNull, out, counts);
+        if (counts != null)
+        {
+            counts.increment(decision.selectionCounterId(out));
         }
     }
 
@@ -57,13 +66,20 @@ final class Selector
         final int decisionId, final Exclusions exclusionsOrNull, final Request requestOrNull, final Selection out)
     {
         final EngineState s = installer.state;
-        final DecisionPlan plan = selectOn(s, decisionId, exclusionsOrNull, requestOrNull, out);
-        final long lease = plan == null || !out.hasSelection() ? InflightTracker.NO_LEASE : reserver.reserve(s, plan, out);
+        final LiveDecision decision = s.decision(decisionId);
+        if (decision == null)
+        {
+            SelectionWriter.reset(out, decisionId, 0);
+            return InflightTracker.NO_LEASE;
+        }
+        final SingleWriterCounterBlock counts = countsOrNull();
+        ScoringKernel.select(decision.plan, decision.signals, exclusionsOrNull, requestOrNull, out, counts);
+        final long lease = out.hasSelection() ? reserver.reserve(s, decision, out, counts) : InflightTracker.NO_LEASE;
         SelectionWriter.lease(out, lease);
-        if (countSelections && plan != null)
+        if (counts != null)
         {
             // Counted once the choice is final: reserve may have dropped a full candidate and chosen the next.
-            countSelection(s, decisionId, plan.candidateCount(), out);
+            counts.increment(decision.selectionCounterId(out));
         }
         return lease;
     }
@@ -80,37 +96,20 @@ final class Selector
         final Request requestOrNull,
         final Selection out)
     {
-        final DecisionPlan plan = s.plans.decision(decisionId);
-        if (plan == null)
+        final LiveDecision decision = s.decision(decisionId);
+        if (decision == null)
         {
             SelectionWriter.reset(out, decisionId, 0);
             return null;
         }
-        ScoringKernel.select(plan, s.byDecision[decisionId], exclusionsOrNull, requestOrNull, out);
-        return plan;
+        ScoringKernel.select(decision.plan, decision.signals, exclusionsOrNull, requestOrNull, out, null);
+        return decision.plan;
     }
 
-    private void countSelection(final EngineState s, final int decisionId, final int n, final Selection out)
+    // The calling thread's block (a ThreadLocal lookup), or null when counting is off.
+    private SingleWriterCounterBlock countsOrNull()
     {
-        final int best = out.selectedIndex();
-        final int index = best < 0 ? n << 1 : out.outcome() == Outcome.SCORED ? best : n + best;
-        values.getAndAddLong(s.selectionOffsets[decisionId][index], 1);
-        if (out.droppedCount() != 0)
-        {
-            countDropsSlowPath(s, n, out);
-        }
-    }
-
-    private void countDropsSlowPath(final EngineState s, final int n, final Selection out)
-    {
-        final int[] dropOffsets = s.dropOffsets;
-        for (int i = 0; i < n; i++)
-        {
-            final int reason = out.dropReason(i);
-            if (reason != DropReason.NONE)
-            {
-                values.getAndAddLong(dropOffsets[out.modelId(i) * DropReason.COUNT + reason], 1);
-            }
-        }
+        final PerThreadCounterBlocks blocks = counterBlocksOrNull;
+        return blocks == null ? null : blocks.forCurrentThread();
     }
 }

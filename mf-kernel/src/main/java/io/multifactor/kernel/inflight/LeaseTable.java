@@ -261,20 +261,6 @@ public final class LeaseTable
         return sweep(cutoffEpoch, null);
     }
 
-    /**
-     * As {@link #sweep(long, IntConsumer)} with the cutoff {@code nowStamp - maxAge}: reclaims every lease whose stamp is
-     * more than {@code maxAge} below {@code nowStamp}. Kept for callers that still pass a stamp and an age.
-     *
-     * @param nowStamp the current stamp.
-     * @param maxAge the age, in stamps, beyond which a lease is reclaimed.
-     * @param onReclaimedOrNull called with the in-flight counter offset of each reclaimed lease, or null.
-     * @return the number of leases reclaimed.
-     */
-    public int sweep(final long nowStamp, final long maxAge, final IntConsumer onReclaimedOrNull)
-    {
-        return sweep(nowStamp - maxAge, onReclaimedOrNull);
-    }
-
     /** @return the number of leases currently held (a racy snapshot, for tests and diagnostics). */
     public int liveCount()
     {
