@@ -43,6 +43,7 @@ class StatCommandTest
             engine.refreshNow();
             engine.select(engine.decisionId("chat"), null, out);
             engine.begin(engine.modelId("economy"));
+            engine.refreshNow();
 
             final CliRun run = CliRun.of("stat", "--counters-file", file.toString());
             assertThat(run.exit()).as(run.err()).isZero();
