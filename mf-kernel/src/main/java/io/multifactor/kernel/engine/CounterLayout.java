@@ -24,9 +24,9 @@ import java.util.Arrays;
  * snapshot allocates (or finds, by label) its in-flight counter, healed leases, drops per reason, refused and clamped
  * samples per metric and the published percentiles per metric and slot; per decision, its selections by candidate and
  * outcome. Selections and drops are counted per thread ({@code PerThreadCounterBlocks}), so those counters are handed
- * out by id; the others by value offset. Counters of a retired model or decision are marked retired in their key, come back with their values if the
- * name returns soon, and are freed once the grace period has passed and, for an in-flight counter, its leases have
- * ended ({@link EngineCounters}).
+ * out by id; the others by value offset. Counters of a retired model or decision are marked retired in their key, come
+ * back with their values if the name returns soon, and are freed once the grace period has passed and, for an
+ * in-flight counter, its leases have ended ({@link EngineCounters}).
  * <p>
  * This class is threadsafe under the engine's contract: allocation ({@code beginGeneration} to {@code commitGeneration},
  * {@link #reclaim}, the per-model and per-decision methods) and {@link #countHealedLease} run under the engine's lock;

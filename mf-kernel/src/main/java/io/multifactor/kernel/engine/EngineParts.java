@@ -55,7 +55,7 @@ final class EngineParts
         counterBlocks = builder.countSelections ? new PerThreadCounterBlocks(values) : null;
         installer = new StateInstaller(lock, layout, publisher, originNs, sliceNs, counterBlocks);
         reserver = new ReserveOnSelect(leases, leaseEpochs);
-        selector = new Selector(installer, reserver, counterBlocks);
+        selector = new Selector(reserver, counterBlocks);
         explainer = new Explainer(installer);
         samples = new SampleRecorder(installer, layout);
         refreshCycle = new RefreshCycle(

@@ -110,7 +110,8 @@ final class EngineState
                 }
                 final int[] selectionIds = d < selectionCounterIds.length && selectionCounterIds[d] != null ?
                     selectionCounterIds[d] : noSelectionCounters(n);
-                decisions[d] = new LiveDecision(plan, new CandidateSignals(counterValues, offsets, dropIds), selectionIds);
+                decisions[d] =
+                    new LiveDecision(plan, new CandidateSignals(counterValues, offsets, dropIds), selectionIds);
             }
         }
         if (latencyCounterOffsetsOrNull == null)

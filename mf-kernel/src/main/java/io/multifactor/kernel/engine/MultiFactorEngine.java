@@ -134,7 +134,7 @@ public final class MultiFactorEngine extends EngineReadout
      */
     public void select(final int decisionId, final Exclusions exclusionsOrNull, final Selection out)
     {
-        selector.select(decisionId, exclusionsOrNull, null, out);
+        selector.select(installer.state, decisionId, exclusionsOrNull, null, out);
     }
 
     /**
@@ -146,7 +146,7 @@ public final class MultiFactorEngine extends EngineReadout
      */
     public void select(final Request request, final Selection out)
     {
-        selector.select(request.decisionId(), request.exclusions(), request, out);
+        selector.select(installer.state, request.decisionId(), request.exclusions(), request, out);
     }
 
     /**
@@ -158,7 +158,7 @@ public final class MultiFactorEngine extends EngineReadout
      */
     public long selectAndBegin(final Request request, final Selection out)
     {
-        return selector.selectAndBegin(request.decisionId(), request.exclusions(), request, out);
+        return selector.selectAndBegin(installer.state, request.decisionId(), request.exclusions(), request, out);
     }
 
     /**
@@ -182,7 +182,7 @@ public final class MultiFactorEngine extends EngineReadout
      */
     public long selectAndBegin(final int decisionId, final Exclusions exclusionsOrNull, final Selection out)
     {
-        return selector.selectAndBegin(decisionId, exclusionsOrNull, null, out);
+        return selector.selectAndBegin(installer.state, decisionId, exclusionsOrNull, null, out);
     }
 
     /**

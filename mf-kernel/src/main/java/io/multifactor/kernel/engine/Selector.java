@@ -27,31 +27,38 @@ import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
  */
 final class Selector
 {
-    private final StateInstaller installer;
     private final ReserveOnSelect reserver;
     private final PerThreadCounterBlocks counterBlocksOrNull;
 
     /**
-     * @param installer where the published state is.
      * @param reserver reserve on select.
      * @param counterBlocksOrNull the engine's per-thread counter blocks, or null when selections are not counted.
      */
-    Selector(
-        final StateInstaller installer, final ReserveOnSelect reserver, final PerThreadCounterBlocks counterBlocksOrNull)
+    Selector(final ReserveOnSelect reserver, final PerThreadCounterBlocks counterBlocksOrNull)
     {
-        this.installer = installer;
         this.reserver = reserver;
         this.counterBlocksOrNull = counterBlocksOrNull;
     }
 
+    /**
+     * @param s the published state, loaded once by the caller (the facade reads it straight from the installer: one
+     *     dependent load fewer on the way to the plan than through this object).
+     * @param decisionId decision handle.
+     * @param exclusionsOrNull models this request leaves out, or null.
+     * @param requestOrNull the request, or null.
+     * @param out the caller's selection.
+     */
     void select(
-        final int decisionId, final Exclusions exclusionsOrNull, final Request requestOrNull, final Selection out)
+        final EngineState s,
+        final int decisionId,
+        final Exclusions exclusionsOrNull,
+        final Request requestOrNull,
+        final Selection out)
     {
-        final EngineState s = installer.state;
         final LiveDecision decision = s.decision(decisionId);
         if (decision == null)
         {
-            SelectionWriter.reset(out, decisionId, 0);
+            SelectionWriter.reset(out, decisionId);
             return;
         }
         final SingleWriterCounterBlock counts = countsOrNull();
@@ -62,14 +69,27 @@ final class Selector
         }
     }
 
+    /**
+     * As {@link #select}, then reserve on select.
+     *
+     * @param s the published state, loaded once by the caller.
+     * @param decisionId decision handle.
+     * @param exclusionsOrNull models this request leaves out, or null.
+     * @param requestOrNull the request, or null.
+     * @param out the caller's selection.
+     * @return the lease, or {@link InflightTracker#NO_LEASE}.
+     */
     long selectAndBegin(
-        final int decisionId, final Exclusions exclusionsOrNull, final Request requestOrNull, final Selection out)
+        final EngineState s,
+        final int decisionId,
+        final Exclusions exclusionsOrNull,
+        final Request requestOrNull,
+        final Selection out)
     {
-        final EngineState s = installer.state;
         final LiveDecision decision = s.decision(decisionId);
         if (decision == null)
         {
-            SelectionWriter.reset(out, decisionId, 0);
+            SelectionWriter.reset(out, decisionId);
             return InflightTracker.NO_LEASE;
         }
         final SingleWriterCounterBlock counts = countsOrNull();
@@ -99,7 +119,7 @@ final class Selector
         final LiveDecision decision = s.decision(decisionId);
         if (decision == null)
         {
-            SelectionWriter.reset(out, decisionId, 0);
+            SelectionWriter.reset(out, decisionId);
             return null;
         }
         ScoringKernel.select(decision.plan, decision.signals, exclusionsOrNull, requestOrNull, out, null);

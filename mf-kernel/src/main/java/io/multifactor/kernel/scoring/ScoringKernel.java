@@ -112,10 +112,8 @@ public final class ScoringKernel
         final SingleWriterCounterBlock dropCountsOrNull)
     {
         final int n = plan.candidateCount();
-        SelectionWriter.reset(out, plan.id(), n);
-        plan.shareWith(out);
+        plan.startSelection(out);
         final int latencyMetric = plan.latencyMetric();
-        SelectionWriter.ranking(out, plan.objective(), latencyMetric);
         final boolean qualityFloor = plan.hasQualityFloor();
         final double minQuality = plan.minQuality();
         final boolean requestMix = requestOrNull != null && requestOrNull.hasTokens();
