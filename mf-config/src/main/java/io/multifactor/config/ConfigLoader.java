@@ -139,9 +139,14 @@ public final class ConfigLoader
         {
             return;
         }
+        // Say what takes the counters: a file of few models and many decisions has too many decisions, not models.
+        final long modelPart = needed - (long)MultiFactorEngine.countersNeeded(0, config.decisions().size(),
+            candidates, percentiles.size());
+        final long decisionPart = config.decisions().size() + 2L * candidates;
+        final boolean decisionsOverflow = decisionPart > modelPart;
         YamlNode at = root;
         String path = "";
-        for (final String[] keys : MODEL_LISTS)
+        for (final String[] keys : decisionsOverflow ? DECISION_LISTS : MODEL_LISTS)
         {
             final YamlNode found = find(root, keys);
             if (found != null)
@@ -151,6 +156,14 @@ public final class ConfigLoader
                 break;
             }
         }
+        if (decisionsOverflow)
+        {
+            problems.error(at, path, "too many decisions for the engine: " + models + " models, " +
+                config.decisions().size() + " decisions and " + candidates + " candidates need " + needed +
+                " counters, the engine holds " + counterCapacity + " (raise MultiFactorEngine.Builder.counterCapacity, " +
+                "or remove decisions)");
+            return;
+        }
         problems.error(at, path, "too many models for the engine: " + models + " models need " + needed +
             " counters, the engine holds " + counterCapacity + " (raise MultiFactorEngine.Builder.counterCapacity, " +
             "or remove models)");
@@ -159,6 +172,10 @@ public final class ConfigLoader
     private static final String[][] MODEL_LISTS = {
         {"models"}, {"providers", "models"}, {"config", "providers", "models"}, {"routing", "modelCards"},
         {"config", "routing", "modelCards"}
+    };
+
+    private static final String[][] DECISION_LISTS = {
+        {"decisions"}, {"routing", "decisions"}, {"config", "routing", "decisions"}
     };
 
     private static YamlNode find(final YamlNode root, final String[] keys)

@@ -7,7 +7,6 @@ import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.model.SignalsConfig;
 import io.multifactor.config.read.Durations;
 import io.multifactor.config.read.MappingReader;
-import io.multifactor.config.read.NearestName;
 import io.multifactor.config.read.Problems;
 import io.multifactor.config.yaml.Excerpt;
 import io.multifactor.config.yaml.YamlNode;
@@ -163,7 +162,7 @@ final class RouterConfigReader
             if (!modelNodes.containsKey(model))
             {
                 problems.error(node, ref.path("model"),
-                    "unknown model \"" + Excerpt.value(model) + '"' + NearestName.suggestion(model, modelNodes.keySet()));
+                    "unknown model \"" + Excerpt.value(model) + '"' + problems.suggestion(model, modelNodes.keySet()));
                 continue;
             }
             final YamlNode first = seen.putIfAbsent(model, node);

@@ -184,6 +184,30 @@ class InputLimitsTest
     }
 
     @Test
+    void shouldSayThatDecisionsNeedTheCountersWhenTheyAreWhatOverflows()
+    {
+        final int capacity = MultiFactorEngine.DEFAULT_COUNTER_CAPACITY;
+        int decisions = 0;
+        while (MultiFactorEngine.countersNeeded(1, decisions, decisions, 1) <= capacity)
+        {
+            decisions++;
+        }
+        final StringBuilder yaml = new StringBuilder("models:\n  - {name: m0}\ndecisions:\n");
+        for (int i = 0; i < decisions; i++)
+        {
+            yaml.append("  - {name: d").append(i).append(", modelRefs: [{model: m0}]}\n");
+        }
+        final int needed = MultiFactorEngine.countersNeeded(1, decisions, decisions, 1);
+
+        final List<ConfigProblem> problems = refused(yaml.toString());
+        System.out.println(decisions + " decisions of one model: " + problems.get(0));
+        assertThat(problems).extracting(Object::toString).containsExactly(
+            "r.yaml:4:3: decisions: too many decisions for the engine: 1 models, " + decisions + " decisions and " +
+            decisions + " candidates need " + needed + " counters, the engine holds " + capacity + " (raise " +
+            "MultiFactorEngine.Builder.counterCapacity, or remove decisions)");
+    }
+
+    @Test
     void shouldCheckTheCapacityOfTheEngineTheFileIsLoadedFor() throws Exception
     {
         final StringBuilder yaml = new StringBuilder("models:\n");

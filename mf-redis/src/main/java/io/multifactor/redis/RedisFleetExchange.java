@@ -3,6 +3,7 @@ package io.multifactor.redis;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
@@ -20,6 +21,8 @@ import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.SystemEpochClock;
 
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,21 +37,24 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code mf:{CLUSTER}:} (one hash tag, so a Redis Cluster keeps them on one node):
  * <pre>
  *   n:{p}   hash  model name -&gt; sum of the in-flight counts published in period p (HINCRBY by each replica)
- *   r:{p}   int   number of replicas that published in period p
+ *   s:{p}   set   ids of the replicas whose counts are in n:{p}
  *   l:{e}   hash  replica id -&gt; its interval entry for latency period e (every 4 periods), FleetCodec format
  *   a:{e}   lock  the replica that aggregates latency period e (SET NX)
  *   f:{e}   blob  the fleet's merged intervals of latency period e, with the list of replicas merged
  * </pre>
- * At the start of period p a replica adds its counts into {@code n:{p}}; every fourth period it also writes the
- * latency samples it recorded during the previous latency period into {@code l:{e}} (its own field, retried at each
- * period start until it succeeds); until {@code f:{e-1}} exists, one replica per
- * period from the second period of {@code e} on (a one-period lock) becomes the aggregator of {@code e-1}: it reads
- * the entries, merges, writes {@code f:{e-1}}; a late entry of {@code e-1} therefore still gets in. From the middle of the period it reads {@code n:{p}}
- * (everyone's counts minus its own) and, once per latency period, {@code f:{e-1}} minus its own samples. Every key
- * expires after 4 periods (latency keys after 4 latency periods), so a replica killed with {@code kill -9} stops
- * counting within 2 periods and nothing in Redis grows. Each tick is one round trip (a pipeline or one Lua script);
- * reads are bounded by Lua guards (hash size, entry size), so a forged key cannot make a replica allocate without
- * bound; entries that do not decode are skipped and counted ({@link #skippedEntryCount()}).
+ * At the start of period p a replica runs one Lua script that adds its counts into {@code n:{p}}, its id into
+ * {@code s:{p}} and, every fourth period, the latency samples it recorded during the previous latency period into
+ * {@code l:{e}} (its own field, retried at each period start until it succeeds), each key with its expiry in the same
+ * atomic script; until {@code f:{e-1}} exists, one replica per period from the second period of {@code e} on (a
+ * one-period lock) becomes the aggregator of {@code e-1}: it reads the entries (bounded in fields and bytes, smallest
+ * first), merges, writes {@code f:{e-1}}; a late entry of {@code e-1} therefore still gets in. From the middle of the
+ * period it reads {@code n:{p}} (everyone's counts minus its own, when {@code s:{p}} holds its id) and, once per
+ * latency period, {@code f:{e-1}} minus its own samples. Every key expires after 4 periods (latency keys after 4
+ * latency periods), so a replica killed with {@code kill -9} stops counting within 2 periods and nothing in Redis
+ * grows. Each tick is one round trip (one Lua script, sent by digest); reads are bounded by Lua guards (hash size,
+ * entry size, bytes per aggregation), so a forged key cannot make a replica allocate without bound; entries that do
+ * not decode, and fields or keys of the wrong kind (replaced when the replica writes there), are skipped and counted
+ * ({@link #skippedEntryCount()}).
  * <p>
  * Redis down or slow: commands fail fast (the connection rejects commands while disconnected, a bounded request queue,
  * a command timeout of half a period); the exchange returns {@link FleetExchange#FAILED}, counts it, logs one warning
@@ -71,35 +77,128 @@ public final class RedisFleetExchange implements FleetExchange
     /** Largest in-flight count accepted for one model in one period (all replicas together). */
     public static final long MAX_INFLIGHT = 100_000_000L;
 
+    /** Most bytes of replica entries one aggregation reads (smallest first); the rest are skipped and counted. */
+    public static final int MAX_ENTRIES_BYTES = 8 << 20;
+
+    /** Most fields of a latency hash looked at by one aggregation (a larger hash is sampled). */
+    public static final int MAX_SCANNED_FIELDS = 4 * MAX_ENTRIES;
+
+    /** Longest count value read, in bytes (a count has at most 9 digits; anything longer is not read). */
+    private static final int MAX_COUNT_BYTES = 20;
+
     private static final System.Logger LOG = System.getLogger(RedisFleetExchange.class.getName());
 
-    private static final String READ_SCRIPT = String.join("\n",
-        "local counts = {}",
-        "local over = 0",
-        "if redis.call('TYPE', KEYS[1]).ok == 'hash' then",
-        "  local n = redis.call('HLEN', KEYS[1])",
-        "  if n <= tonumber(ARGV[1]) then counts = redis.call('HGETALL', KEYS[1]) else over = over + 1 end",
+    // One atomic script per period start: every write carries its expiry in the same script, so no cut (a full request
+    // queue, a timeout, a failed command) can leave a key without one; each count field is incremented on its own
+    // (pcall), and a field or key that holds what this exchange never writes is replaced and counted (UNLINK, Redis 4
+    // or later, frees a large forged key off the main thread), so one damaged entry can neither fail the publication
+    // nor make the counts wrong. Membership of the replica set is atomic with the counts: a reader subtracts its own
+    // counts exactly when they landed, whatever happened to the reply.
+    private static final Script PUBLISH = new Script(String.join("\n",
+        "local skipped = 0",
+        "local function own(key, kind)",
+        "  local t = redis.call('TYPE', key).ok",
+        "  if t ~= 'none' and t ~= kind then redis.call('UNLINK', key) skipped = skipped + 1 end",
         "end",
-        "local r = ''",
-        "if redis.call('TYPE', KEYS[2]).ok == 'string' and redis.call('STRLEN', KEYS[2]) <= 20 then",
-        "  r = redis.call('GET', KEYS[2])",
+        "own(KEYS[1], 'hash')",
+        "own(KEYS[2], 'set')",
+        "local max = tonumber(ARGV[5])",
+        "local k = tonumber(ARGV[9])",
+        "for i = 1, k do",
+        "  local name = ARGV[8 + 2 * i]",
+        "  local n = ARGV[9 + 2 * i]",
+        "  local r = redis.pcall('HINCRBY', KEYS[1], name, n)",
+        "  if type(r) ~= 'number' or r > max then",
+        "    redis.call('HSET', KEYS[1], name, n)",
+        "    skipped = skipped + 1",
+        "  end",
         "end",
-        "local f = ''",
-        "if ARGV[3] == '1' and redis.call('TYPE', KEYS[3]).ok == 'string' then",
-        "  if redis.call('STRLEN', KEYS[3]) <= tonumber(ARGV[2]) then f = redis.call('GET', KEYS[3])",
-        "  else over = over + 1 end",
+        "redis.call('PEXPIRE', KEYS[1], ARGV[1])",
+        "redis.call('SADD', KEYS[2], ARGV[2])",
+        "redis.call('PEXPIRE', KEYS[2], ARGV[1])",
+        "local pushed = 0",
+        "if ARGV[6] == '1' then",
+        "  own(KEYS[3], 'hash')",
+        "  redis.call('HSET', KEYS[3], ARGV[2], ARGV[7])",
+        "  redis.call('PEXPIRE', KEYS[3], ARGV[3])",
+        "  pushed = 1",
         "end",
-        "return {counts, r, f, over}");
+        "local fleet = 0",
+        "local lock = 0",
+        "if ARGV[8] == '1' then",
+        "  fleet = redis.call('EXISTS', KEYS[4])",
+        "  if fleet == 0 and redis.call('SET', KEYS[5], ARGV[2], 'NX', 'PX', ARGV[4]) then lock = 1 end",
+        "end",
+        "return {skipped, pushed, fleet, lock}"));
 
-    private static final String ENTRIES_SCRIPT = String.join("\n",
-        "if redis.call('TYPE', KEYS[1]).ok ~= 'hash' then return {} end",
-        "if redis.call('HLEN', KEYS[1]) > tonumber(ARGV[1]) then return {''} end",
-        "local items = redis.call('HVALS', KEYS[1])",
-        "local out = {}",
-        "for i, v in ipairs(items) do",
-        "  if #v <= tonumber(ARGV[2]) then out[i] = v else out[i] = '' end",
+    // Mid-period read: the counts (names and values checked by size before they are read), the replica set's size and
+    // whether this replica is in it, and, once per latency period, the fleet entry (by size first).
+    private static final Script READ = new Script(String.join("\n",
+        "local counts = {}",
+        "local skipped = 0",
+        "local t = redis.call('TYPE', KEYS[1]).ok",
+        "if t == 'hash' then",
+        "  if redis.call('HLEN', KEYS[1]) <= tonumber(ARGV[1]) then",
+        "    for _, name in ipairs(redis.call('HKEYS', KEYS[1])) do",
+        "      if #name > 0 and #name <= tonumber(ARGV[5]) and",
+        "        redis.call('HSTRLEN', KEYS[1], name) <= tonumber(ARGV[6]) then",
+        "        counts[#counts + 1] = name",
+        "        counts[#counts + 1] = redis.call('HGET', KEYS[1], name)",
+        "      else skipped = skipped + 1 end",
+        "    end",
+        "  else skipped = skipped + 1 end",
+        "elseif t ~= 'none' then skipped = skipped + 1 end",
+        "local replicas = 0",
+        "local self = 0",
+        "t = redis.call('TYPE', KEYS[2]).ok",
+        "if t == 'set' then",
+        "  replicas = redis.call('SCARD', KEYS[2])",
+        "  self = redis.call('SISMEMBER', KEYS[2], ARGV[4])",
+        "elseif t ~= 'none' then skipped = skipped + 1 end",
+        "local f = ''",
+        "if ARGV[3] == '1' then",
+        "  t = redis.call('TYPE', KEYS[3]).ok",
+        "  if t == 'string' then",
+        "    if redis.call('STRLEN', KEYS[3]) <= tonumber(ARGV[2]) then f = redis.call('GET', KEYS[3])",
+        "    else skipped = skipped + 1 end",
+        "  elseif t ~= 'none' then skipped = skipped + 1 end",
         "end",
-        "return out");
+        "return {counts, replicas, self, f, skipped}"));
+
+    // The aggregator's read of one latency period's entries, bounded in fields and bytes whatever the hash holds:
+    // sizes first (HSTRLEN, nothing copied), then the smallest entries up to the budget, so a few huge forged fields
+    // cannot crowd the replicas' entries out; everything left is counted.
+    private static final Script ENTRIES = new Script(String.join("\n",
+        "local t = redis.call('TYPE', KEYS[1]).ok",
+        "if t == 'none' then return {{}, 0} end",
+        "if t ~= 'hash' then return {{}, 1} end",
+        "local n = redis.call('HLEN', KEYS[1])",
+        "local names",
+        "local skipped = 0",
+        "if n > tonumber(ARGV[5]) then",
+        "  names = redis.pcall('HRANDFIELD', KEYS[1], tonumber(ARGV[5]))",
+        "  if type(names) ~= 'table' or names.err then return {{}, n} end",
+        "  skipped = n - #names",
+        "else names = redis.call('HKEYS', KEYS[1]) end",
+        "local sizes = {}",
+        "for _, name in ipairs(names) do",
+        "  local len = redis.call('HSTRLEN', KEYS[1], name)",
+        "  if #name > 0 and #name <= tonumber(ARGV[4]) and len > 0 and len <= tonumber(ARGV[2]) then",
+        "    sizes[#sizes + 1] = {name, len}",
+        "  else skipped = skipped + 1 end",
+        "end",
+        "table.sort(sizes, function(a, b) return a[2] < b[2] end)",
+        "local out = {}",
+        "local total = 0",
+        "for _, e in ipairs(sizes) do",
+        "  if #out < tonumber(ARGV[1]) and total + e[2] <= tonumber(ARGV[3]) then",
+        "    total = total + e[2]",
+        "    out[#out + 1] = redis.call('HGET', KEYS[1], e[1])",
+        "  else skipped = skipped + 1 end",
+        "end",
+        "return {out, skipped}"));
+
+    private static final byte[] EMPTY = new byte[0];
 
     private final RedisFleetSettings settings;
     private final EpochClock clock;
@@ -413,65 +512,63 @@ public final class RedisFleetExchange implements FleetExchange
         try
         {
             final RedisAsyncCommands<byte[], byte[]> redis = commands();
-            final List<RedisFuture<?>> futures = new ArrayList<>();
-            final byte[] countsKey = key("n:", period);
-            final byte[] replicasKey = key("r:", period);
-            ownCounts.clear();
-            for (int i = 0; i < local.size(); i++)
-            {
-                final long count = local.inflight(i);
-                if (count > 0)
-                {
-                    futures.add(redis.hincrby(countsKey, utf8(local.name(i)), count));
-                    final int index = ownCounts.add(local.name(i));
-                    if (index != FleetSignals.NONE)
-                    {
-                        ownCounts.inflight(index, count);
-                    }
-                }
-            }
-            futures.add(redis.pexpire(countsKey, expiryMs));
-            futures.add(redis.incr(replicasKey));
-            futures.add(redis.pexpire(replicasKey, expiryMs));
-            RedisFuture<String> lock = null;
             final long epoch = Math.floorDiv(period, LATENCY_EVERY_PERIODS);
             if (epoch != currentEpoch)
             {
                 startLatencyPeriod(epoch);
             }
-            RedisFuture<Boolean> push = null;
-            if (!currentPushed)
-            {
-                // One field per replica: a push retried after a timeout replaces itself instead of counting twice.
-                final byte[] entriesKey = key("l:", epoch);
-                push = redis.hset(entriesKey, replicaIdBytes,
-                    codec.encode(FleetCodec.KIND_REPLICA, settings.replicaId(), List.of(), current));
-                futures.add(push);
-                futures.add(redis.pexpire(entriesKey, latencyExpiryMs));
-            }
-            RedisFuture<Long> aggregated = null;
-            // Not in the first period of a latency period: an entry of the previous one sent late still gets in.
-            if (aggregatedEpoch != epoch - 1 && Math.floorMod(period, LATENCY_EVERY_PERIODS) != 0)
-            {
-                // Until the aggregate of the previous latency period exists, one replica per period (a lock that
-                // lasts one period) tries to build it; a failed or dead aggregator is replaced the next period.
-                aggregated = redis.exists(key("f:", epoch - 1));
-                lock = redis.set(key("a:", epoch - 1), replicaIdBytes, SetArgs.Builder.nx().px(periodMs));
-                futures.add(aggregated);
-                futures.add(lock);
-            }
-            connection.flushCommands();
-            await(futures);
+            // What this replica adds in period p: a reader subtracts it when the replica set says it landed.
+            ownCounts.clear();
             ownCountsPeriod = period;
-            if (push != null)
+            final List<byte[]> counts = new ArrayList<>();
+            for (int i = 0; i < local.size(); i++)
+            {
+                final long count = local.inflight(i);
+                if (count > 0)
+                {
+                    final int index = ownCounts.add(local.name(i));
+                    if (index == FleetSignals.NONE)
+                    {
+                        continue;
+                    }
+                    ownCounts.inflight(index, count);
+                    counts.add(utf8(local.name(i)));
+                    counts.add(utf8(Long.toString(count)));
+                }
+            }
+            final boolean push = !currentPushed;
+            // Not in the first period of a latency period: an entry of the previous one sent late still gets in.
+            // Until the aggregate of the previous latency period exists, one replica per period (a lock that lasts
+            // one period) tries to build it; a failed or dead aggregator is replaced the next period.
+            final boolean tryAggregate = aggregatedEpoch != epoch - 1 && Math.floorMod(period, LATENCY_EVERY_PERIODS) != 0;
+            final byte[][] keys = {key("n:", period), key("s:", period), key("l:", epoch), key("f:", epoch - 1),
+                key("a:", epoch - 1)};
+            final byte[][] args = new byte[9 + counts.size()][];
+            args[0] = utf8(Long.toString(expiryMs));
+            args[1] = replicaIdBytes;
+            args[2] = utf8(Long.toString(latencyExpiryMs));
+            args[3] = utf8(Long.toString(periodMs));
+            args[4] = utf8(Long.toString(MAX_INFLIGHT));
+            args[5] = utf8(push ? "1" : "0");
+            // One field per replica: a push retried after a timeout replaces itself instead of counting twice.
+            args[6] = push ? codec.encode(FleetCodec.KIND_REPLICA, settings.replicaId(), List.of(), current) : EMPTY;
+            args[7] = utf8(tryAggregate ? "1" : "0");
+            args[8] = utf8(Integer.toString(counts.size() / 2));
+            for (int i = 0; i < counts.size(); i++)
+            {
+                args[9 + i] = counts.get(i);
+            }
+            final List<Object> reply = run(redis, PUBLISH, keys, args);
+            addSkipped(reply.get(0));
+            if (push && Long.valueOf(1).equals(reply.get(1)))
             {
                 currentPushed = true;
             }
-            if (aggregated != null && aggregated.get() != null && aggregated.get() > 0)
+            if (tryAggregate && Long.valueOf(1).equals(reply.get(2)))
             {
                 aggregatedEpoch = epoch - 1;
             }
-            else if (lock != null && "OK".equals(lock.get()))
+            else if (tryAggregate && Long.valueOf(1).equals(reply.get(3)))
             {
                 aggregate(redis, epoch - 1);
                 aggregatedEpoch = epoch - 1;
@@ -481,6 +578,37 @@ public final class RedisFleetExchange implements FleetExchange
         catch (final Exception ex)
         {
             return ex;
+        }
+    }
+
+    // Runs a script by its digest (a few bytes a period instead of its text), loading it when the server lacks it.
+    private List<Object> run(final RedisAsyncCommands<byte[], byte[]> redis, final Script script, final byte[][] keys,
+        final byte[][] args) throws InterruptedException, ExecutionException, TimeoutException
+    {
+        RedisFuture<List<Object>> reply = redis.evalsha(script.digest, ScriptOutputType.MULTI, keys, args);
+        connection.flushCommands();
+        try
+        {
+            await(List.of(reply));
+        }
+        catch (final ExecutionException ex)
+        {
+            if (!(ex.getCause() instanceof RedisNoScriptException))
+            {
+                throw ex;
+            }
+            reply = redis.eval(script.source, ScriptOutputType.MULTI, keys, args);
+            connection.flushCommands();
+            await(List.of(reply));
+        }
+        return reply.get();
+    }
+
+    private void addSkipped(final Object count)
+    {
+        if (count instanceof Long skipped && skipped > 0)
+        {
+            skippedCount.addAndGet(skipped);
         }
     }
 
@@ -509,14 +637,15 @@ public final class RedisFleetExchange implements FleetExchange
 
     private void aggregate(final RedisAsyncCommands<byte[], byte[]> redis, final long epoch) throws Exception
     {
-        final RedisFuture<List<Object>> items = redis.eval(ENTRIES_SCRIPT, ScriptOutputType.MULTI,
-            new byte[][] {key("l:", epoch)}, utf8(Integer.toString(MAX_ENTRIES)),
-            utf8(Integer.toString(FleetCodec.MAX_ENTRY_BYTES)));
-        connection.flushCommands();
-        await(List.of(items));
+        final List<Object> reply = run(redis, ENTRIES, new byte[][] {key("l:", epoch)}, new byte[][] {
+            utf8(Integer.toString(MAX_ENTRIES)), utf8(Integer.toString(FleetCodec.MAX_ENTRY_BYTES)),
+            utf8(Integer.toString(MAX_ENTRIES_BYTES)), utf8(Integer.toString(FleetCodec.MAX_NAME_BYTES)),
+            utf8(Integer.toString(MAX_SCANNED_FIELDS))});
+        addSkipped(reply.get(1));
+        final List<?> items = reply.get(0) instanceof List<?> list ? list : List.of();
         merged.clear();
         final List<String> contributors = new ArrayList<>();
-        for (final Object item : items.get())
+        for (final Object item : items)
         {
             final FleetCodec.Entry entry = item instanceof byte[] ? codec.decode((byte[])item, modelCapacity) : null;
             if (entry == null || entry.kind() != FleetCodec.KIND_REPLICA || contributors.contains(entry.id()))
@@ -551,26 +680,22 @@ public final class RedisFleetExchange implements FleetExchange
             final RedisAsyncCommands<byte[], byte[]> redis = commands();
             final long fleetEpoch = Math.floorDiv(period, LATENCY_EVERY_PERIODS) - 1;
             final boolean wantFleet = fleetEpoch != fleetEpochRead;
-            final RedisFuture<List<Object>> reply = redis.eval(READ_SCRIPT, ScriptOutputType.MULTI,
-                new byte[][] {key("n:", period), key("r:", period), key("f:", fleetEpoch)},
-                utf8(Integer.toString(MAX_FIELDS)), utf8(Integer.toString(FleetCodec.MAX_ENTRY_BYTES)),
-                utf8(wantFleet ? "1" : "0"));
-            connection.flushCommands();
-            await(List.of(reply));
-            final List<Object> parts = reply.get();
+            final List<Object> parts = run(redis, READ,
+                new byte[][] {key("n:", period), key("s:", period), key("f:", fleetEpoch)},
+                new byte[][] {utf8(Integer.toString(MAX_FIELDS)), utf8(Integer.toString(FleetCodec.MAX_ENTRY_BYTES)),
+                    utf8(wantFleet ? "1" : "0"), replicaIdBytes, utf8(Integer.toString(FleetCodec.MAX_NAME_BYTES)),
+                    utf8(Integer.toString(MAX_COUNT_BYTES))});
             remote.clear();
-            readCounts(parts.get(0), period, remote);
-            final long replicas = parseCount(parts.get(1));
-            final boolean selfCounted = ownCountsPeriod == period;
+            // Its own counts are in the hash exactly when it is in the replica set (both written by one script).
+            final boolean selfCounted = Long.valueOf(1).equals(parts.get(2));
+            readCounts(parts.get(0), selfCounted && ownCountsPeriod == period, remote);
+            final long replicas = parts.get(1) instanceof Long number ? number : 0;
             liveRemoteReplicas = (int)Math.max(0, Math.min(Integer.MAX_VALUE, replicas - (selfCounted ? 1 : 0)));
-            if (parts.get(3) instanceof Long && (Long)parts.get(3) > 0)
-            {
-                skippedCount.addAndGet((Long)parts.get(3));
-            }
-            if (wantFleet && parts.get(2) instanceof byte[] && ((byte[])parts.get(2)).length > 0)
+            addSkipped(parts.get(4));
+            if (wantFleet && parts.get(3) instanceof byte[] fleet && fleet.length > 0)
             {
                 fleetEpochRead = fleetEpoch;
-                readFleet((byte[])parts.get(2), fleetEpoch, remote);
+                readFleet(fleet, fleetEpoch, remote);
             }
             return null;
         }
@@ -580,13 +705,12 @@ public final class RedisFleetExchange implements FleetExchange
         }
     }
 
-    private void readCounts(final Object counts, final long period, final FleetSignals remote)
+    private void readCounts(final Object counts, final boolean subtractOwn, final FleetSignals remote)
     {
         if (!(counts instanceof List<?> fields))
         {
             return;
         }
-        final boolean subtractOwn = ownCountsPeriod == period;
         for (int i = 0; i + 1 < fields.size(); i += 2)
         {
             final Object field = fields.get(i);
@@ -749,5 +873,31 @@ public final class RedisFleetExchange implements FleetExchange
     private static byte[] utf8(final String text)
     {
         return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** A Lua script and its SHA-1 digest (hex), as {@code EVALSHA} names it. Instances are immutable. */
+    private static final class Script
+    {
+        final String source;
+        final String digest;
+
+        Script(final String source)
+        {
+            this.source = source;
+            try
+            {
+                final byte[] sha = MessageDigest.getInstance("SHA-1").digest(utf8(source));
+                final StringBuilder hex = new StringBuilder(40);
+                for (final byte b : sha)
+                {
+                    hex.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+                }
+                this.digest = hex.toString();
+            }
+            catch (final NoSuchAlgorithmException ex)
+            {
+                throw new IllegalStateException("every JVM has SHA-1", ex);
+            }
+        }
     }
 }

@@ -53,15 +53,31 @@ class FleetCostModelTest
         final long aggregate = codec.encode(FleetCodec.KIND_FLEET, "host-12345-9f8e7d6c", List.of(), all).length +
             (long)replicas * 22;
         final String countsKey = "mf:{router-prod}:n:7093843212";
-        final long publishPerPeriod = models * resp("HINCRBY", countsKey, "model-name-00", "12") +
-            resp("PEXPIRE", countsKey, "1000") + resp("INCR", countsKey) + resp("PEXPIRE", countsKey, "1000") +
-            resp("EXISTS", countsKey) + resp("SET", countsKey, "host-12345-9f8e7d6c", "NX", "PX", "250");
-        final long publishReplies = models * 6L + 4 * 6 + 5;
-        final long readRequest = resp("EVAL", "x".repeat(620), "3", countsKey, countsKey, countsKey, "4096",
-            "1048576", "1");
+        final String digest = "0123456789abcdef0123456789abcdef01234567";
+        final String id = "host-12345-9f8e7d6c";
+        // One EVALSHA per period start: 5 keys, 9 arguments, a name and a count per model with in-flight requests.
+        final String[] publish = new String[3 + 5 + 9 + 2 * models];
+        publish[0] = "EVALSHA";
+        publish[1] = digest;
+        publish[2] = "5";
+        for (int k = 0; k < 5; k++)
+        {
+            publish[3 + k] = countsKey;
+        }
+        final String[] settings = {"1000", id, "16000", "250", "100000000", "0", "", "1", "64"};
+        System.arraycopy(settings, 0, publish, 8, settings.length);
+        for (int m = 0; m < models; m++)
+        {
+            publish[17 + 2 * m] = "model-name-00";
+            publish[18 + 2 * m] = "12";
+        }
+        final long publishPerPeriod = resp(publish);
+        final long publishReplies = 4 + 4 * 4;
+        final long readRequest = resp("EVALSHA", digest, "3", countsKey, countsKey, countsKey, "4096", "1048576", "1",
+            id, "256", "20");
         final long readReply = 40 + models * (6L + 13 + 6L + 3);
-        final long latencyWrite = resp("HSET", countsKey, "host-12345-9f8e7d6c", "") + entry +
-            resp("PEXPIRE", countsKey, "4000");
+        // Once per latency period the publication carries the replica's entry (one argument more in size).
+        final long latencyWrite = entry + 10;
         // Averaged: once per latency period one replica of the fleet reads every entry and writes the aggregate.
         final long out = PERIODS_PER_S * (publishPerPeriod + readRequest) + latencyWrite + aggregate / replicas;
         final long in = PERIODS_PER_S * (publishReplies + readReply) + aggregate + entry;

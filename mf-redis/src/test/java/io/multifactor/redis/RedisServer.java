@@ -85,6 +85,40 @@ final class RedisServer implements AutoCloseable
         throw new IllegalStateException("redis-server did not answer on port " + port);
     }
 
+    /** SIGSTOP: the server keeps its connections open and answers nothing until {@link #resume()}. */
+    void pause()
+    {
+        signal("-STOP");
+    }
+
+    /** SIGCONT: a paused server goes on with what it was sent meanwhile. */
+    void resume()
+    {
+        signal("-CONT");
+    }
+
+    private void signal(final String signal)
+    {
+        try
+        {
+            final Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid()))
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0)
+            {
+                throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
     /** SIGKILL: the server disappears without a word. */
     void kill()
     {

@@ -89,7 +89,7 @@ public final class MappingReader
                 if (refuseOthers)
                 {
                     problems.error(entry.keyLine(), entry.keyColumn(), keyPath,
-                        "unknown key \"" + Excerpt.value(key) + '"' + NearestName.suggestion(key, keys));
+                        "unknown key \"" + Excerpt.value(key) + '"' + problems.suggestion(key, keys));
                 }
                 else
                 {
@@ -132,7 +132,7 @@ public final class MappingReader
             if (!tolerated.contains(entry.key()))
             {
                 problems.error(entry.keyLine(), entry.keyColumn(), path(entry.key()),
-                    "unknown key \"" + Excerpt.value(entry.key()) + '"' + NearestName.suggestion(entry.key(), valid));
+                    "unknown key \"" + Excerpt.value(entry.key()) + '"' + problems.suggestion(entry.key(), valid));
             }
         }
     }

@@ -13,7 +13,8 @@ import java.util.Locale;
  * meant: its nearness is at most a third of the longer of the two names, and the two share at least
  * {@value #MIN_SHARED_CHARACTERS} characters, so {@code rules} never suggests {@code name} and {@code version} never
  * suggests {@code decisions}. The cost is capped: names longer than {@value #MAX_COMPARED_LENGTH} characters are not
- * compared, and each distance is computed only within the band it may reach.
+ * compared, each distance is computed only within the band it may reach, and a {@link SuggestionBudget} caps the work
+ * of all the hints of one validation (once it is spent, no further name is suggested).
  * <p>
  * This class is stateless and threadsafe.
  */
@@ -36,7 +37,19 @@ public final class NearestName
      */
     public static String of(final String wrong, final Collection<String> valid)
     {
-        if (wrong.length() > MAX_COMPARED_LENGTH)
+        return of(wrong, valid, SuggestionBudget.ofDefault());
+    }
+
+    /**
+     * @param wrong the name as written.
+     * @param valid the valid names, in preference order for ties.
+     * @param budget the work this hint may take, shared by the hints of one validation.
+     * @return the nearest valid name when it is plausibly the one meant (among those compared before the budget was
+     *     spent), else {@code null}.
+     */
+    public static String of(final String wrong, final Collection<String> valid, final SuggestionBudget budget)
+    {
+        if (wrong.length() > MAX_COMPARED_LENGTH || budget.spent())
         {
             return null;
         }
@@ -49,13 +62,23 @@ public final class NearestName
             {
                 continue;
             }
-            final String b = candidate.toLowerCase(Locale.ROOT);
-            final int limit = Math.min(Math.max(a.length(), b.length()) / 3, bestDistance - 1);
-            if (limit < 0)
+            final int limit = Math.min(Math.max(a.length(), candidate.length()) / 3, bestDistance - 1);
+            // Too short for even a prefix match within the limit: no table needed.
+            if (limit < 0 || candidate.length() < a.length() - limit)
             {
                 continue;
             }
-            final int distance = nearness(a, b, limit);
+            // Lowering the case costs a pass over the name: paid from the budget as well.
+            if (!budget.spend(candidate.length()))
+            {
+                break;
+            }
+            final String b = candidate.toLowerCase(Locale.ROOT);
+            final int distance = nearness(a, b, limit, budget);
+            if (distance < 0)
+            {
+                break;
+            }
             if (distance <= limit && sharedCharacters(a, b) >= MIN_SHARED_CHARACTERS)
             {
                 bestDistance = distance;
@@ -72,7 +95,18 @@ public final class NearestName
      */
     public static String suggestion(final String wrong, final Collection<String> valid)
     {
-        final String nearest = of(wrong, valid);
+        return suggestion(wrong, valid, SuggestionBudget.ofDefault());
+    }
+
+    /**
+     * @param wrong the name as written.
+     * @param valid the valid names, in preference order for ties.
+     * @param budget the work this hint may take, shared by the hints of one validation.
+     * @return {@code " (did you mean NAME?)"} for a plausible {@link #of nearest} name, else the empty string.
+     */
+    public static String suggestion(final String wrong, final Collection<String> valid, final SuggestionBudget budget)
+    {
+        final String nearest = of(wrong, valid, budget);
         return nearest == null ? "" : " (did you mean " + nearest + "?)";
     }
 
@@ -86,6 +120,20 @@ public final class NearestName
      */
     static int nearness(final String wrong, final String valid, final int limit)
     {
+        return nearness(wrong, valid, limit, new SuggestionBudget(Long.MAX_VALUE));
+    }
+
+    /**
+     * As {@link #nearness(String, String, int)}, paid from a budget.
+     *
+     * @return the nearness, or -1 when the budget could not pay for the comparison.
+     */
+    private static int nearness(final String wrong, final String valid, final int limit, final SuggestionBudget budget)
+    {
+        if (!budget.spend(cells(wrong, limit)))
+        {
+            return -1;
+        }
         int best = distance(wrong, valid, limit);
         final int last = Math.min(wrong.length() + 1, valid.length() - 1);
         for (int length = Math.max(1, wrong.length() - 1); length <= last; length++)
@@ -95,9 +143,19 @@ public final class NearestName
             {
                 break;
             }
+            if (!budget.spend(cells(wrong, prefixLimit)))
+            {
+                return -1;
+            }
             best = Math.min(best, 1 + distance(wrong, valid.substring(0, length), prefixLimit));
         }
         return best;
+    }
+
+    // Most cells one banded distance computes: each row of the shorter side, the band on either side of the diagonal.
+    private static long cells(final String wrong, final int limit)
+    {
+        return (long)(wrong.length() + 1) * (2L * limit + 1);
     }
 
     /**

@@ -6,6 +6,7 @@ import io.multifactor.config.yaml.Excerpt;
 import io.multifactor.config.yaml.YamlNode;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 
@@ -23,6 +24,7 @@ public final class Problems
     private final String file;
     private final List<ConfigProblem> errors = new ArrayList<>();
     private final List<ConfigProblem> warnings = new ArrayList<>();
+    private final SuggestionBudget suggestions = SuggestionBudget.ofDefault();
 
     /**
      * @param file name of the file as given by the user, printed first in every problem.
@@ -73,6 +75,19 @@ public final class Problems
     public void warning(final YamlNode at, final String path, final String message)
     {
         warnings.add(new ConfigProblem(file, at.line(), at.column(), Excerpt.path(path), Excerpt.message(message)));
+    }
+
+    /**
+     * A "did you mean" hint for a name, paid from this validation's {@link SuggestionBudget}, so that a file full of
+     * unknown names is still validated quickly (the names beyond the budget get no hint).
+     *
+     * @param wrong the name as written.
+     * @param valid the valid names, in preference order for ties.
+     * @return {@code " (did you mean NAME?)"} or the empty string.
+     */
+    public String suggestion(final String wrong, final Collection<String> valid)
+    {
+        return NearestName.suggestion(wrong, valid, suggestions);
     }
 
     /** @return whether an error was recorded. */

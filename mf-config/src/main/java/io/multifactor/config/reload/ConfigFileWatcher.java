@@ -5,33 +5,43 @@ import java.io.InputStream;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Runs an action on a daemon thread whenever one file's content changes, however the change is made: written in place,
  * replaced by a rename (as editors save), a symbolic link on the way re-pointed (a Kubernetes ConfigMap update swaps its
- * {@code ..data} link), an edit of a link's target in another directory, or a watched directory deleted and created
- * again.
+ * {@code ..data} link), an edit of a link's target in another directory, a watched directory deleted and created
+ * again, or renamed away and replaced by a new one.
  * <p>
  * It watches, with the platform's {@link WatchService}, every directory that {@link WatchedPath} finds on the way to the
- * file, and works that set out again after every event that concerns it (so a re-pointed link moves the watch to the
- * new target). Events are debounced: the file is read once a burst has been quiet for the debounce period (or, under
- * continuous writes, at the latest {@link #MAX_DELAY_FACTOR} periods after the burst began), and the action runs only
- * when the content differs from the last content seen (compared by SHA-256, so a huge file is never held in memory);
- * an empty file (a write in place caught between truncation and content) is not acted upon.
- * While a directory on the way is missing, the path is also checked every {@link #MISSING_RECHECK_MS} ms.
+ * file (and the parent of the file's directory, for the directory's own name), and works that set out again after
+ * every event that concerns it (so a re-pointed link moves the watch to the new target). A watch follows a
+ * directory's inode, not its path: every {@link #RECHECK_MS} ms, and after every event, the path is resolved again and
+ * each watched directory's file key (device and inode) compared with the one it was registered with; a directory
+ * replaced under the same name is watched afresh, so the watcher follows the path.
+ * <p>
+ * A change is served only once the file's content has stayed the same for the debounce period: after an event the
+ * content is sampled every period (by SHA-256, so a huge file is never held in memory), and the action runs when two
+ * samples a period apart agree and differ from the last content served. So a slow writer's partial file is not served
+ * while it keeps growing, and events elsewhere (other files of the directory written continuously) never hold a
+ * change back: it is served one to two periods after the file stopped changing. An empty file (a write in place
+ * caught between truncation and content) and anything that is not a regular file (a FIFO, whose opening would block)
+ * are not read or acted upon.
  * <p>
  * The watcher survives anything the action throws, {@link Error}s included: each failure is counted
  * ({@link #failureCount()}), the first of a run of failures is reported on the {@link System.Logger} of this package,
@@ -42,14 +52,11 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class ConfigFileWatcher implements AutoCloseable
 {
-    /** Default quiet period that ends a burst of events. */
+    /** Default period the content must stay the same before it is served. */
     static final long DEFAULT_DEBOUNCE_MS = 100;
 
-    /** A burst that never goes quiet is acted upon after this many debounce periods. */
-    static final int MAX_DELAY_FACTOR = 10;
-
-    /** While a directory on the way is missing, the path is checked this often even without events. */
-    static final long MISSING_RECHECK_MS = 500;
+    /** The path is resolved again and its directories' identities checked this often, even without events. */
+    static final long RECHECK_MS = 500;
 
     private static final System.Logger LOG = System.getLogger(ConfigFileWatcher.class.getPackageName());
 
@@ -60,6 +67,8 @@ final class ConfigFileWatcher implements AutoCloseable
     private final Thread thread;
     private final AtomicLong failures = new AtomicLong();
     private final Map<Path, WatchKey> keys = new HashMap<>();
+    // The file key of each watched directory when it was registered: a different one now means it was replaced.
+    private final Map<Path, Object> registeredFileKeys = new HashMap<>();
     private volatile boolean closed;
 
     // Watcher thread only (set up before start).
@@ -132,10 +141,9 @@ final class ConfigFileWatcher implements AutoCloseable
         {
             try
             {
-                if (awaitConcerningEvents())
+                if (awaitChange())
                 {
-                    rewatch();
-                    checkContent();
+                    settleAndAct();
                 }
             }
             catch (final InterruptedException | ClosedWatchServiceException ex)
@@ -150,23 +158,69 @@ final class ConfigFileWatcher implements AutoCloseable
     }
 
     /**
-     * Waits for a burst of events that concerns the file, then for the burst to go quiet.
+     * Waits at most {@link #RECHECK_MS} for an event that concerns the file; without one, checks that the path still
+     * goes through the directories watched.
      *
-     * @return whether the file's path should be resolved and its content checked.
+     * @return whether the file may have changed (the watches are then up to date).
      */
-    private boolean awaitConcerningEvents() throws InterruptedException
+    private boolean awaitChange() throws InterruptedException, IOException
     {
-        final WatchKey first = watched.complete() ?
-            service.take() : service.poll(MISSING_RECHECK_MS, TimeUnit.MILLISECONDS);
-        if (first == null)
+        final WatchKey first = service.poll(RECHECK_MS, TimeUnit.MILLISECONDS);
+        boolean concerned = first != null && drain(first);
+        concerned |= drainReady();
+        if (!concerned && first == null && watched.complete() && !moved())
         {
-            return true;
+            return false;
         }
-        boolean concerned = drain(first);
-        final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(debounceMs * MAX_DELAY_FACTOR);
+        rewatch();
+        return true;
+    }
+
+    /**
+     * Samples the content every debounce period until two samples agree, then runs the action if it differs from
+     * what was served last. Events that come meanwhile are taken (and the watches kept up to date) but do not restart
+     * anything: only the content decides.
+     */
+    private void settleAndAct() throws InterruptedException, IOException
+    {
+        byte[] before = digestOrNull();
+        while (!closed)
+        {
+            final long untilNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(debounceMs);
+            boolean concerned = false;
+            long leftNs;
+            while ((leftNs = untilNs - System.nanoTime()) > 0)
+            {
+                final WatchKey key = service.poll(leftNs, TimeUnit.NANOSECONDS);
+                if (key != null)
+                {
+                    concerned |= drain(key);
+                }
+            }
+            if (concerned)
+            {
+                rewatch();
+            }
+            final byte[] now = digestOrNull();
+            if (now == null && before == null)
+            {
+                // Gone, empty or not a regular file, and still so: nothing to serve until the next event.
+                return;
+            }
+            if (now != null && Arrays.equals(now, before))
+            {
+                act(now);
+                return;
+            }
+            before = now;
+        }
+    }
+
+    private boolean drainReady()
+    {
+        boolean concerned = false;
         WatchKey more;
-        while (System.nanoTime() - deadlineNs < 0 &&
-            (more = service.poll(debounceMs, TimeUnit.MILLISECONDS)) != null)
+        while ((more = service.poll()) != null)
         {
             concerned |= drain(more);
         }
@@ -188,33 +242,62 @@ final class ConfigFileWatcher implements AutoCloseable
         if (!key.reset())
         {
             // The directory went away (deleted or renamed): work the path out again.
-            keys.remove(directory, key);
+            if (keys.remove(directory, key))
+            {
+                registeredFileKeys.remove(directory);
+            }
             concerned = true;
         }
         return concerned;
     }
 
-    /** Resolves the path again and watches exactly the directories it now goes through. */
+    /** @return whether the path now resolves differently, or a watched directory is no longer the one registered. */
+    private boolean moved()
+    {
+        final WatchedPath now = WatchedPath.resolve(file);
+        if (!now.namesByDirectory().equals(watched.namesByDirectory()))
+        {
+            return true;
+        }
+        for (final Map.Entry<Path, Object> entry : registeredFileKeys.entrySet())
+        {
+            if (!Objects.equals(entry.getValue(), fileKeyOrNull(entry.getKey())))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Resolves the path again and watches exactly the directories it now goes through, as they now are. */
     private void rewatch() throws IOException
     {
         final WatchedPath next = WatchedPath.resolve(file);
         for (final Iterator<Map.Entry<Path, WatchKey>> it = keys.entrySet().iterator(); it.hasNext(); )
         {
             final Map.Entry<Path, WatchKey> entry = it.next();
-            if (!next.namesByDirectory().containsKey(entry.getKey()) || !entry.getValue().isValid())
+            final Path directory = entry.getKey();
+            if (!next.namesByDirectory().containsKey(directory) || !entry.getValue().isValid() ||
+                !Objects.equals(registeredFileKeys.get(directory), fileKeyOrNull(directory)))
             {
+                // Not on the way any more, or replaced: the old watch follows the old inode wherever it went.
                 entry.getValue().cancel();
                 it.remove();
+                registeredFileKeys.remove(directory);
             }
         }
         for (final Path directory : next.namesByDirectory().keySet())
         {
             if (!keys.containsKey(directory))
             {
+                // Read before registering: if the directory is replaced in between, the keys differ and the next
+                // check registers again (the other order could miss it).
+                final Object fileKey = fileKeyOrNull(directory);
                 try
                 {
                     keys.put(directory, directory.register(service, StandardWatchEventKinds.ENTRY_CREATE,
                         StandardWatchEventKinds.ENTRY_MODIFY, StandardWatchEventKinds.ENTRY_DELETE));
+                    registeredFileKeys.put(directory, fileKey);
                 }
                 catch (final IOException ex)
                 {
@@ -229,10 +312,21 @@ final class ConfigFileWatcher implements AutoCloseable
         watched = next;
     }
 
-    private void checkContent()
+    private static Object fileKeyOrNull(final Path directory)
     {
-        final byte[] digest = digestOrNull();
-        if (digest == null || Arrays.equals(digest, lastDigest))
+        try
+        {
+            return Files.readAttributes(directory, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return null;
+        }
+    }
+
+    private void act(final byte[] digest)
+    {
+        if (Arrays.equals(digest, lastDigest))
         {
             return;
         }
@@ -261,6 +355,11 @@ final class ConfigFileWatcher implements AutoCloseable
 
     private byte[] digestOrNull()
     {
+        // A FIFO (or a device) would block the watcher in open(): only a regular file, links followed, is read.
+        if (!Files.isRegularFile(file))
+        {
+            return null;
+        }
         final MessageDigest digest;
         try
         {

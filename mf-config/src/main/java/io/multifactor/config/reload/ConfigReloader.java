@@ -87,8 +87,10 @@ public final class ConfigReloader implements AutoCloseable
      * The watcher follows the path as the system resolves it: it sees the file written in place or replaced by a rename
      * (as editors save), every symbolic link on the way re-pointed (a Kubernetes ConfigMap volume swaps its
      * {@code ..data} link on update), the target of a link edited in its own directory, and a directory on the way
-     * deleted and created again. A burst of events is debounced ({@value ConfigFileWatcher#DEFAULT_DEBOUNCE_MS} ms of
-     * quiet) into one reload, and a change that leaves the content as it was reloads nothing. Anything the listener
+     * deleted and created again, or renamed away and replaced. A change is reloaded once the content has stayed the
+     * same for {@value ConfigFileWatcher#DEFAULT_DEBOUNCE_MS} ms (so a file still being written is not served, and
+     * writes to other files never delay it), and a change that leaves the content as it was reloads nothing; a path
+     * that is not a regular file (a FIFO) is never opened. Anything the listener
      * or the reload throws, {@link Error}s included, is counted in {@link #watchFailureCount()}, the first of a run is
      * logged (on the {@link System.Logger} named {@code io.multifactor.config.reload}), and watching goes on.
      *
@@ -106,7 +108,7 @@ public final class ConfigReloader implements AutoCloseable
      *
      * @param path the configuration file.
      * @param listener told the result of every reload, on the watcher thread.
-     * @param debounceMs quiet period, in milliseconds (at least 1), that ends a burst of events.
+     * @param debounceMs how long, in milliseconds (at least 1), the content must stay the same before it is reloaded.
      * @throws java.io.IOException when no directory on the way to the file can be watched.
      */
     public void watch(final Path path, final Consumer<ReloadResult> listener, final long debounceMs)

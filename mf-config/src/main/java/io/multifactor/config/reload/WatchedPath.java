@@ -11,12 +11,14 @@ import java.util.Set;
 
 /**
  * Where a change to one file can show up, as the kernel resolves its path: the directory that holds each symbolic link
- * on the way (with the link's name), the real directory that holds the file itself, and, when a directory on the way is
- * missing, its nearest existing parent (with the missing name, so that its re-creation is seen).
+ * on the way (with the link's name), the real directory that holds the file itself and that directory's parent (with
+ * the directory's name, so that its replacement is seen), and, when a directory on the way is missing, its nearest
+ * existing parent (with the missing name, so that its re-creation is seen).
  * <p>
  * For a Kubernetes ConfigMap mounted at {@code /etc/router}, {@code /etc/router/router.yaml -> ..data/router.yaml}
- * and {@code ..data -> ..2026_11_30_09_00_00.1}: the names are {@code router.yaml} and {@code ..data} in
- * {@code /etc/router}, and {@code router.yaml} in {@code /etc/router/..2026_11_30_09_00_00.1}. An update renames a new
+ * and {@code ..data -> ..2026_11_30_09_00_00.1}: the names are {@code router.yaml}, {@code ..data} and
+ * {@code ..2026_11_30_09_00_00.1} in {@code /etc/router}, and {@code router.yaml} in
+ * {@code /etc/router/..2026_11_30_09_00_00.1}. An update renames a new
  * {@code ..data} link over the old one, an event on a watched name.
  * <p>
  * Instances are immutable snapshots of the file system at the time of {@link #resolve(Path)}; this class is threadsafe.
@@ -125,6 +127,11 @@ final class WatchedPath
             {
                 // The file itself, or the first missing step: watch its directory for that name.
                 add(names, real, component);
+                if (last && real.getParent() != null && real.getFileName() != null)
+                {
+                    // And the directory's parent for the directory's name: renamed away and replaced, it is seen.
+                    add(names, real.getParent(), real.getFileName().toString());
+                }
                 return null;
             }
             real = here;

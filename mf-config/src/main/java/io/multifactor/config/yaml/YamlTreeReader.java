@@ -22,6 +22,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -43,6 +44,10 @@ public final class YamlTreeReader
             .build())
         .build();
 
+    /** What a path that is neither a regular file nor a directory is told. */
+    public static final String NOT_REGULAR =
+        "is not a regular file (a FIFO, socket or device): only a regular file, or a link to one, is read";
+
     private YamlTreeReader()
     {
     }
@@ -61,11 +66,18 @@ public final class YamlTreeReader
         final byte[] bytes;
         try
         {
-            if (Files.isDirectory(path))
+            // Links followed: what is opened is what the attributes describe. Opening a FIFO (or a device) would
+            // block until a writer comes, or read without end, so only a regular file is opened.
+            final BasicFileAttributes attributes = Files.readAttributes(path, BasicFileAttributes.class);
+            if (attributes.isDirectory())
             {
                 throw single(file, 0, 0, "", "is a directory, not a file");
             }
-            final long size = Files.size(path);
+            if (!attributes.isRegularFile())
+            {
+                throw single(file, 0, 0, "", NOT_REGULAR);
+            }
+            final long size = attributes.size();
             if (size > InputLimits.MAX_FILE_BYTES)
             {
                 throw tooLarge(file, size);
