@@ -6,9 +6,11 @@ import com.tngtech.archunit.core.importer.Location;
 import io.multifactor.api.Selection;
 import io.multifactor.bench.BenchFlags;
 import io.multifactor.config.ConfigLoader;
+import io.multifactor.gateway.Gateway;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.micrometer.MultiFactorMetrics;
 import io.multifactor.redis.RedisFleetExchange;
+import io.multifactor.serving.RequestLifecycle;
 import io.multifactor.testkit.clock.ManualClock;
 import io.multifactor.tools.Mf;
 import org.junit.jupiter.api.Test;
@@ -32,12 +34,14 @@ class ModuleArrowsTest
     private static final JavaClasses CONFIG = of(ConfigLoader.class);
     private static final JavaClasses MICROMETER = of(MultiFactorMetrics.class);
     private static final JavaClasses REDIS = of(RedisFleetExchange.class);
+    private static final JavaClasses SERVING = of(RequestLifecycle.class);
+    private static final JavaClasses GATEWAY = of(Gateway.class);
     private static final JavaClasses TESTKIT = of(ManualClock.class);
     private static final JavaClasses TOOLS = of(Mf.class);
     private static final JavaClasses BENCH = of(BenchFlags.class);
     private static final JavaClasses ALL = of(
         Selection.class, MultiFactorEngine.class, ConfigLoader.class, MultiFactorMetrics.class, RedisFleetExchange.class,
-        ManualClock.class, Mf.class, BenchFlags.class);
+        ManualClock.class, Mf.class, BenchFlags.class, RequestLifecycle.class, Gateway.class);
 
     @Test
     void apiDependsOnTheJdkOnly()
@@ -61,6 +65,18 @@ class ModuleArrowsTest
     void micrometerBinderDependsOnTheKernelAndMicrometerOnly()
     {
         ModuleRules.micrometer().check(MICROMETER);
+    }
+
+    @Test
+    void servingHasNoHttpStack()
+    {
+        ModuleRules.serving().check(SERVING);
+    }
+
+    @Test
+    void gatewayReachesNoCliTestkitOrBenchmarks()
+    {
+        ModuleRules.gateway().check(GATEWAY);
     }
 
     @Test

@@ -48,6 +48,19 @@ final class ModuleRules
             "io.micrometer..", "org.agrona..");
     }
 
+    /** @return mf-serving depends on mf-config and Jackson only: no HTTP or gRPC stack. */
+    static ArchRule serving()
+    {
+        return onlyOn("io.multifactor.api..", "io.multifactor.kernel..", "io.multifactor.config..",
+            "io.multifactor.serving..", "com.fasterxml.jackson.core..", "org.agrona..");
+    }
+
+    /** @return mf-gateway reaches neither the CLI, the test kit nor the benchmarks. */
+    static ArchRule gateway()
+    {
+        return none(join(BELOW_TOOLS, "io.multifactor.testkit.."));
+    }
+
     /** @return mf-redis sees neither configuration, metrics, test kit, CLI nor benchmarks. */
     static ArchRule redis()
     {

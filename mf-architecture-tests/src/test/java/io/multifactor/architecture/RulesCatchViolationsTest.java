@@ -7,9 +7,11 @@ import io.multifactor.archfixture.one.One;
 import io.multifactor.archfixture.two.Two;
 import io.multifactor.bench.archfixture.BenchUsingTools;
 import io.multifactor.config.archfixture.ConfigUsingMicrometer;
+import io.multifactor.gateway.archfixture.GatewayUsingTools;
 import io.multifactor.kernel.archfixture.KernelUsingConfig;
 import io.multifactor.micrometer.archfixture.MicrometerUsingConfig;
 import io.multifactor.redis.archfixture.RedisUsingConfig;
+import io.multifactor.serving.archfixture.ServingUsingNetty;
 import io.multifactor.testkit.archfixture.TestkitUsingTools;
 import io.multifactor.tools.archfixture.ToolsUsingBench;
 import org.junit.jupiter.api.Test;
@@ -49,6 +51,18 @@ class RulesCatchViolationsTest
     void shouldFailAConfigClassThatUsesMicrometer()
     {
         fails(ModuleRules.config(), ConfigUsingMicrometer.class, "io.multifactor.micrometer.MultiFactorMetrics");
+    }
+
+    @Test
+    void shouldFailAServingClassThatUsesANetworkStack()
+    {
+        fails(ModuleRules.serving(), ServingUsingNetty.class, "io.netty.buffer.ByteBuf");
+    }
+
+    @Test
+    void shouldFailAGatewayClassThatUsesTheCli()
+    {
+        fails(ModuleRules.gateway(), GatewayUsingTools.class, "io.multifactor.tools.Mf");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.multifactor.config;
 
+import io.multifactor.config.model.BackendRef;
 import io.multifactor.config.model.DecisionConfig;
 import io.multifactor.config.model.ModelConfig;
 import io.multifactor.config.model.MultiFactorConfig;
@@ -27,7 +28,8 @@ import java.util.Map;
 final class RouterConfigReader
 {
     static final List<String> ROOT_KEYS = List.of("models", "decisions", "signals", "fleet");
-    static final List<String> MODEL_KEYS = List.of("name", "quality_score", "pricing");
+    static final List<String> MODEL_KEYS = List.of(
+        "name", "quality_score", "pricing", "provider_model_id", "backend_refs");
     static final List<String> PRICING_KEYS = List.of("prompt_per_1m", "completion_per_1m");
     static final List<String> DECISION_KEYS = List.of("name", "modelRefs", "algorithm");
     static final List<String> MODEL_REF_KEYS = List.of("model");
@@ -90,6 +92,8 @@ final class RouterConfigReader
                 prompt = pricing.optionalNumber("prompt_per_1m", Double.NaN, true);
                 completion = pricing.optionalNumber("completion_per_1m", Double.NaN, true);
             }
+            final String providerModelId = BackendRefsReader.providerModelId(model);
+            final List<BackendRef> backends = BackendRefsReader.backendRefs(model, false);
             if (name != null)
             {
                 final YamlNode nameNode = model.value("name");
@@ -100,7 +104,7 @@ final class RouterConfigReader
                         "duplicate model \"" + Excerpt.value(name) + "\" (first defined at line " + first.line() + ')');
                     continue;
                 }
-                models.add(new ModelConfig(name, quality, prompt, completion));
+                models.add(new ModelConfig(name, quality, prompt, completion, providerModelId, backends));
             }
         }
         return models;

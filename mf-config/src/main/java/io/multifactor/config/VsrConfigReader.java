@@ -1,5 +1,6 @@
 package io.multifactor.config;
 
+import io.multifactor.config.model.BackendRef;
 import io.multifactor.config.model.ConfigFormat;
 import io.multifactor.config.model.ConfigOutline;
 import io.multifactor.config.model.DecisionConfig;
@@ -38,7 +39,8 @@ final class VsrConfigReader
     static final String HELM_CONFIG_KEY = "config";
     static final List<String> ROOT_KEYS = List.of("version", "providers", "routing", "recipes");
     static final List<String> PROVIDERS_KEYS = List.of("models");
-    static final List<String> PROVIDER_MODEL_KEYS = List.of("name", "pricing");
+    static final List<String> PROVIDER_MODEL_KEYS = List.of(
+        "name", "pricing", "provider_model_id", "backend_refs");
     static final List<String> PRICING_KEYS = List.of("prompt_per_1m", "completion_per_1m");
     static final List<String> ROUTING_KEYS = List.of("modelCards", "decisions");
     static final List<String> MODEL_CARD_KEYS = List.of("name", "quality_score");
@@ -49,10 +51,10 @@ final class VsrConfigReader
     {
     }
 
-    /** The prices of one {@code providers.models[]} entry, NaN when absent. */
-    private record Price(double promptPer1M, double completionPer1M)
+    /** What one {@code providers.models[]} entry holds: prices (NaN when absent), provider model id, backends. */
+    private record Price(double promptPer1M, double completionPer1M, String providerModelId, List<BackendRef> backendRefs)
     {
-        static final Price NONE = new Price(Double.NaN, Double.NaN);
+        static final Price NONE = new Price(Double.NaN, Double.NaN, null, List.of());
     }
 
     /** What reading a vSR file produced. */
@@ -236,9 +238,11 @@ final class VsrConfigReader
                     warnIfZero(pricing, "prompt_per_1m", prompt, "free (the cheapest price)", "no price");
                     completion = pricing.optionalNumber("completion_per_1m", Double.NaN, true);
                 }
+                final String providerModelId = BackendRefsReader.providerModelId(model);
+                final List<BackendRef> backends = BackendRefsReader.backendRefs(model, true);
                 if (name != null && unique(name, model, providerNodes, providers.path("models")))
                 {
-                    prices.put(name, new Price(prompt, completion));
+                    prices.put(name, new Price(prompt, completion, providerModelId, backends));
                 }
             }
         }
@@ -247,15 +251,16 @@ final class VsrConfigReader
         for (final Map.Entry<String, Double> card : cards.entrySet())
         {
             final Price price = prices.getOrDefault(card.getKey(), Price.NONE);
-            models.add(new ModelConfig(card.getKey(), card.getValue(), price.promptPer1M(), price.completionPer1M()));
+            models.add(new ModelConfig(card.getKey(), card.getValue(), price.promptPer1M(), price.completionPer1M(),
+                price.providerModelId(), price.backendRefs()));
             modelNodes.put(card.getKey(), cardNodes.get(card.getKey()));
         }
         for (final Map.Entry<String, Price> price : prices.entrySet())
         {
             if (!cards.containsKey(price.getKey()))
             {
-                models.add(new ModelConfig(
-                    price.getKey(), Double.NaN, price.getValue().promptPer1M(), price.getValue().completionPer1M()));
+                models.add(new ModelConfig(price.getKey(), Double.NaN, price.getValue().promptPer1M(),
+                    price.getValue().completionPer1M(), price.getValue().providerModelId(), price.getValue().backendRefs()));
                 modelNodes.put(price.getKey(), providerNodes.get(price.getKey()));
             }
         }

@@ -2,6 +2,7 @@ package io.multifactor.config;
 
 import io.multifactor.api.ConfigProblem;
 import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.model.BackendRef;
 import io.multifactor.config.model.ConfigFormat;
 import io.multifactor.config.model.DecisionConfig;
 import io.multifactor.config.model.ModelConfig;
@@ -32,18 +33,23 @@ class VsrConfigTest
     static final String ROUTER = resource("vsr/router-v0.3.yaml");
     static final String HELM = resource("vsr/router-helm-values.yaml");
     static final String RECIPES_ONLY = resource("vsr/recipes-only-v0.3.yaml");
+    static final List<BackendRef> BATCH_BACKENDS =
+        List.of(new BackendRef("batch-local", false, "127.0.0.1", 8003, "/v1", 1.0, null));
 
     @Test
     void shouldJoinProviderModelsAndModelCardsByName() throws Exception
     {
         final LoadedConfig loaded = ConfigLoader.load("router.yaml", ROUTER, null);
         assertThat(loaded.config().models()).containsExactly(
-            new ModelConfig("small-chat", 0.71, 0.2, 0.6),
-            new ModelConfig("large-reasoner", 0.93, 3.0, 9.0),
-            new ModelConfig("code-expert", 0.88, 1.1, Double.NaN),
+            new ModelConfig("small-chat", 0.71, 0.2, 0.6, "acme/small-chat-8b",
+                List.of(new BackendRef("small-local", false, "127.0.0.1", 8000, "/v1", 3.0, null))),
+            new ModelConfig("large-reasoner", 0.93, 3.0, 9.0, "acme/large-reasoner-70b", List.of(
+                new BackendRef("large-remote", true, "inference.example.invalid", 443, "/v1", 1.0, "LARGE_REASONER_KEY"))),
+            new ModelConfig("code-expert", 0.88, 1.1, Double.NaN, "acme/code-expert-32b",
+                List.of(new BackendRef("code-local", false, "127.0.0.1", 8002, "/v1", 1.0, null))),
             // A card without a provider entry, and a provider model without a card, are models too.
             new ModelConfig("vision-lite", 0.64, Double.NaN, Double.NaN),
-            new ModelConfig("batch-only", Double.NaN, 0.05, 0.1));
+            new ModelConfig("batch-only", Double.NaN, 0.05, 0.1, "acme/batch-7b", BATCH_BACKENDS));
         final Plans plans = loaded.plans();
         assertThat(plans.modelCount()).isEqualTo(5);
         assertThat(plans.modelPromptPer1M(plans.modelId("batch-only"))).isEqualTo(0.05);
@@ -279,7 +285,8 @@ class VsrConfigTest
                 "means free (the cheapest price) here; vLLM Semantic Router's multi_factor reads it as no price",
             "router.yaml:" + lineOf(zero, "quality_score: 0.0") + ":22: routing.modelCards[3].quality_score: 0 means " +
                 "a quality of 0 here; vLLM Semantic Router's multi_factor reads it as no quality signal");
-        assertThat(loaded.config().models()).contains(new ModelConfig("batch-only", Double.NaN, 0.0, 0.1));
+        assertThat(loaded.config().models())
+            .contains(new ModelConfig("batch-only", Double.NaN, 0.0, 0.1, "acme/batch-7b", BATCH_BACKENDS));
     }
 
     @Test

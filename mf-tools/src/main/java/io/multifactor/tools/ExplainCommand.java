@@ -9,6 +9,7 @@ import io.multifactor.config.LoadedConfig;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.explain.Explanation;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.serving.ExplainJson;
 import io.multifactor.testkit.scenario.Scenario;
 import io.multifactor.testkit.scenario.ScenarioLoader;
 import io.multifactor.testkit.scenario.ScenarioReplay;

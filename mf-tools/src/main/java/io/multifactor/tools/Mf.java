@@ -20,7 +20,7 @@ import java.util.concurrent.Callable;
     name = "mf",
     mixinStandardHelpOptions = true,
     versionProvider = MfVersion.class,
-    description = "Validate a multi-factor configuration, explain a selection, simulate traffic, read a running engine's counters.",
+    description = "Validate a multi-factor configuration, explain a selection, simulate traffic, read a running engine's counters, serve real requests.",
     // To register a subcommand, add its class here (one line), as for SimulateCommand: a
     // picocli @Command(name = ...) implementing Callable<Integer> that returns an ExitCodes value and writes to
     // spec.commandLine().getOut() / getErr() (so tests that run Mf.run(...) in-process capture its output).
@@ -29,6 +29,8 @@ import java.util.concurrent.Callable;
         ExplainCommand.class,
         SimulateCommand.class,
         StatCommand.class,
+        ServeCommand.class,
+        EnvoyCommand.class,
         // `mf help` and `mf help explain`, the reflex of a newcomer; usage on stdout, exit 0.
         CommandLine.HelpCommand.class,
     })

@@ -138,6 +138,11 @@ class DocsYamlTest
             // The simulator refuses a profile that does not fit the configuration (a model or decision it lacks).
             new Simulator(firstConfig[0].plans(), SignalSettings.defaults(), profile);
         }
+        else if (hasRootKey(yaml, "static_resources"))
+        {
+            // An Envoy bootstrap (docs/envoy.md): mf-envoy's EnvoyDocsTest parses it into Envoy's own protos.
+            assertThat(file).contains("envoy.md");
+        }
         else if (hasRootKey(yaml, "decisions") || hasRootKey(yaml, "version"))
         {
             final LoadedConfig config = ConfigLoader.load(file, yaml, null);

@@ -46,7 +46,20 @@ public final class ConfigReloader implements AutoCloseable
      * @param path the configuration file.
      * @return whether the new plans were applied, with the file's problems or warnings.
      */
-    public synchronized ReloadResult reload(final Path path)
+    public ReloadResult reload(final Path path)
+    {
+        return reload(path, null);
+    }
+
+    /**
+     * As {@link #reload(Path)}, and tells {@code beforeApplyOrNull} the validated configuration just before its plans
+     * are swapped in (a server swaps what it derives from the file, such as its backends, in the same step).
+     *
+     * @param path the configuration file.
+     * @param beforeApplyOrNull told the valid configuration before the swap, on the calling thread; or {@code null}.
+     * @return whether the new plans were applied, with the file's problems or warnings.
+     */
+    public synchronized ReloadResult reload(final Path path, final Consumer<LoadedConfig> beforeApplyOrNull)
     {
         final String file = path.toString();
         final LoadedConfig loaded;
@@ -58,6 +71,10 @@ public final class ConfigReloader implements AutoCloseable
         {
             engine.countRefusedReload();
             return new ReloadResult(file, false, ex.problems(), List.of());
+        }
+        if (beforeApplyOrNull != null)
+        {
+            beforeApplyOrNull.accept(loaded);
         }
         try
         {
@@ -114,8 +131,23 @@ public final class ConfigReloader implements AutoCloseable
     public void watch(final Path path, final Consumer<ReloadResult> listener, final long debounceMs)
         throws java.io.IOException
     {
+        watch(path, listener, debounceMs, null);
+    }
+
+    /**
+     * As {@link #watch(Path, Consumer, long)}, each reload as {@link #reload(Path, Consumer)}.
+     *
+     * @param path the configuration file.
+     * @param listener told the result of every reload, on the watcher thread.
+     * @param debounceMs quiet period, in milliseconds (at least 1), that ends a burst of events.
+     * @param beforeApplyOrNull told each valid configuration before its plans are swapped in, or {@code null}.
+     * @throws java.io.IOException when no directory on the way to the file can be watched.
+     */
+    public void watch(final Path path, final Consumer<ReloadResult> listener, final long debounceMs,
+        final Consumer<LoadedConfig> beforeApplyOrNull) throws java.io.IOException
+    {
         final ConfigFileWatcher watcher =
-            new ConfigFileWatcher(path, () -> listener.accept(reload(path)), debounceMs);
+            new ConfigFileWatcher(path, () -> listener.accept(reload(path, beforeApplyOrNull)), debounceMs);
         synchronized (watchers)
         {
             watchers.add(watcher);

@@ -1,0 +1,78 @@
+package io.multifactor.bench.envoy;
+
+import io.multifactor.envoy.EngineHost;
+import io.multifactor.envoy.EnvoyMode;
+import io.multifactor.envoy.ExtProcContext;
+import io.multifactor.envoy.ExtProcServer;
+import io.multifactor.envoy.ExtProcService;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+/**
+ * The service under measurement, in its own JVM: {@code ExtProcBenchServer CONFIG} serves ext_proc on a free loopback
+ * port, prints {@code port N}, then answers each {@code stats} line on stdin with {@code stats CPU_NS ALLOC_BYTES}: the
+ * process's CPU time and the bytes allocated by its live threads, so far. {@code quit} (or the end of stdin) stops it.
+ * <p>
+ * This class is not threadsafe: one instance per process, driven by its main thread.
+ */
+public final class ExtProcBenchServer
+{
+    private ExtProcBenchServer()
+    {
+    }
+
+    /**
+     * @param args the configuration file.
+     * @throws Exception when the service cannot start.
+     */
+    public static void main(final String[] args) throws Exception
+    {
+        try (EngineHost host = EngineHost.start(Path.of(args[0]), null))
+        {
+            final ExtProcContext context = new ExtProcContext(host.engine(), EnvoyMode.VSR, host.loaded());
+            try (ExtProcServer server = ExtProcServer.start(new ExtProcService(context),
+                new InetSocketAddress("127.0.0.1", 0), 1_000))
+            {
+                System.out.println("port " + server.port());
+                System.out.flush();
+                final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+                String line;
+                while ((line = in.readLine()) != null && !line.equals("quit"))
+                {
+                    if (line.equals("stats"))
+                    {
+                        System.out.println("stats " + processCpuNs() + ' ' + allocatedBytes());
+                        System.out.flush();
+                    }
+                }
+            }
+        }
+    }
+
+    /** @return this process's CPU time (every thread: the service's, the GC's, the JIT's), nanoseconds. */
+    static long processCpuNs()
+    {
+        return ((com.sun.management.OperatingSystemMXBean)ManagementFactory.getOperatingSystemMXBean())
+            .getProcessCpuTime();
+    }
+
+    /** @return bytes allocated so far by the live threads of this process (Java heap, TLABs included). */
+    static long allocatedBytes()
+    {
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final long[] ids = ((ThreadMXBean)threads).getAllThreadIds();
+        long total = 0;
+        for (final long allocated : threads.getThreadAllocatedBytes(ids))
+        {
+            total += Math.max(0, allocated);
+        }
+        return total;
+    }
+}

@@ -1,0 +1,222 @@
+package io.multifactor.bench.envoy;
+
+import com.google.protobuf.ByteString;
+import io.envoyproxy.envoy.config.core.v3.HeaderMap;
+import io.envoyproxy.envoy.config.core.v3.HeaderValue;
+import io.envoyproxy.envoy.service.ext_proc.v3.ExternalProcessorGrpc;
+import io.envoyproxy.envoy.service.ext_proc.v3.HttpBody;
+import io.envoyproxy.envoy.service.ext_proc.v3.HttpHeaders;
+import io.envoyproxy.envoy.service.ext_proc.v3.ProcessingRequest;
+import io.envoyproxy.envoy.service.ext_proc.v3.ProcessingResponse;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Timed harness for issue 22's figure: what one request's full ext_proc exchange costs the service. The service runs
+ * in a child JVM ({@link ExtProcBenchServer}, server flags); this JVM plays Envoy over a loopback socket, one stream per
+ * request, each message waiting for its answer as Envoy does: {@code request_headers}, the buffered
+ * {@code request_body}, {@code response_headers} and 16 streamed {@code response_body} SSE chunks (the last with
+ * {@code end_of_stream}). After a warm-up, the child's process CPU time and allocation are read before and after the
+ * measured exchanges; their differences divided by the exchanges are the figures.
+ * <pre>
+ *   java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp mf-bench/target/benchmarks.jar \
+ *     io.multifactor.bench.envoy.ExtProcExchangeHarness [WARMUP_EXCHANGES] [MEASURED_EXCHANGES]
+ * </pre>
+ * This class is not threadsafe: one run per process.
+ */
+public final class ExtProcExchangeHarness
+{
+    /** Response body chunks per exchange. */
+    public static final int CHUNKS = 16;
+    private static final long TIMEOUT_S = 30;
+
+    private static final String CONFIG = String.join("\n",
+        "models:",
+        "  - name: premium-model",
+        "    quality_score: 0.9",
+        "    pricing: {prompt_per_1m: 10.0, completion_per_1m: 30.0}",
+        "    provider_model_id: acme/premium-v2",
+        "  - name: economy-model",
+        "    quality_score: 0.6",
+        "    pricing: {prompt_per_1m: 0.5, completion_per_1m: 1.5}",
+        "decisions:",
+        "  - name: quality",
+        "    modelRefs:",
+        "      - model: premium-model",
+        "      - model: economy-model",
+        "    algorithm:",
+        "      type: multi_factor",
+        "      multi_factor:",
+        "        weights: {quality: 0.4, latency: 0.2, cost: 0.2, load: 0.2}",
+        "");
+
+    private final List<ProcessingRequest> exchange = new ArrayList<>();
+
+    private ExtProcExchangeHarness()
+    {
+        exchange.add(ProcessingRequest.newBuilder().setRequestHeaders(headers(false,
+            ":method", "POST", ":path", "/v1/chat/completions", ":authority", "router.local",
+            "content-type", "application/json", "user-agent", "bench/1", "x-request-id", "0f8fad5b-d9cb")).build());
+        exchange.add(ProcessingRequest.newBuilder().setRequestBody(HttpBody.newBuilder().setEndOfStream(true)
+            .setBody(ByteString.copyFromUtf8("{\"model\":\"quality\",\"stream\":true,\"max_tokens\":256," +
+                "\"messages\":[{\"role\":\"system\",\"content\":\"You are terse.\"}," +
+                "{\"role\":\"user\",\"content\":\"Summarize the ext_proc protocol in one sentence.\"}]}"))).build());
+        exchange.add(ProcessingRequest.newBuilder().setResponseHeaders(headers(false,
+            ":status", "200", "content-type", "text/event-stream", "cache-control", "no-cache")).build());
+        for (int i = 0; i < CHUNKS; i++)
+        {
+            final String data = i == CHUNKS - 1 ? "data: [DONE]\n\n" :
+                "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":" +
+                "{\"content\":\"token" + i + " \"},\"finish_reason\":null}]}\n\n";
+            exchange.add(ProcessingRequest.newBuilder().setResponseBody(HttpBody.newBuilder()
+                .setBody(ByteString.copyFromUtf8(data)).setEndOfStream(i == CHUNKS - 1)).build());
+        }
+    }
+
+    private static HttpHeaders headers(final boolean endOfStream, final String... namesAndValues)
+    {
+        final HeaderMap.Builder map = HeaderMap.newBuilder();
+        for (int i = 0; i < namesAndValues.length; i += 2)
+        {
+            map.addHeaders(HeaderValue.newBuilder().setKey(namesAndValues[i])
+                .setRawValue(ByteString.copyFromUtf8(namesAndValues[i + 1])));
+        }
+        return HttpHeaders.newBuilder().setHeaders(map).setEndOfStream(endOfStream).build();
+    }
+
+    /**
+     * @param args warm-up exchanges (default 20000), measured exchanges (default 20000).
+     * @throws Exception when the child JVM cannot start or an exchange fails.
+     */
+    public static void main(final String[] args) throws Exception
+    {
+        final int warmup = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
+        final int measured = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
+        final Path config = Files.createTempFile("mf-envoy-bench", ".yaml");
+        Files.writeString(config, CONFIG, StandardCharsets.UTF_8);
+        final Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        final Process server = new ProcessBuilder(java.toString(),
+            "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-XX:+UseG1GC",
+            "-cp", System.getProperty("java.class.path"), ExtProcBenchServer.class.getName(), config.toString())
+            .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        final BufferedReader fromServer = new BufferedReader(
+            new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+        final PrintWriter toServer = new PrintWriter(new OutputStreamWriter(server.getOutputStream(),
+            StandardCharsets.UTF_8), true);
+        ManagedChannel channel = null;
+        try
+        {
+            final String portLine = fromServer.readLine();
+            if (portLine == null || !portLine.startsWith("port "))
+            {
+                throw new IllegalStateException("the server did not start: " + portLine);
+            }
+            channel = NettyChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(portLine.substring(5)))
+                .usePlaintext().build();
+            final ExtProcExchangeHarness harness = new ExtProcExchangeHarness();
+            final ExternalProcessorGrpc.ExternalProcessorStub stub = ExternalProcessorGrpc.newStub(channel);
+            for (int i = 0; i < warmup; i++)
+            {
+                harness.runOne(stub);
+            }
+            final long[] before = stats(toServer, fromServer);
+            final long startNs = System.nanoTime();
+            for (int i = 0; i < measured; i++)
+            {
+                harness.runOne(stub);
+            }
+            final long wallNs = System.nanoTime() - startNs;
+            final long[] after = stats(toServer, fromServer);
+            final double cpuUs = (after[0] - before[0]) / 1_000.0 / measured;
+            final double allocBytes = (double)(after[1] - before[1]) / measured;
+            System.out.printf("ext_proc full exchange (headers, body, response headers, %d chunks; %d messages)%n",
+                CHUNKS, harness.exchange.size());
+            System.out.printf("  exchanges: %d measured after %d warm-up, one stream at a time%n", measured, warmup);
+            System.out.printf("  wall time per exchange (client and server): %.1f us%n", wallNs / 1_000.0 / measured);
+            System.out.printf("  server process CPU per exchange:            %.1f us (budget 100 us)%n", cpuUs);
+            System.out.printf("  server allocation per exchange:             %.0f bytes%n", allocBytes);
+        }
+        finally
+        {
+            if (channel != null)
+            {
+                channel.shutdownNow();
+                channel.awaitTermination(5, TimeUnit.SECONDS);
+            }
+            toServer.println("quit");
+            if (!server.waitFor(10, TimeUnit.SECONDS))
+            {
+                server.destroyForcibly();
+            }
+            Files.deleteIfExists(config);
+        }
+    }
+
+    private static long[] stats(final PrintWriter toServer, final BufferedReader fromServer) throws IOException
+    {
+        toServer.println("stats");
+        final String line = fromServer.readLine();
+        if (line == null || !line.startsWith("stats "))
+        {
+            throw new IllegalStateException("no stats from the server: " + line);
+        }
+        final String[] parts = line.split(" ");
+        return new long[] {Long.parseLong(parts[1]), Long.parseLong(parts[2])};
+    }
+
+    /** One stream: every message sent once its predecessor was answered, then the half-close Envoy sends. */
+    private void runOne(final ExternalProcessorGrpc.ExternalProcessorStub stub) throws InterruptedException
+    {
+        final BlockingQueue<Object> answers = new ArrayBlockingQueue<>(exchange.size() + 1);
+        final StreamObserver<ProcessingRequest> requests = stub.process(new StreamObserver<>()
+        {
+            @Override
+            public void onNext(final ProcessingResponse value)
+            {
+                answers.add(value);
+            }
+
+            @Override
+            public void onError(final Throwable t)
+            {
+                answers.add(t);
+            }
+
+            @Override
+            public void onCompleted()
+            {
+                answers.add(Boolean.TRUE);
+            }
+        });
+        for (final ProcessingRequest message : exchange)
+        {
+            requests.onNext(message);
+            final Object answer = answers.poll(TIMEOUT_S, TimeUnit.SECONDS);
+            if (!(answer instanceof ProcessingResponse))
+            {
+                throw new IllegalStateException("unexpected answer to " + message.getRequestCase() + ": " + answer);
+            }
+        }
+        requests.onCompleted();
+        final Object end = answers.poll(TIMEOUT_S, TimeUnit.SECONDS);
+        if (end != Boolean.TRUE)
+        {
+            throw new IllegalStateException("the stream did not complete: " + end);
+        }
+    }
+}

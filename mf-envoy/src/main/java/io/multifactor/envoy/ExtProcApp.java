@@ -1,0 +1,153 @@
+package io.multifactor.envoy;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.reload.ReloadResult;
+import io.multifactor.micrometer.MultiFactorMetrics;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The whole ext_proc service as {@code bin/mf envoy} runs it: the engine built from the configuration (hot-reloaded
+ * from its file, provider model ids and backends included), the gRPC server with its health service, and the meters
+ * (the engine's, through {@link MultiFactorMetrics}, and the service's own {@code mf.envoy.*}) bound to a registry.
+ * {@link #close()} shuts down gracefully: open streams finish within the grace period or are cancelled, every lease
+ * still open is ended, then the engine closes.
+ * <p>
+ * This class is threadsafe.
+ */
+public final class ExtProcApp implements AutoCloseable
+{
+    private final EngineHost host;
+    private final ExtProcContext context;
+    private final ExtProcServer server;
+    private final MultiFactorMetrics metrics;
+
+    private ExtProcApp(final EngineHost host, final ExtProcContext context, final ExtProcServer server,
+        final MultiFactorMetrics metrics)
+    {
+        this.host = host;
+        this.context = context;
+        this.server = server;
+        this.metrics = metrics;
+    }
+
+    /**
+     * Loads the configuration, starts the engine, watches the file, binds the meters and starts serving.
+     *
+     * @param config the configuration file.
+     * @param mode what the answers name ({@code vsr} or {@code endpoint}).
+     * @param address where to listen.
+     * @param graceMs how long shutdown lets open streams finish.
+     * @param registry where the meters go.
+     * @param onReload told every reload's result (on the watcher thread), after the service has taken it in.
+     * @return the running service.
+     * @throws InvalidConfigurationException when the file is not valid (nothing is started).
+     * @throws IOException when the address cannot be bound or the file cannot be watched (nothing is left running).
+     */
+    public static ExtProcApp start(final Path config, final EnvoyMode mode, final InetSocketAddress address,
+        final long graceMs, final MeterRegistry registry, final Consumer<ReloadResult> onReload)
+        throws InvalidConfigurationException, IOException
+    {
+        // Set once the context exists; read on the watcher thread.
+        final AtomicReference<ExtProcContext> contextHolder = new AtomicReference<>();
+        final EngineHost host = EngineHost.start(config, onReload == null ? result -> { } : onReload, loaded ->
+        {
+            // Before the swap: the provider model ids and backends of the file whose plans come in.
+            final ExtProcContext context = contextHolder.get();
+            if (context != null)
+            {
+                context.reloaded(loaded);
+            }
+        });
+        try
+        {
+            final ExtProcContext context = new ExtProcContext(host.engine(), mode, host.loaded());
+            contextHolder.set(context);
+            final MultiFactorMetrics metrics = new MultiFactorMetrics(host.engine());
+            metrics.bindTo(registry);
+            bindServiceMeters(registry, context);
+            final ExtProcServer server = ExtProcServer.start(new ExtProcService(context), address, graceMs);
+            Gauge.builder("mf.envoy.streams.open", server.service(), ExtProcService::openStreams)
+                .description("ext_proc streams open now").register(registry);
+            return new ExtProcApp(host, context, server, metrics);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            host.close();
+            throw ex;
+        }
+    }
+
+    private static void bindServiceMeters(final MeterRegistry registry, final ExtProcContext context)
+    {
+        counter(registry, "mf.envoy.streams", "ext_proc streams opened", null, null, ExtProcContext::streams, context);
+        counter(registry, "mf.envoy.requests", "requests answered with a route", "result", "routed",
+            ExtProcContext::routed, context);
+        counter(registry, "mf.envoy.requests", "requests answered with an immediate 4xx", "result", "bad_request",
+            ExtProcContext::badRequests, context);
+        counter(registry, "mf.envoy.requests", "requests answered with an immediate 503", "result", "unavailable",
+            ExtProcContext::unavailable, context);
+        counter(registry, "mf.envoy.leases", "leases ended at the response's end", "result", "completed",
+            ExtProcContext::completed, context);
+        counter(registry, "mf.envoy.leases", "leases ended by a cancelled, reset or refused stream", "result",
+            "cancelled",
+            ExtProcContext::cancelled, context);
+        counter(registry, "mf.envoy.errors", "streams closed for a message out of order", "kind", "protocol",
+            ExtProcContext::protocolErrors, context);
+        counter(registry, "mf.envoy.errors", "messages whose handling failed", "kind", "internal",
+            ExtProcContext::internalErrors, context);
+    }
+
+    private static void counter(final MeterRegistry registry, final String name, final String description,
+        final String tagKey, final String tagValue, final ToDoubleFunction<ExtProcContext> count, final ExtProcContext context)
+    {
+        final FunctionCounter.Builder<ExtProcContext> builder =
+            FunctionCounter.builder(name, context, count).description(description);
+        if (tagKey != null)
+        {
+            builder.tag(tagKey, tagValue);
+        }
+        builder.register(registry);
+    }
+
+    /** @return the port the gRPC server listens on. */
+    public int port()
+    {
+        return server.port();
+    }
+
+    /** @return the running engine and its configuration. */
+    public EngineHost host()
+    {
+        return host;
+    }
+
+    /** @return what the streams share, with the service's counters. */
+    public ExtProcContext context()
+    {
+        return context;
+    }
+
+    /** @return the gRPC server. */
+    public ExtProcServer server()
+    {
+        return server;
+    }
+
+    /** Graceful shutdown: the server (open leases ended), then the meters, the watcher and the engine. */
+    @Override
+    public void close()
+    {
+        server.close();
+        metrics.close();
+        host.close();
+    }
+}

@@ -1,0 +1,495 @@
+package io.multifactor.envoy;
+
+import com.google.protobuf.ByteString;
+import io.envoyproxy.envoy.service.ext_proc.v3.HeaderMutation;
+import io.envoyproxy.envoy.service.ext_proc.v3.HttpBody;
+import io.envoyproxy.envoy.service.ext_proc.v3.HttpHeaders;
+import io.envoyproxy.envoy.service.ext_proc.v3.ProcessingRequest;
+import io.envoyproxy.envoy.service.ext_proc.v3.ProcessingResponse;
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.multifactor.api.Handles;
+import io.multifactor.api.Request;
+import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.plan.Plans;
+import io.multifactor.serving.Backend;
+import io.multifactor.serving.DecisionResolver;
+import io.multifactor.serving.ExplainJson;
+import io.multifactor.serving.JsonText;
+import io.multifactor.serving.OpenAiRequest;
+import io.multifactor.serving.OpenAiRequestReader;
+import io.multifactor.serving.RequestLifecycle;
+
+import java.util.Arrays;
+import java.util.Set;
+
+/**
+ * One {@code Process} stream, which Envoy opens for one HTTP request, as a state machine over Envoy's message order:
+ * <pre>
+ *   request_headers --(end_of_stream)--------------------&gt; route
+ *   request_headers -&gt; request_body* --(end_of_stream)---&gt; route
+ *   route -&gt; response_headers --(end_of_stream)----------&gt; lease ended
+ *   route -&gt; response_headers -&gt; response_body* --(end_of_stream, or response_trailers)--&gt; lease ended
+ * </pre>
+ * Every message is answered once, in order. The route selects through the shared {@link RequestLifecycle} and answers
+ * with a header mutation and {@code clear_route_cache}; a request that cannot be routed gets an
+ * {@code immediate_response} (400 or 413 for the body or the decision, 503 when the decision chose nothing). A message
+ * out of that order closes the stream with a gRPC error ({@code INVALID_ARGUMENT}, or {@code FAILED_PRECONDITION} for a
+ * second request on one stream, which Envoy never sends). The lease ends exactly once: at the response's end, or when
+ * the stream is cancelled, reset, half-closed early or refused.
+ * <p>
+ * This class is not threadsafe: grpc-java delivers a call's messages, half-close and cancellation one at a time;
+ * {@link #shutdown()} runs only once the server has terminated.
+ */
+final class ExtProcStream implements StreamObserver<ProcessingRequest>
+{
+    /** The longest {@code x-mf-decision} value read; a longer one is refused with 400. */
+    static final int MAX_DECISION_HEADER_BYTES = 256;
+    /** Header that asks for the explain JSON of the selection on the response ({@code x-mf-explain: 1}). */
+    static final String EXPLAIN_HEADER = "x-mf-explain";
+
+    private static final int REQUEST_HEADERS = 0;
+    private static final int REQUEST_BODY = 1;
+    private static final int RESPONSE_HEADERS = 2;
+    private static final int RESPONSE_BODY = 3;
+    private static final int DONE = 4;
+    private static final int CLOSED = 5;
+
+    private static final int FIRST_CHUNK_CAPACITY = 4096;
+
+    private final ExtProcContext context;
+    private final ServerCallStreamObserver<ProcessingResponse> out;
+    private final Set<ExtProcStream> open;
+    private final RequestLifecycle lifecycle;
+    private final OpenAiRequest parsed;
+    private StreamScratch scratch;
+
+    private int state = REQUEST_HEADERS;
+    private boolean observing;
+    private String decisionHeader;
+    private boolean explain;
+    private byte[] body;
+    private int bodyLength;
+    private byte[] chunk;
+    private int decisionId = Handles.NONE;
+    private int modelId = Handles.NONE;
+    private String modelName;
+    private int status;
+    private boolean failedStatus;
+    private boolean answeredLocally;
+    private long retryAfterMs;
+
+    ExtProcStream(final ExtProcContext context, final ServerCallStreamObserver<ProcessingResponse> out,
+        final Set<ExtProcStream> open)
+    {
+        this.context = context;
+        this.out = out;
+        this.open = open;
+        this.scratch = context.acquireScratch();
+        this.lifecycle = scratch.lifecycle;
+        this.parsed = scratch.parsed;
+        this.body = scratch.body;
+        this.chunk = scratch.chunk;
+        context.streams.increment();
+    }
+
+    @Override
+    public void onNext(final ProcessingRequest request)
+    {
+        if (state == CLOSED)
+        {
+            return;
+        }
+        try
+        {
+            observing = request.getObservabilityMode();
+            switch (request.getRequestCase())
+            {
+                case REQUEST_HEADERS -> onRequestHeaders(request.getRequestHeaders());
+                case REQUEST_BODY -> onRequestBody(request.getRequestBody());
+                case REQUEST_TRAILERS -> onRequestTrailers();
+                case RESPONSE_HEADERS -> onResponseHeaders(request.getResponseHeaders());
+                case RESPONSE_BODY -> onResponseBody(request.getResponseBody());
+                case RESPONSE_TRAILERS -> onResponseTrailers();
+                default -> refuse(Status.INVALID_ARGUMENT, "a ProcessingRequest with none of its request fields set");
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            context.internalErrors.increment();
+            refuse(Status.INTERNAL, "the processor failed on this message: " + ex);
+        }
+    }
+
+    /** Envoy reset the stream: the request is gone. */
+    @Override
+    public void onError(final Throwable t)
+    {
+        cancelled();
+    }
+
+    /** Envoy half-closed the stream: nothing more comes for this request. */
+    @Override
+    public void onCompleted()
+    {
+        if (state == CLOSED)
+        {
+            return;
+        }
+        endAsCancelled();
+        close();
+        out.onCompleted();
+    }
+
+    /** The gRPC stream was cancelled (Envoy went away, a deadline passed, the server shut down). */
+    void cancelled()
+    {
+        if (state == CLOSED)
+        {
+            return;
+        }
+        endAsCancelled();
+        close();
+    }
+
+    /** Ends the lease of a stream the server left open at shutdown; only once the server has terminated. */
+    void shutdown()
+    {
+        endAsCancelled();
+        state = CLOSED;
+    }
+
+    private void onRequestHeaders(final HttpHeaders headers)
+    {
+        if (state != REQUEST_HEADERS)
+        {
+            refuse(state >= RESPONSE_HEADERS ? Status.FAILED_PRECONDITION : Status.INVALID_ARGUMENT,
+                state >= RESPONSE_HEADERS ?
+                "a second request_headers on one stream: Envoy opens one Process stream per HTTP request" :
+                "request_headers twice for one request");
+            return;
+        }
+        decisionHeader = ExtProcHeaders.value(headers.getHeaders(), DecisionResolver.HEADER, MAX_DECISION_HEADER_BYTES);
+        if (decisionHeader == ExtProcHeaders.TOO_LONG)
+        {
+            badRequest(400, "header " + DecisionResolver.HEADER + " is longer than " + MAX_DECISION_HEADER_BYTES +
+                " bytes");
+            return;
+        }
+        explain = "1".equals(ExtProcHeaders.value(headers.getHeaders(), EXPLAIN_HEADER, 8));
+        if (headers.getEndOfStream())
+        {
+            route(false);
+            return;
+        }
+        state = REQUEST_BODY;
+        send(ExtProcResponses.CONTINUE_REQUEST_HEADERS);
+    }
+
+    private void onRequestBody(final HttpBody message)
+    {
+        if (state != REQUEST_BODY)
+        {
+            refuse(Status.INVALID_ARGUMENT, state == REQUEST_HEADERS ? "request_body before request_headers" :
+                answeredLocally ? "request_body after an immediate_response" : "request_body after the request's end");
+            return;
+        }
+        final ByteString bytes = message.getBody();
+        final int size = bytes.size();
+        if (size > OpenAiRequestReader.MAX_BODY_BYTES - bodyLength)
+        {
+            badRequest(413, "request body is larger than 8 MiB");
+            return;
+        }
+        if (bodyLength + size > body.length)
+        {
+            body = Arrays.copyOf(body, Math.max(bodyLength + size, Math.min(OpenAiRequestReader.MAX_BODY_BYTES,
+                body.length * 2)));
+        }
+        bytes.copyTo(body, bodyLength);
+        bodyLength += size;
+        if (!message.getEndOfStream())
+        {
+            send(ExtProcResponses.CONTINUE_REQUEST_BODY);
+            return;
+        }
+        route(true);
+    }
+
+    private void onRequestTrailers()
+    {
+        if (state == REQUEST_BODY)
+        {
+            badRequest(400, "request trailers are not supported: the request is routed on its buffered body " +
+                "(request_trailer_mode: SKIP)");
+            return;
+        }
+        refuse(Status.INVALID_ARGUMENT, "request_trailers out of order");
+    }
+
+    /**
+     * Selects for the request and answers the message that completed it: {@code request_headers} when it had no body,
+     * else its last {@code request_body}.
+     */
+    private void route(final boolean hasBody)
+    {
+        final Plans plans = context.engine().plans();
+        String bodyModel = null;
+        if (hasBody)
+        {
+            final int read = context.reader().read(body, bodyLength, parsed);
+            if (read != OpenAiRequestReader.OK)
+            {
+                badRequest(read == OpenAiRequestReader.TOO_LARGE ? 413 : 400, parsed.error());
+                return;
+            }
+            bodyModel = parsed.model();
+        }
+        decisionId = DecisionResolver.resolve(plans, decisionHeader, bodyModel);
+        if (decisionId == Handles.NONE)
+        {
+            badRequest(400, DecisionResolver.problem(plans, decisionHeader, bodyModel));
+            return;
+        }
+        final long maxOutputTokens = hasBody ? parsed.maxOutputTokens() : Request.NO_TOKENS;
+        final long promptTokens = hasBody ? parsed.promptTokens() : Request.NO_TOKENS;
+        final int started = lifecycle.start(decisionId, null, promptTokens, maxOutputTokens);
+        if (started == RequestLifecycle.UNKNOWN_DECISION)
+        {
+            badRequest(400, DecisionResolver.problem(plans, decisionHeader, bodyModel));
+            return;
+        }
+        final DecisionPlan decision = plans.decision(decisionId);
+        if (started == RequestLifecycle.NO_MODEL)
+        {
+            unavailable("decision " + decision.name() + " has no candidate within its limits (outcome failed)",
+                "mf_outcome_failed", plans);
+            return;
+        }
+        modelId = lifecycle.modelId();
+        modelName = plans.modelName(modelId);
+        final RoutingTable routing = context.routing();
+        final HeaderMutation.Builder mutation = HeaderMutation.newBuilder();
+        String endpoint = null;
+        if (context.mode() == EnvoyMode.VSR)
+        {
+            mutation.addSetHeaders(ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, modelName));
+        }
+        else
+        {
+            final Backend backend = routing.backend(modelId);
+            if (backend == null)
+            {
+                endAsCancelled();
+                unavailable("model " + modelName + " of decision " + decision.name() + " has no backend_refs",
+                    "mf_no_backend", null);
+                return;
+            }
+            endpoint = backend.host() + ':' + backend.port();
+            mutation.addSetHeaders(ExtProcResponses.set(ExtProcResponses.DESTINATION_ENDPOINT, endpoint));
+            if (backend.authorization() != null)
+            {
+                mutation.addSetHeaders(ExtProcResponses.set("authorization", backend.authorization()));
+            }
+        }
+        byte[] rewritten = null;
+        if (hasBody)
+        {
+            final String providerModelId = routing.providerModelId(modelId, modelName);
+            if (!providerModelId.equals(parsed.model()))
+            {
+                rewritten = OpenAiRequestReader.rewriteModel(body, bodyLength, parsed, providerModelId);
+            }
+        }
+        state = RESPONSE_HEADERS;
+        context.routed.increment();
+        // Envoy forwards the request as soon as it has this answer: TTFT counts from here.
+        lifecycle.onRequestSent(System.nanoTime());
+        send(ExtProcResponses.route(hasBody, mutation, rewritten, endpoint));
+    }
+
+    private void onResponseHeaders(final HttpHeaders headers)
+    {
+        if (state != RESPONSE_HEADERS)
+        {
+            refuse(Status.INVALID_ARGUMENT, answeredLocally ? "response_headers after an immediate_response" :
+                state < RESPONSE_HEADERS ? "response_headers before the request was routed" :
+                "response_headers twice for one request");
+            return;
+        }
+        status = ExtProcHeaders.status(headers.getHeaders());
+        failedStatus = status >= 500 || status == 429;
+        if (failedStatus)
+        {
+            retryAfterMs = retryAfterMs(ExtProcHeaders.value(headers.getHeaders(), "retry-after", 16));
+        }
+        final String contentType = ExtProcHeaders.value(headers.getHeaders(), "content-type", 256);
+        lifecycle.onResponseStatus(status,
+            contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17));
+        final Plans plans = context.engine().plans();
+        final HeaderMutation.Builder mutation = HeaderMutation.newBuilder()
+            .addSetHeaders(ExtProcResponses.set(DecisionResolver.HEADER, plans.decision(decisionId) == null ?
+                "" : plans.decision(decisionId).name()))
+            .addSetHeaders(ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, modelName));
+        if (explain)
+        {
+            mutation.addSetHeaders(ExtProcResponses.set(EXPLAIN_HEADER,
+                ExplainJson.compact(plans, lifecycle.selection())));
+        }
+        if (headers.getEndOfStream())
+        {
+            endResponse();
+        }
+        else
+        {
+            state = RESPONSE_BODY;
+        }
+        send(ExtProcResponses.responseHeaders(mutation));
+    }
+
+    private void onResponseBody(final HttpBody message)
+    {
+        if (state != RESPONSE_BODY)
+        {
+            refuse(Status.INVALID_ARGUMENT, answeredLocally ? "response_body after an immediate_response" :
+                state < RESPONSE_HEADERS ? "response_body before the request was routed" :
+                state == RESPONSE_HEADERS ? "response_body before response_headers" :
+                "response_body after the response's end");
+            return;
+        }
+        final long nowNs = System.nanoTime();
+        final ByteString bytes = message.getBody();
+        final int size = bytes.size();
+        if (size > chunk.length)
+        {
+            chunk = new byte[Math.max(size, Math.max(FIRST_CHUNK_CAPACITY, chunk.length * 2))];
+        }
+        bytes.copyTo(chunk, 0);
+        lifecycle.onResponseBytes(chunk, 0, size, nowNs);
+        if (message.getEndOfStream())
+        {
+            endResponse();
+        }
+        send(ExtProcResponses.CONTINUE_RESPONSE_BODY);
+    }
+
+    private void onResponseTrailers()
+    {
+        if (state != RESPONSE_BODY && state != RESPONSE_HEADERS)
+        {
+            refuse(Status.INVALID_ARGUMENT, "response_trailers out of order");
+            return;
+        }
+        endResponse();
+        send(ExtProcResponses.CONTINUE_RESPONSE_TRAILERS);
+    }
+
+    /** The response reached its end: the lease ends with its status (an error status as a failure). */
+    private void endResponse()
+    {
+        state = DONE;
+        final boolean ended = failedStatus ? lifecycle.fail(status, retryAfterMs) : lifecycle.complete(status);
+        if (ended)
+        {
+            context.completed.increment();
+        }
+        open.remove(this);
+    }
+
+    private void endAsCancelled()
+    {
+        if (lifecycle.cancel())
+        {
+            context.cancelled.increment();
+        }
+        open.remove(this);
+    }
+
+    private void badRequest(final int httpStatus, final String message)
+    {
+        context.badRequests.increment();
+        state = DONE;
+        answeredLocally = true;
+        send(ExtProcResponses.immediate(httpStatus, JsonText.error("invalid_request_error", message),
+            httpStatus == 413 ? "mf_body_too_large" : "mf_bad_request"));
+    }
+
+    private void unavailable(final String message, final String details, final Plans explainPlansOrNull)
+    {
+        context.unavailable.increment();
+        state = DONE;
+        answeredLocally = true;
+        ProcessingResponse response = ExtProcResponses.immediate(503, JsonText.error("unavailable", message), details);
+        if (explain && explainPlansOrNull != null)
+        {
+            response = response.toBuilder().setImmediateResponse(response.getImmediateResponse().toBuilder()
+                .setHeaders(response.getImmediateResponse().getHeaders().toBuilder().addSetHeaders(
+                    ExtProcResponses.set(EXPLAIN_HEADER, ExplainJson.compact(explainPlansOrNull,
+                        lifecycle.selection())))))
+                .build();
+        }
+        send(response);
+    }
+
+    /** Closes the stream with a gRPC error; the lease, if one is open, ends as a cancellation. */
+    private void refuse(final Status code, final String message)
+    {
+        endAsCancelled();
+        context.protocolErrors.increment();
+        close();
+        try
+        {
+            out.onError(code.withDescription(message).asRuntimeException());
+        }
+        catch (final RuntimeException ex)
+        {
+            // The call was already closed (an answer failed on a closed call): nothing left to tell Envoy.
+            context.internalErrors.increment();
+        }
+    }
+
+    /** The stream is over (its lease ended before): no callback touches it any more, its scratch goes back. */
+    private void close()
+    {
+        state = CLOSED;
+        open.remove(this);
+        final StreamScratch released = scratch;
+        if (released != null)
+        {
+            scratch = null;
+            released.body = body;
+            released.chunk = chunk;
+            context.releaseScratch(released);
+        }
+    }
+
+    private void send(final ProcessingResponse response)
+    {
+        // In observability mode Envoy ignores answers and expects none.
+        if (!observing && !out.isCancelled())
+        {
+            out.onNext(response);
+        }
+    }
+
+    /** @return a {@code Retry-After} given in seconds, in milliseconds; 0 when absent or not a small number. */
+    static long retryAfterMs(final String value)
+    {
+        if (value == null || value == ExtProcHeaders.TOO_LONG || value.isEmpty() || value.length() > 9)
+        {
+            return 0;
+        }
+        long seconds = 0;
+        for (int i = 0; i < value.length(); i++)
+        {
+            final char c = value.charAt(i);
+            if (c < '0' || c > '9')
+            {
+                return 0;
+            }
+            seconds = seconds * 10 + (c - '0');
+        }
+        return seconds * 1000L;
+    }
+}

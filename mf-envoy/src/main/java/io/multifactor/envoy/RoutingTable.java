@@ -1,0 +1,72 @@
+package io.multifactor.envoy;
+
+import io.multifactor.api.Handles;
+import io.multifactor.config.LoadedConfig;
+import io.multifactor.config.model.ModelConfig;
+import io.multifactor.serving.Backend;
+import io.multifactor.serving.BackendChooser;
+
+/**
+ * What a configuration says about reaching each model, indexed by model handle: the {@code provider_model_id} the
+ * body's {@code model} is rewritten to, and the chooser among its {@code backend_refs}. One table per loaded
+ * configuration; a reload builds a new one.
+ * <p>
+ * This class is immutable (the chooser it holds is threadsafe) and can be used across threads.
+ */
+final class RoutingTable
+{
+    private final String[] providerModelIds;
+    private final BackendChooser backends;
+
+    private RoutingTable(final String[] providerModelIds, final BackendChooser backends)
+    {
+        this.providerModelIds = providerModelIds;
+        this.backends = backends;
+    }
+
+    /**
+     * @param loaded a validated configuration whose plans' handles are the running engine's.
+     * @return its table.
+     */
+    static RoutingTable of(final LoadedConfig loaded)
+    {
+        final String[] ids = new String[loaded.plans().modelCapacity()];
+        for (final ModelConfig model : loaded.config().models())
+        {
+            final int id = loaded.plans().modelId(model.name());
+            if (id != Handles.NONE)
+            {
+                ids[id] = model.providerModelId();
+            }
+        }
+        return new RoutingTable(ids, BackendChooser.of(loaded));
+    }
+
+    /**
+     * @param modelId a model handle.
+     * @param modelName the model's name, returned when the table does not know the handle.
+     * @return the id to send to the model's servers.
+     */
+    String providerModelId(final int modelId, final String modelName)
+    {
+        final String id = modelId >= 0 && modelId < providerModelIds.length ? providerModelIds[modelId] : null;
+        return id == null ? modelName : id;
+    }
+
+    /**
+     * Lock-free; allocates nothing.
+     *
+     * @param modelId a model handle.
+     * @return the next of its backends (weighted), or {@code null} when it has none.
+     */
+    Backend backend(final int modelId)
+    {
+        return backends.choose(modelId);
+    }
+
+    /** @return what the configuration leaves unusable (a model without backends, an API key variable unset). */
+    java.util.List<String> problems()
+    {
+        return backends.problems();
+    }
+}

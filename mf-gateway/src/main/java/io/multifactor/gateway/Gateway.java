@@ -1,0 +1,232 @@
+package io.multifactor.gateway;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.ConfigLoader;
+import io.multifactor.config.LoadedConfig;
+import io.multifactor.config.reload.ConfigReloader;
+import io.multifactor.config.reload.ReloadResult;
+import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.micrometer.MultiFactorMetrics;
+import io.multifactor.serving.BackendChooser;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+/**
+ * A running OpenAI-compatible gateway: the engine built from a configuration file, its refresh agent, Vert.x event
+ * loops serving {@code POST /v1/chat/completions} and {@code /v1/completions} (proxied to the chosen model's
+ * backends), {@code GET /metrics}, {@code /healthz} and {@code /readyz}, and a watcher that reloads the file when it
+ * changes (a bad file is refused and the running configuration stays).
+ * <p>
+ * This class is threadsafe: {@link #reload()} and {@link #close()} may be called from any thread.
+ */
+public final class Gateway implements AutoCloseable
+{
+    private final MultiFactorEngine engine;
+    private final AgentRunner refresh;
+    private final ConfigReloader reloader;
+    private final Path configFile;
+    private final PrometheusMeterRegistry registry;
+    private final MultiFactorMetrics metrics;
+    private final GatewayRoutes routes;
+    private final Vertx vertx;
+    private final int port;
+    private volatile boolean closing;
+
+    private Gateway(final LoadedConfig loaded, final Path configFile, final GatewayOptions options,
+        final Consumer<ReloadResult> reloadListener) throws IOException
+    {
+        this.configFile = configFile;
+        this.engine = MultiFactorEngine.builder(loaded.plans())
+            .settings(loaded.signalSettings())
+            .countersFile(loaded.countersFile())
+            .build();
+        this.refresh = new AgentRunner(new SleepingMillisIdleStrategy(1), Throwable::printStackTrace, null,
+            engine.agent());
+        AgentRunner.startOnThread(refresh);
+        this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        this.metrics = new MultiFactorMetrics(engine);
+        metrics.bindTo(registry);
+        this.reloader = new ConfigReloader(engine);
+        this.port = options.port() == 0 ? freePort(options.host()) : options.port();
+        this.routes = new GatewayRoutes(engine, new GatewayMeters(registry), options.withPort(port),
+            BackendChooser.of(loaded));
+        this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(options.eventLoops()));
+        try
+        {
+            await(vertx.deployVerticle(() -> new GatewayVerticle(routes, registry, () -> !closing),
+                new DeploymentOptions().setInstances(options.eventLoops())).toCompletionStage().toCompletableFuture());
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            closeQuietly();
+            throw ex;
+        }
+        if (configFile != null)
+        {
+            try
+            {
+                reloader.watch(configFile, reloadListener, options.reloadDebounceMs(), this::install);
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                closeQuietly();
+                throw ex;
+            }
+        }
+    }
+
+    /**
+     * Loads the configuration file, builds the engine and starts serving.
+     *
+     * @param configFile the configuration (the project's format, or a vLLM Semantic Router file); watched for changes.
+     * @param options where to listen, timeouts.
+     * @param reloadListener told the result of every reload, on the watcher's thread.
+     * @return the running gateway.
+     * @throws InvalidConfigurationException with every problem of the file.
+     * @throws IOException when the port cannot be bound or the file cannot be watched.
+     */
+    public static Gateway start(final Path configFile, final GatewayOptions options,
+        final Consumer<ReloadResult> reloadListener) throws InvalidConfigurationException, IOException
+    {
+        return new Gateway(ConfigLoader.load(configFile), configFile, options, reloadListener);
+    }
+
+    /**
+     * Starts serving a configuration already loaded, without watching a file.
+     *
+     * @param loaded the configuration.
+     * @param options where to listen, timeouts.
+     * @return the running gateway.
+     * @throws IOException when the port cannot be bound.
+     */
+    public static Gateway start(final LoadedConfig loaded, final GatewayOptions options) throws IOException
+    {
+        return new Gateway(loaded, null, options, result -> { });
+    }
+
+    private void install(final LoadedConfig loaded)
+    {
+        routes.chooser(BackendChooser.of(loaded));
+    }
+
+    /**
+     * Reloads the configuration file now (as the watcher does on a change).
+     *
+     * @return what the reload did.
+     * @throws IllegalStateException when the gateway watches no file.
+     */
+    public ReloadResult reload()
+    {
+        if (configFile == null)
+        {
+            throw new IllegalStateException("this gateway was started without a configuration file");
+        }
+        return reloader.reload(configFile, this::install);
+    }
+
+    /** @return the port the gateway listens on. */
+    public int port()
+    {
+        return port;
+    }
+
+    /** @return the engine that selects for the gateway. */
+    public MultiFactorEngine engine()
+    {
+        return engine;
+    }
+
+    /** @return the registry behind {@code GET /metrics}. */
+    public PrometheusMeterRegistry registry()
+    {
+        return registry;
+    }
+
+    /** @return what the running configuration leaves unusable (a model without backends, an unset API key). */
+    public List<String> warnings()
+    {
+        return routes.chooser().problems();
+    }
+
+    /** Stops listening (in-flight requests are cut), the watcher, the refresh agent and the engine. */
+    @Override
+    public void close()
+    {
+        closing = true;
+        closeQuietly();
+    }
+
+    private void closeQuietly()
+    {
+        try
+        {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        catch (final ExecutionException | TimeoutException ex)
+        {
+            // Closing anyway: the engine and agent below still stop.
+        }
+        reloader.close();
+        metrics.close();
+        refresh.close();
+        engine.close();
+        registry.close();
+    }
+
+    private static void await(final java.util.concurrent.Future<?> future) throws IOException
+    {
+        try
+        {
+            future.get(30, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while starting the gateway", ex);
+        }
+        catch (final ExecutionException ex)
+        {
+            final Throwable cause = ex.getCause() == null ? ex : ex.getCause();
+            throw new IOException("cannot start the gateway: " + cause.getMessage(), cause);
+        }
+        catch (final TimeoutException ex)
+        {
+            throw new IOException("the gateway did not start within 30 s", ex);
+        }
+    }
+
+    private static int freePort(final String host)
+    {
+        try (ServerSocket socket = new ServerSocket())
+        {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(InetAddress.getByName(host), 0));
+            return socket.getLocalPort();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("no free port on " + host, ex);
+        }
+    }
+}

@@ -1,0 +1,546 @@
+package io.multifactor.gateway;
+
+import io.multifactor.api.Exclusions;
+import io.multifactor.api.Handles;
+import io.multifactor.api.Request;
+import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.plan.Plans;
+import io.multifactor.serving.Backend;
+import io.multifactor.serving.DecisionResolver;
+import io.multifactor.serving.ExplainJson;
+import io.multifactor.serving.JsonText;
+import io.multifactor.serving.OpenAiRequest;
+import io.multifactor.serving.OpenAiRequestReader;
+import io.multifactor.serving.RequestLifecycle;
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.RequestOptions;
+
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One proxied completion request, from its body to the end of its response: reads and checks the body, resolves the
+ * decision, selects through a {@link RequestLifecycle}, forwards the rewritten body to one backend of the chosen model,
+ * and streams the response back chunk by chunk, pausing the backend while the client's write queue is full. Every exit
+ * (completion, client gone, backend error, timeout) goes through the lifecycle's ending calls, whose first caller
+ * alone acts: so the lease ends exactly once and only one answer is written. A connect failure, a reset before the
+ * status line, or a 5xx before any byte reached the client, is retried once on the decision's next choice with the
+ * failed model excluded.
+ * <p>
+ * This class is not threadsafe: every callback runs on the event loop of the client's connection.
+ */
+final class ProxyExchange
+{
+    private static final String JSON = "application/json";
+
+    private final GatewayRoutes routes;
+    private final Vertx vertx;
+    private final HttpClient client;
+    private final HttpServerRequest request;
+    private final HttpServerResponse response;
+    private final int uri;
+    private final String suffix;
+    private final long startNs;
+    private final OpenAiRequest parsed = new OpenAiRequest();
+    private Buffer body;
+    private byte[] bodyBytes;
+    private boolean refused;
+    private boolean finished;
+    private boolean clientGone;
+    private int decisionId = Handles.NONE;
+    private String decisionName;
+    private RequestLifecycle lifecycle;
+    private Exclusions exclusions;
+    private int attempt;
+    private String firstFailure;
+    private HttpClientRequest upstream;
+    private boolean upstreamAnswered;
+    private long timerId = -1;
+    private long lastChunkNs;
+    private byte[] scratch;
+
+    ProxyExchange(final GatewayRoutes routes, final Vertx vertx, final HttpClient client, final HttpServerRequest request,
+        final int uri, final String suffix)
+    {
+        this.routes = routes;
+        this.vertx = vertx;
+        this.client = client;
+        this.request = request;
+        this.response = request.response();
+        this.uri = uri;
+        this.suffix = suffix;
+        this.startNs = System.nanoTime();
+    }
+
+    void begin()
+    {
+        routes.meters.active.incrementAndGet();
+        response.endHandler(v -> finished(response.getStatusCode()));
+        response.closeHandler(v -> onClientGone());
+        final String length = request.getHeader(HttpHeaders.CONTENT_LENGTH);
+        if (length != null && tooLarge(length))
+        {
+            refuse(413, "invalid_request_error", "request body is larger than 8 MiB (content-length " + length + ')');
+            return;
+        }
+        body = Buffer.buffer(length == null ? 1024 : (int)Math.min(64 * 1024, parseLong(length)));
+        request.handler(chunk ->
+        {
+            if (refused)
+            {
+                return;
+            }
+            if (body.length() + chunk.length() > OpenAiRequestReader.MAX_BODY_BYTES)
+            {
+                refuse(413, "invalid_request_error", "request body is larger than 8 MiB");
+                return;
+            }
+            body.appendBuffer(chunk);
+        });
+        request.endHandler(v -> onBody());
+    }
+
+    private void onBody()
+    {
+        if (refused || clientGone)
+        {
+            return;
+        }
+        final byte[] bytes = body.getBytes();
+        final int code = routes.reader.read(bytes, bytes.length, parsed);
+        if (code != OpenAiRequestReader.OK)
+        {
+            refuse(code == OpenAiRequestReader.TOO_LARGE ? 413 : 400, "invalid_request_error", parsed.error());
+            return;
+        }
+        final Plans plans = routes.engine.plans();
+        final String header = request.getHeader(DecisionResolver.HEADER);
+        decisionId = DecisionResolver.resolve(plans, header, parsed.model());
+        final DecisionPlan plan = plans.decision(decisionId);
+        if (plan == null)
+        {
+            refuse(400, "invalid_request_error",
+                DecisionResolver.problem(plans, header, parsed.model()));
+            return;
+        }
+        decisionName = plan.name();
+        body = null;
+        bodyBytes = bytes;
+        attempt();
+    }
+
+    private void attempt()
+    {
+        if (lifecycle == null)
+        {
+            lifecycle = new RequestLifecycle(routes.engine);
+        }
+        final long promptTokens = parsed.hasTokenCounts() ? parsed.promptTokens() : Request.NO_TOKENS;
+        final int started = lifecycle.start(decisionId, exclusions, promptTokens, parsed.maxOutputTokens());
+        if (started != RequestLifecycle.STARTED)
+        {
+            if (firstFailure != null)
+            {
+                answerError(502, "upstream_error", firstFailure + "; no other candidate to retry on");
+            }
+            else if (started == RequestLifecycle.NO_MODEL)
+            {
+                answerError(503, "no_candidates",
+                    "decision " + decisionName + " found no candidate (outcome failed)");
+            }
+            else
+            {
+                answerError(400, "invalid_request_error", DecisionResolver.problem(routes.engine.plans(),
+                    request.getHeader(DecisionResolver.HEADER), parsed.model()));
+            }
+            return;
+        }
+        final int modelId = lifecycle.modelId();
+        final Backend backend = routes.chooser().choose(modelId);
+        if (backend == null)
+        {
+            lifecycle.fail(0, 0);
+            routes.meters.connectErrors.increment();
+            retryOrAnswer("model " + modelName(modelId) + " has no backend_refs");
+            return;
+        }
+        final byte[] rewritten = OpenAiRequestReader.rewriteModel(
+            bodyBytes, bodyBytes.length, parsed, backend.providerModelId());
+        final RequestOptions options = new RequestOptions()
+            .setMethod(HttpMethod.POST)
+            .setHost(backend.host())
+            .setPort(backend.port())
+            .setSsl(backend.https())
+            .setURI(backend.basePath() + suffix)
+            .setConnectTimeout(routes.options.firstByteTimeoutMs());
+        final RequestLifecycle current = lifecycle;
+        client.request(options).onComplete(ar -> onConnected(ar, current, backend, Buffer.buffer(rewritten)));
+    }
+
+    private void onConnected(final AsyncResult<HttpClientRequest> ar, final RequestLifecycle current,
+        final Backend backend, final Buffer rewritten)
+    {
+        if (current != lifecycle || current.endKind() != RequestLifecycle.OPEN)
+        {
+            if (ar.succeeded())
+            {
+                ar.result().reset();
+            }
+            return;
+        }
+        if (ar.failed())
+        {
+            if (current.fail(0, 0))
+            {
+                routes.meters.connectErrors.increment();
+                retryOrAnswer("could not connect to backend " + backend.name() + " of model " +
+                    modelName(current.modelId()) + ": " + message(ar.cause()));
+            }
+            return;
+        }
+        final HttpClientRequest up = ar.result();
+        upstream = up;
+        upstreamAnswered = false;
+        up.putHeader(HttpHeaders.CONTENT_TYPE, JSON);
+        final String accept = request.getHeader(HttpHeaders.ACCEPT);
+        if (accept != null)
+        {
+            up.putHeader(HttpHeaders.ACCEPT, accept);
+        }
+        if (backend.authorization() != null)
+        {
+            up.putHeader(HttpHeaders.AUTHORIZATION, backend.authorization());
+        }
+        else
+        {
+            final String authorization = request.getHeader(HttpHeaders.AUTHORIZATION);
+            if (authorization != null)
+            {
+                up.putHeader(HttpHeaders.AUTHORIZATION, authorization);
+            }
+        }
+        up.exceptionHandler(err -> onUpstreamError(current, up, err));
+        timerId = vertx.setTimer(routes.options.firstByteTimeoutMs(), id -> onFirstByteTimeout(current, up));
+        current.onRequestSent(System.nanoTime());
+        up.send(rewritten).onComplete(res ->
+        {
+            if (res.succeeded())
+            {
+                onUpstreamResponse(current, up, res.result());
+            }
+            else
+            {
+                onUpstreamError(current, up, res.cause());
+            }
+        });
+    }
+
+    private void onUpstreamResponse(final RequestLifecycle current, final HttpClientRequest up,
+        final HttpClientResponse answer)
+    {
+        cancelTimer();
+        if (current != lifecycle || current.endKind() != RequestLifecycle.OPEN)
+        {
+            answer.exceptionHandler(err -> { });
+            up.reset();
+            return;
+        }
+        upstreamAnswered = true;
+        final int status = answer.statusCode();
+        final long retryAfterMs = retryAfterMs(answer.getHeader(HttpHeaders.RETRY_AFTER));
+        if (status >= 500 && attempt == 0)
+        {
+            if (current.fail(status, retryAfterMs))
+            {
+                routes.meters.statusErrors.increment();
+                answer.exceptionHandler(err -> { });
+                up.reset();
+                retryOrAnswer("backend of model " + modelName(current.modelId()) + " answered " + status);
+            }
+            return;
+        }
+        final String contentType = answer.getHeader(HttpHeaders.CONTENT_TYPE);
+        final boolean eventStream = contentType != null && contentType.startsWith("text/event-stream");
+        current.onResponseStatus(status, eventStream);
+        response.setStatusCode(status);
+        copyHeader(answer, HttpHeaders.CONTENT_TYPE);
+        copyHeader(answer, HttpHeaders.CACHE_CONTROL);
+        copyHeader(answer, HttpHeaders.RETRY_AFTER);
+        selectionHeaders(current);
+        final String contentLength = answer.getHeader(HttpHeaders.CONTENT_LENGTH);
+        if (contentLength != null && !eventStream)
+        {
+            response.putHeader(HttpHeaders.CONTENT_LENGTH, contentLength);
+        }
+        else
+        {
+            response.setChunked(true);
+        }
+        answer.handler(chunk ->
+        {
+            if (current.endKind() != RequestLifecycle.OPEN)
+            {
+                return;
+            }
+            lastChunkNs = System.nanoTime();
+            if (eventStream)
+            {
+                final int n = chunk.length();
+                if (scratch == null || scratch.length < n)
+                {
+                    scratch = new byte[Math.max(n, 4096)];
+                }
+                chunk.getBytes(0, n, scratch, 0);
+                current.onResponseBytes(scratch, 0, n, System.nanoTime());
+            }
+            response.write(chunk);
+            if (response.writeQueueFull())
+            {
+                // Backpressure: stop reading the backend until the client has taken what is queued.
+                answer.pause();
+                response.drainHandler(v -> answer.resume());
+            }
+        });
+        answer.exceptionHandler(err -> onUpstreamError(current, up, err));
+        lastChunkNs = System.nanoTime();
+        armIdleTimer(current, up, routes.options.idleTimeoutMs());
+        answer.endHandler(v ->
+        {
+            cancelTimer();
+            final boolean ended = status < 400 ? current.complete(status) : current.fail(status, retryAfterMs);
+            if (ended && !response.ended())
+            {
+                response.end();
+            }
+        });
+    }
+
+    private void onUpstreamError(final RequestLifecycle current, final HttpClientRequest up, final Throwable err)
+    {
+        if (current != lifecycle)
+        {
+            return;
+        }
+        cancelTimer();
+        if (!current.fail(0, 0))
+        {
+            return;
+        }
+        final boolean timeout = err instanceof TimeoutException;
+        (timeout ? routes.meters.timeouts : routes.meters.resets).increment();
+        up.reset();
+        if (response.headWritten())
+        {
+            // Bytes already reached the client: the only honest end is to cut the response short.
+            response.reset();
+            return;
+        }
+        if (!upstreamAnswered && !timeout)
+        {
+            retryOrAnswer("backend of model " + modelName(current.modelId()) + " failed before answering: " +
+                message(err));
+            return;
+        }
+        answerError(timeout ? 504 : 502, "upstream_error", "backend of model " + modelName(current.modelId()) +
+            (timeout ? " went silent for longer than " + routes.options.idleTimeoutMs() + " ms" : " failed: " +
+            message(err)));
+    }
+
+    private void onFirstByteTimeout(final RequestLifecycle current, final HttpClientRequest up)
+    {
+        timerId = -1;
+        if (current != lifecycle || upstreamAnswered || !current.fail(0, 0))
+        {
+            return;
+        }
+        routes.meters.timeouts.increment();
+        up.reset();
+        answerError(504, "upstream_timeout", "backend of model " + modelName(current.modelId()) +
+            " sent no response within " + routes.options.firstByteTimeoutMs() + " ms");
+    }
+
+    /** One timer per idle period, not per chunk: when it fires early it is armed again for the time left. */
+    private void armIdleTimer(final RequestLifecycle current, final HttpClientRequest up, final long delayMs)
+    {
+        timerId = vertx.setTimer(Math.max(1, delayMs), id ->
+        {
+            timerId = -1;
+            if (current != lifecycle || current.endKind() != RequestLifecycle.OPEN)
+            {
+                return;
+            }
+            final long idleMs = routes.options.idleTimeoutMs();
+            final long silentMs = (System.nanoTime() - lastChunkNs) / 1_000_000L;
+            if (silentMs < idleMs)
+            {
+                armIdleTimer(current, up, idleMs - silentMs);
+                return;
+            }
+            onUpstreamError(current, up, new TimeoutException("no chunk for " + silentMs + " ms"));
+        });
+    }
+
+    private void onClientGone()
+    {
+        if (clientGone)
+        {
+            return;
+        }
+        clientGone = true;
+        cancelTimer();
+        if (lifecycle != null && lifecycle.cancel() && upstream != null)
+        {
+            upstream.reset();
+        }
+        // After a complete response the close of a kept-alive connection changes nothing (finished guards).
+        finished(0);
+    }
+
+    private void retryOrAnswer(final String failure)
+    {
+        if (attempt == 0 && !clientGone)
+        {
+            attempt = 1;
+            firstFailure = failure;
+            if (exclusions == null)
+            {
+                exclusions = new Exclusions();
+            }
+            exclusions.add(lifecycle.modelId());
+            upstream = null;
+            routes.meters.retries.increment();
+            attempt();
+            return;
+        }
+        answerError(502, "upstream_error", firstFailure == null || firstFailure.equals(failure)
+            ? failure : firstFailure + "; retry: " + failure);
+    }
+
+    private void selectionHeaders(final RequestLifecycle current)
+    {
+        response.putHeader(DecisionResolver.HEADER, decisionName);
+        response.putHeader("x-selected-model", modelName(current.modelId()));
+        if ("1".equals(request.getHeader("x-mf-explain")))
+        {
+            final String explain = ExplainJson.compact(routes.engine.plans(), current.selection());
+            if (explain != null)
+            {
+                response.putHeader("x-mf-explain", explain);
+            }
+        }
+    }
+
+    private void answerError(final int status, final String type, final String message)
+    {
+        if (clientGone || response.ended() || response.headWritten())
+        {
+            return;
+        }
+        if (decisionName != null)
+        {
+            response.putHeader(DecisionResolver.HEADER, decisionName);
+        }
+        if (lifecycle != null && lifecycle.modelId() != Handles.NONE && status != 503)
+        {
+            response.putHeader("x-selected-model", modelName(lifecycle.modelId()));
+        }
+        response.setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(JsonText.error(type, message));
+    }
+
+    private void refuse(final int status, final String type, final String message)
+    {
+        refused = true;
+        if (!response.ended() && !clientGone)
+        {
+            if (status == 413)
+            {
+                // The rest of the body is not read: the connection cannot carry another request.
+                response.putHeader(HttpHeaders.CONNECTION, "close");
+            }
+            response.setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(JsonText.error(type, message));
+        }
+    }
+
+    private void finished(final int status)
+    {
+        if (finished)
+        {
+            return;
+        }
+        finished = true;
+        routes.meters.active.decrementAndGet();
+        routes.meters.record(uri, status, System.nanoTime() - startNs);
+    }
+
+    private void cancelTimer()
+    {
+        if (timerId >= 0)
+        {
+            vertx.cancelTimer(timerId);
+            timerId = -1;
+        }
+    }
+
+    private void copyHeader(final HttpClientResponse answer, final CharSequence name)
+    {
+        final String value = answer.getHeader(name);
+        if (value != null)
+        {
+            response.putHeader(name, value);
+        }
+    }
+
+    private String modelName(final int modelId)
+    {
+        final String name = routes.engine.plans().modelName(modelId);
+        return name == null ? "#" + modelId : name;
+    }
+
+    private static boolean tooLarge(final String contentLength)
+    {
+        return parseLong(contentLength) > OpenAiRequestReader.MAX_BODY_BYTES;
+    }
+
+    private static long parseLong(final String text)
+    {
+        try
+        {
+            return Math.max(0, Long.parseLong(text.trim()));
+        }
+        catch (final NumberFormatException ex)
+        {
+            return 0;
+        }
+    }
+
+    /** @return a {@code Retry-After} of delta-seconds in milliseconds, 0 when absent or a date. */
+    static long retryAfterMs(final String value)
+    {
+        if (value == null)
+        {
+            return 0;
+        }
+        try
+        {
+            final long seconds = Long.parseLong(value.trim());
+            return seconds <= 0 ? 0 : Math.min(seconds, 86_400L) * 1_000L;
+        }
+        catch (final NumberFormatException ex)
+        {
+            return 0;
+        }
+    }
+
+    private static String message(final Throwable err)
+    {
+        return err.getMessage() == null ? err.getClass().getSimpleName() : err.getMessage();
+    }
+}

@@ -1,0 +1,364 @@
+package io.multifactor.gateway;
+
+import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.vertx.core.Vertx;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class GatewayProxyTest
+{
+    static Vertx upstreams;
+    static TestUpstream stream;
+    static TestUpstream json;
+    static TestUpstream failing;
+    static TestUpstream slow;
+    static int refusedPort;
+
+    @TempDir
+    Path dir;
+
+    Gateway gateway;
+    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5)).build();
+
+    @BeforeAll
+    static void startUpstreams() throws Exception
+    {
+        upstreams = Vertx.vertx();
+        stream = new TestUpstream(upstreams, TestUpstream.Mode.STREAM, 5, 5);
+        json = new TestUpstream(upstreams, TestUpstream.Mode.JSON, 0, 0);
+        failing = new TestUpstream(upstreams, TestUpstream.Mode.STATUS_500, 0, 0);
+        slow = new TestUpstream(upstreams, TestUpstream.Mode.STREAM, 40, 20);
+        try (ServerSocket socket = new ServerSocket(0))
+        {
+            refusedPort = socket.getLocalPort();
+        }
+    }
+
+    @AfterAll
+    static void stopUpstreams() throws Exception
+    {
+        upstreams.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @AfterEach
+    void stopGateway()
+    {
+        if (gateway != null)
+        {
+            gateway.close();
+        }
+    }
+
+    static String config(final String extraModels, final String extraDecisions)
+    {
+        return String.join("\n",
+            "models:",
+            "  - name: fast",
+            "    quality_score: 0.9",
+            "    provider_model_id: acme/fast-7b",
+            "    backend_refs: [{name: fast-1, endpoint: 127.0.0.1:" + stream.port() + "}]",
+            "  - name: plain",
+            "    quality_score: 0.8",
+            "    backend_refs: [{endpoint: 127.0.0.1:" + json.port() + "}]",
+            "  - name: refusing",
+            "    quality_score: 1.0",
+            "    backend_refs: [{endpoint: 127.0.0.1:" + refusedPort + "}]",
+            "  - name: erroring",
+            "    quality_score: 1.0",
+            "    backend_refs: [{endpoint: 127.0.0.1:" + failing.port() + "}]",
+            "  - name: slow",
+            "    quality_score: 0.5",
+            "    backend_refs: [{endpoint: 127.0.0.1:" + slow.port() + "}]",
+            extraModels + "decisions:",
+            "  - name: chat",
+            "    modelRefs: [{model: fast}, {model: slow}]",
+            "    algorithm: {type: multi_factor, multi_factor: {weights: {quality: 1.0}}}",
+            "  - name: plain",
+            "    modelRefs: [{model: plain}]",
+            "  - name: retry_refused",
+            "    modelRefs: [{model: refusing}, {model: fast}]",
+            "    algorithm: {type: multi_factor, multi_factor: {weights: {quality: 1.0}}}",
+            "  - name: retry_5xx",
+            "    modelRefs: [{model: erroring}, {model: plain}]",
+            "    algorithm: {type: multi_factor, multi_factor: {weights: {quality: 1.0}}}",
+            "  - name: slow",
+            "    modelRefs: [{model: slow}]",
+            "  - name: strict",
+            "    modelRefs: [{model: plain}]",
+            "    algorithm: {type: multi_factor, multi_factor: {slo: {min_quality: 0.99}, on_no_candidates: fail}}",
+            extraDecisions);
+    }
+
+    Gateway start(final String yaml, final long firstByteMs, final long idleMs) throws Exception
+    {
+        final Path file = dir.resolve("gateway.yaml");
+        Files.writeString(file, yaml);
+        gateway = Gateway.start(file, GatewayOptions.defaults().withPort(0).withTimeouts(firstByteMs, idleMs),
+            result -> { });
+        return gateway;
+    }
+
+    HttpResponse<byte[]> post(final String path, final String body, final String... headers) throws Exception
+    {
+        final HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + path))
+            .timeout(Duration.ofSeconds(20)).POST(HttpRequest.BodyPublishers.ofString(body));
+        if (headers.length > 0)
+        {
+            builder.headers(headers);
+        }
+        return http.send(builder.build(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    static String chat(final String model, final boolean streamed)
+    {
+        return "{\"model\": \"" + model + "\", \"stream\": " + streamed + ", \"max_tokens\": 32, " +
+            "\"messages\": [{\"role\": \"user\", \"content\": \"hello there\"}]}";
+    }
+
+    static void poll(final String what, final BooleanSupplier condition) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("timed out waiting for: " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    long inflight(final String model)
+    {
+        final MultiFactorEngine engine = gateway.engine();
+        return engine.inflight(engine.modelId(model));
+    }
+
+    void assertNoLeaseLeft() throws InterruptedException
+    {
+        for (final String model : new String[] {"fast", "plain", "refusing", "erroring", "slow"})
+        {
+            poll("in-flight of " + model + " back to 0", () -> inflight(model) == 0);
+        }
+    }
+
+    static String text(final HttpResponse<byte[]> response)
+    {
+        return new String(response.body(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void shouldPassStreamedBytesThroughUnchangedAndInOrderAndRewriteTheModel() throws Exception
+    {
+        start(config("", ""), 5_000, 5_000);
+        stream.bodies.clear();
+        final String body = chat("chat", true);
+        final HttpResponse<byte[]> response = post("/v1/chat/completions", body, "x-mf-explain", "1");
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(text(response)).isEqualTo(TestUpstream.sse(5));
+        assertThat(response.headers().firstValue("content-type")).hasValue("text/event-stream");
+        assertThat(response.headers().firstValue("x-mf-decision")).hasValue("chat");
+        assertThat(response.headers().firstValue("x-selected-model")).hasValue("fast");
+        assertThat(response.headers().firstValue("x-mf-explain").orElseThrow())
+            .startsWith("{\"decision\":\"chat\",\"outcome\":\"scored\",\"selected\":\"fast\"")
+            .contains("\"candidates\":[{\"model\":\"fast\"");
+        // The backend got the body as sent, but for model, which became fast's provider_model_id.
+        assertThat(stream.bodies).containsExactly(body.replace("\"model\": \"chat\"", "\"model\": \"acme/fast-7b\""));
+        assertNoLeaseLeft();
+        final MultiFactorEngine engine = gateway.engine();
+        engine.refreshNow();
+        final var candidate = engine.explain(engine.decisionId("chat"), null).candidates().get(0);
+        assertThat(candidate.ttftMs()).isPositive();
+        assertThat(candidate.tpotMs()).isPositive();
+        System.out.printf("streamed through the gateway: ttft %.2f ms, tpot %.2f ms%n", candidate.ttftMs(),
+            candidate.tpotMs());
+    }
+
+    @Test
+    void shouldPassANonStreamedAnswerAndTheDecisionFromTheHeader() throws Exception
+    {
+        start(config("", ""), 5_000, 5_000);
+        final HttpResponse<byte[]> response = post("/v1/completions", "{\"model\":\"whatever\",\"prompt\":\"hi\"}",
+            "x-mf-decision", "plain");
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(text(response)).contains("\"content\":\"hi\"");
+        assertThat(response.headers().firstValue("x-selected-model")).hasValue("plain");
+        assertThat(response.headers().firstValue("x-mf-explain")).isEmpty();
+        assertThat(json.bodies).contains("{\"model\":\"plain\",\"prompt\":\"hi\"}");
+        assertNoLeaseLeft();
+        gateway.engine().refreshNow();
+        assertThat(gateway.engine().explain(gateway.engine().decisionId("plain"), null).candidates().get(0).ttftMs())
+            .isNaN();
+    }
+
+    @Test
+    void shouldAnswerAnExpectContinueAtOnce() throws Exception
+    {
+        start(config("", ""), 5_000, 5_000);
+        final HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" +
+                gateway.port() + "/v1/chat/completions")).expectContinue(true).timeout(Duration.ofSeconds(20))
+            .POST(HttpRequest.BodyPublishers.ofString(chat("plain", false))).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("x-selected-model")).hasValue("plain");
+        assertNoLeaseLeft();
+    }
+
+    @Test
+    void shouldEndTheLeaseWhenTheClientDisconnectsMidStream() throws Exception
+    {
+        start(config("", ""), 5_000, 5_000);
+        final int closedBefore = slow.closedEarly.get();
+        final String body = chat("slow", true);
+        try (Socket socket = new Socket("127.0.0.1", gateway.port()))
+        {
+            socket.setSoTimeout(10_000);
+            final OutputStream out = socket.getOutputStream();
+            out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+                "Content-Length: " + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body)
+                .getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            final InputStream in = socket.getInputStream();
+            final StringBuilder seen = new StringBuilder();
+            final byte[] buffer = new byte[4096];
+            while (!seen.toString().contains("tok1"))
+            {
+                final int n = in.read(buffer);
+                assertThat(n).isPositive();
+                seen.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
+            }
+            assertThat(inflight("slow")).isEqualTo(1);
+        }
+        assertNoLeaseLeft();
+        // The gateway let go of the backend too.
+        poll("the backend's stream closed early", () -> slow.closedEarly.get() > closedBefore);
+    }
+
+    @Test
+    void shouldCutTheResponseWhenTheBackendDiesMidStream() throws Exception
+    {
+        try (TestUpstream dying = new TestUpstream(upstreams, TestUpstream.Mode.DIE_MID_STREAM, 10, 5))
+        {
+            start(config("  - name: dying\n    backend_refs: [{endpoint: 127.0.0.1:" + dying.port() + "}]\n",
+                "  - name: dying\n    modelRefs: [{model: dying}]\n"), 5_000, 5_000);
+            assertThatThrownBy(() -> post("/v1/chat/completions", chat("dying", true))).isInstanceOf(IOException.class);
+            poll("dying's lease ended", () -> inflight("dying") == 0);
+            assertNoLeaseLeft();
+            assertThat(gateway.registry().scrape()).contains("mf_gateway_upstream_errors_total{cause=\"reset\"} 1.0");
+        }
+    }
+
+    @Test
+    void shouldRetryARefusedConnectionOnAnotherModel() throws Exception
+    {
+        start(config("", ""), 5_000, 5_000);
+        final HttpResponse<byte[]> response = post("/v1/chat/completions", chat("retry_refused", true));
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("x-selected-model")).hasValue("fast");
+        assertThat(text(response)).isEqualTo(TestUpstream.sse(5));
+        assertNoLeaseLeft();
+        final String metrics = gateway.registry().scrape();
+        assertThat(metrics).contains("mf_gateway_retries_total 1.0")
+            .contains("mf_gateway_upstream_errors_total{cause=\"connect\"} 1.0");
+    }
+
+    @Test
+    void shouldRetryA5xxBeforeTheFirstByteOnAnotherModel() throws Exception
+    {
+        start(config("", ""), 5_000, 5_000);
+        final HttpResponse<byte[]> response = post("/v1/chat/completions", chat("retry_5xx", false));
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("x-selected-model")).hasValue("plain");
+        assertNoLeaseLeft();
+        assertThat(gateway.registry().scrape()).contains("mf_gateway_upstream_errors_total{cause=\"status_5xx\"} 1.0");
+    }
+
+    @Test
+    void shouldAnswer504WhenTheBackendHangsAndCutAStreamThatGoesSilent() throws Exception
+    {
+        try (TestUpstream hanging = new TestUpstream(upstreams, TestUpstream.Mode.HANG, 0, 0);
+             TestUpstream silent = new TestUpstream(upstreams, TestUpstream.Mode.HANG_MID_STREAM, 10, 5))
+        {
+            start(config("  - name: hanging\n    backend_refs: [{endpoint: 127.0.0.1:" + hanging.port() + "}]\n" +
+                    "  - name: silent\n    backend_refs: [{endpoint: 127.0.0.1:" + silent.port() + "}]\n",
+                "  - name: hanging\n    modelRefs: [{model: hanging}]\n" +
+                    "  - name: silent\n    modelRefs: [{model: silent}]\n"), 300, 400);
+            final HttpResponse<byte[]> response = post("/v1/chat/completions", chat("hanging", true));
+            assertThat(response.statusCode()).isEqualTo(504);
+            assertThat(text(response)).startsWith("{\"error\":{\"message\":\"backend of model hanging sent no " +
+                "response within 300 ms\",\"type\":\"upstream_timeout\"}}");
+            assertThat(inflight("hanging")).isZero();
+            assertThatThrownBy(() -> post("/v1/chat/completions", chat("silent", true))).isInstanceOf(IOException.class);
+            poll("silent's lease ended", () -> inflight("silent") == 0);
+            assertThat(gateway.registry().scrape()).contains("mf_gateway_upstream_errors_total{cause=\"timeout\"} 2.0");
+        }
+    }
+
+    @Test
+    void shouldRefuseBadRequestsWithAJson4xxAndAnswer503WhenTheDecisionFails() throws Exception
+    {
+        start(config("", ""), 5_000, 5_000);
+        final HttpResponse<byte[]> large = post("/v1/chat/completions",
+            "{\"model\":\"chat\",\"prompt\":\"" + "x".repeat(8 * 1024 * 1024) + "\"}");
+        assertThat(large.statusCode()).isEqualTo(413);
+        assertThat(text(large)).startsWith("{\"error\":{\"message\":\"request body is larger than 8 MiB");
+        final HttpResponse<byte[]> notJson = post("/v1/chat/completions", "{\"model\": chat}");
+        assertThat(notJson.statusCode()).isEqualTo(400);
+        assertThat(text(notJson)).startsWith("{\"error\":{\"message\":\"request body is not valid JSON");
+        final HttpResponse<byte[]> array = post("/v1/chat/completions", "[]");
+        assertThat(array.statusCode()).isEqualTo(400);
+        final HttpResponse<byte[]> noDecision = post("/v1/chat/completions", chat("gpt-4o", true));
+        assertThat(noDecision.statusCode()).isEqualTo(400);
+        assertThat(text(noDecision)).isEqualTo("{\"error\":{\"message\":\"\\\"model\\\": \\\"gpt-4o\\\" names no " +
+            "decision and header x-mf-decision is absent; decisions: chat, plain, retry_refused, retry_5xx, slow, " +
+            "strict\",\"type\":\"invalid_request_error\"}}");
+        final HttpResponse<byte[]> unknownHeader = post("/v1/chat/completions", chat("chat", true),
+            "x-mf-decision", "nope");
+        assertThat(unknownHeader.statusCode()).isEqualTo(400);
+        assertThat(text(unknownHeader)).contains("unknown decision \\\"nope\\\" in header x-mf-decision");
+        final HttpResponse<byte[]> failed = post("/v1/chat/completions", chat("strict", false));
+        assertThat(failed.statusCode()).isEqualTo(503);
+        assertThat(text(failed)).isEqualTo("{\"error\":{\"message\":\"decision strict found no candidate (outcome " +
+            "failed)\",\"type\":\"no_candidates\"}}");
+        assertThat(failed.headers().firstValue("x-mf-decision")).hasValue("strict");
+        final HttpResponse<String> get = http.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + gateway.port() + "/v1/chat/completions")).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(get.statusCode()).isEqualTo(405);
+        assertThat(get.body()).startsWith("{\"error\":");
+        assertNoLeaseLeft();
+        final HttpResponse<String> health = http.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + gateway.port() + "/healthz")).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(health.statusCode()).isEqualTo(200);
+        final HttpResponse<String> ready = http.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + gateway.port() + "/readyz")).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(ready.statusCode()).isEqualTo(200);
+    }
+}

@@ -1,0 +1,86 @@
+package io.multifactor.serving;
+
+import io.multifactor.api.Handles;
+import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.plan.Plans;
+
+/**
+ * Names the decision of a request: the {@code x-mf-decision} header when present, else the body's {@code model} when
+ * it names a decision. Anything else is refused with a message that lists the decisions.
+ * <p>
+ * This class is stateless and threadsafe.
+ */
+public final class DecisionResolver
+{
+    /** The request header that names the decision. */
+    public static final String HEADER = "x-mf-decision";
+
+    private DecisionResolver()
+    {
+    }
+
+    /**
+     * @param plans the current plans.
+     * @param headerOrNull the {@code x-mf-decision} header's value, or {@code null}.
+     * @param bodyModelOrNull the body's {@code model}, or {@code null}.
+     * @return the decision's handle, or {@link Handles#NONE} (then {@link #problem} says why).
+     */
+    public static int resolve(final Plans plans, final String headerOrNull, final String bodyModelOrNull)
+    {
+        if (headerOrNull != null)
+        {
+            return plans.decisionId(headerOrNull);
+        }
+        return bodyModelOrNull == null ? Handles.NONE : plans.decisionId(bodyModelOrNull);
+    }
+
+    /**
+     * The message for a request {@link #resolve} found no decision for. Off the request's fast path: allocates.
+     *
+     * @param plans the current plans.
+     * @param headerOrNull the header's value, or {@code null}.
+     * @param bodyModelOrNull the body's {@code model}, or {@code null}.
+     * @return a sentence naming what was asked and listing the decisions.
+     */
+    public static String problem(final Plans plans, final String headerOrNull, final String bodyModelOrNull)
+    {
+        final String asked;
+        if (headerOrNull != null)
+        {
+            asked = "unknown decision \"" + shorten(headerOrNull) + "\" in header " + HEADER;
+        }
+        else if (bodyModelOrNull != null)
+        {
+            asked = "\"model\": \"" + shorten(bodyModelOrNull) + "\" names no decision and header " + HEADER +
+                " is absent";
+        }
+        else
+        {
+            asked = "no decision: set header " + HEADER + " or the body's \"model\" to a decision";
+        }
+        return asked + "; decisions: " + decisions(plans);
+    }
+
+    /**
+     * @param plans the plans.
+     * @return the decision names, comma-separated, in handle order.
+     */
+    public static String decisions(final Plans plans)
+    {
+        final StringBuilder sb = new StringBuilder();
+        for (int id = 0; id < plans.decisionCapacity(); id++)
+        {
+            final DecisionPlan plan = plans.decision(id);
+            if (plan != null)
+            {
+                sb.append(sb.length() == 0 ? "" : ", ").append(plan.name());
+            }
+        }
+        return sb.toString();
+    }
+
+    private static String shorten(final String text)
+    {
+        return text.length() <= 80 ? text : text.substring(0, 77) + "...";
+    }
+}

@@ -1,0 +1,306 @@
+package io.multifactor.serving;
+
+import io.multifactor.api.Exclusions;
+import io.multifactor.api.Handles;
+import io.multifactor.api.InflightTracker;
+import io.multifactor.api.Outcome;
+import io.multifactor.api.Request;
+import io.multifactor.api.Selection;
+import io.multifactor.kernel.engine.MultiFactorEngine;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One attempt of one request, from the selection to the end of its lease: {@link #start} selects and takes the lease,
+ * the server reports {@link #onRequestSent}, {@link #onResponseStatus} and the response's bytes
+ * ({@link #onResponseBytes}), and one of {@link #complete}, {@link #fail} or {@link #cancel} ends it. The lease ends
+ * <b>exactly once</b>, in one place ({@link #end}), whatever the order or number of those calls and whichever threads
+ * make them: the first wins, later ones return {@code false} and change nothing.
+ * <p>
+ * Measures, for a streamed response with a 2xx status: TTFT from the request sent to the first content chunk (recorded
+ * when that chunk arrives), TPOT from the first to the last content chunk, per chunk or per {@code usage}
+ * completion token (recorded on {@link #complete} only). A non-streamed response records neither.
+ * <p>
+ * Reusable: {@link #start} again once the previous attempt has ended and no callback of it can arrive any more.
+ * This class is not threadsafe except for the three ending methods, which may race from any threads; the other
+ * methods are called by the one thread that owns the request.
+ */
+public final class RequestLifecycle
+{
+    /** {@link #start}: a model was chosen (its lease taken, unless the lease table was full). */
+    public static final int STARTED = 0;
+    /** {@link #start}: the decision chose nothing (outcome {@code failed}): nothing to end. */
+    public static final int NO_MODEL = 1;
+    /** {@link #start}: the decision handle is not in the current plans. */
+    public static final int UNKNOWN_DECISION = 2;
+
+    /** {@link #endKind()}: not ended yet. */
+    public static final int OPEN = 0;
+    /** {@link #endKind()}: the response completed. */
+    public static final int COMPLETED = 1;
+    /** {@link #endKind()}: the backend failed (an error status, a connect failure, a reset or a timeout). */
+    public static final int FAILED = 2;
+    /** {@link #endKind()}: the client went away. */
+    public static final int CANCELLED = 3;
+
+    private static final int IDLE = -1;
+
+    private final MultiFactorEngine engine;
+    private final Request request = new Request();
+    private final Selection selection = new Selection();
+    private final SseStreamMeter meter = new SseStreamMeter();
+    private final AtomicInteger endKind = new AtomicInteger(IDLE);
+    private long lease = InflightTracker.NO_LEASE;
+    private int modelId = Handles.NONE;
+    private long sentNs;
+    private int responseStatus;
+    private boolean streamed;
+    private volatile int endStatus;
+    private volatile long retryAfterMs;
+    private long ttftMicros = -1;
+    private long tpotMicros = -1;
+
+    /** @param engine the engine that selects and keeps the leases. */
+    public RequestLifecycle(final MultiFactorEngine engine)
+    {
+        this.engine = engine;
+    }
+
+    /**
+     * Selects a model for the request and takes its lease.
+     *
+     * @param decisionId the decision's handle.
+     * @param exclusionsOrNull models this attempt leaves out (a retry leaves out the model that failed), or null.
+     * @param promptTokens the prompt token estimate, or {@link Request#NO_TOKENS}.
+     * @param maxOutputTokens the request's output token bound, or {@link Request#NO_TOKENS} (then the request carries no
+     *     token counts).
+     * @return {@link #STARTED}, {@link #NO_MODEL} or {@link #UNKNOWN_DECISION}.
+     * @throws IllegalStateException when the previous attempt has not ended.
+     */
+    public int start(final int decisionId, final Exclusions exclusionsOrNull, final long promptTokens,
+        final long maxOutputTokens)
+    {
+        if (endKind.get() == OPEN)
+        {
+            throw new IllegalStateException("the previous attempt has not ended");
+        }
+        meter.reset();
+        lease = InflightTracker.NO_LEASE;
+        modelId = Handles.NONE;
+        sentNs = 0;
+        responseStatus = 0;
+        streamed = false;
+        endStatus = 0;
+        retryAfterMs = 0;
+        ttftMicros = -1;
+        tpotMicros = -1;
+        request.clear();
+        request.decision(decisionId);
+        if (exclusionsOrNull != null && !exclusionsOrNull.isEmpty())
+        {
+            final int capacity = engine.plans().modelCapacity();
+            for (int id = 0; id < capacity; id++)
+            {
+                if (exclusionsOrNull.contains(id))
+                {
+                    request.exclude(id);
+                }
+            }
+        }
+        if (maxOutputTokens != Request.NO_TOKENS)
+        {
+            request.maxOutputTokens(maxOutputTokens);
+            if (promptTokens != Request.NO_TOKENS)
+            {
+                request.promptTokens(promptTokens);
+            }
+        }
+        if (engine.plans().decision(decisionId) == null)
+        {
+            endKind.set(IDLE);
+            return UNKNOWN_DECISION;
+        }
+        final long taken = engine.selectAndBegin(request, selection);
+        if (selection.outcome() == Outcome.FAILED || !selection.hasSelection())
+        {
+            endKind.set(IDLE);
+            return NO_MODEL;
+        }
+        lease = taken;
+        modelId = selection.selectedModel();
+        // Published last: an ending call on another thread that sees OPEN sees the lease too.
+        endKind.set(OPEN);
+        return STARTED;
+    }
+
+    /** @param nowNs when the request was written upstream ({@link System#nanoTime()} scale). */
+    public void onRequestSent(final long nowNs)
+    {
+        sentNs = nowNs;
+    }
+
+    /**
+     * @param status the backend's HTTP status.
+     * @param eventStream whether the response is a server-sent-event stream (then its chunks are measured).
+     */
+    public void onResponseStatus(final int status, final boolean eventStream)
+    {
+        responseStatus = status;
+        streamed = eventStream && status >= 200 && status < 300;
+    }
+
+    /**
+     * Follows the response's next bytes; records TTFT on the chosen model when they complete the first content chunk.
+     * Each complete {@code data:} line is read by a Jackson streaming parser (one short-lived parser per line; no tree,
+     * no copy of the line beyond the meter's reusable buffer).
+     *
+     * @param bytes the bytes.
+     * @param offset where they start.
+     * @param length how many.
+     * @param nowNs when they arrived.
+     */
+    public void onResponseBytes(final byte[] bytes, final int offset, final int length, final long nowNs)
+    {
+        if (!streamed || endKind.get() != OPEN)
+        {
+            return;
+        }
+        if (meter.onBytes(bytes, offset, length, nowNs) && sentNs != 0)
+        {
+            final long micros = (meter.firstContentNs() - sentNs) / 1_000L;
+            if (micros > 0)
+            {
+                ttftMicros = micros;
+                engine.recordTtftMicros(modelId, micros);
+            }
+        }
+    }
+
+    /**
+     * The response ended normally: records TPOT (streamed, 2xx) and ends the lease.
+     *
+     * @param status the backend's status.
+     * @return whether this call ended the attempt.
+     */
+    public boolean complete(final int status)
+    {
+        if (!endKind.compareAndSet(OPEN, COMPLETED))
+        {
+            return false;
+        }
+        if (streamed)
+        {
+            final long tpotNs = meter.tpotNs();
+            if (tpotNs >= 1_000L)
+            {
+                tpotMicros = tpotNs / 1_000L;
+                engine.recordTpotMicros(modelId, tpotMicros);
+            }
+        }
+        end(status, 0);
+        return true;
+    }
+
+    /**
+     * The backend failed: an error status, or a connect failure, reset or timeout (status 0).
+     *
+     * @param status the backend's status, 0 when there was none.
+     * @param retryAfterMs the backend's {@code Retry-After} in milliseconds, 0 when absent.
+     * @return whether this call ended the attempt.
+     */
+    public boolean fail(final int status, final long retryAfterMs)
+    {
+        if (!endKind.compareAndSet(OPEN, FAILED))
+        {
+            return false;
+        }
+        end(status, retryAfterMs);
+        return true;
+    }
+
+    /**
+     * The client went away: ends the lease without a status.
+     *
+     * @return whether this call ended the attempt.
+     */
+    public boolean cancel()
+    {
+        if (!endKind.compareAndSet(OPEN, CANCELLED))
+        {
+            return false;
+        }
+        end(0, 0);
+        return true;
+    }
+
+    /**
+     * The one place a lease ends. The status is kept for the engine's {@code end(lease, status)} (ejection), which
+     * takes it in one line here when it exists.
+     */
+    private void end(final int status, final long retryAfterMs)
+    {
+        this.endStatus = status;
+        this.retryAfterMs = retryAfterMs;
+        engine.end(lease);
+    }
+
+    /** @return the selection that chose (its explain JSON: {@link ExplainJson#compact(io.multifactor.kernel.plan.Plans, Selection)}). */
+    public Selection selection()
+    {
+        return selection;
+    }
+
+    /** @return the chosen model's handle, {@link Handles#NONE} before a successful start. */
+    public int modelId()
+    {
+        return modelId;
+    }
+
+    /** @return the lease, {@link InflightTracker#NO_LEASE} when none was taken. */
+    public long lease()
+    {
+        return lease;
+    }
+
+    /** @return {@link #OPEN}, {@link #COMPLETED}, {@link #FAILED} or {@link #CANCELLED}; -1 before a start. */
+    public int endKind()
+    {
+        return endKind.get();
+    }
+
+    /** @return the status the attempt ended with (0 for a cancel or a failure without status). */
+    public int endStatus()
+    {
+        return endStatus;
+    }
+
+    /** @return the {@code Retry-After} of a failure in milliseconds, 0 when none. */
+    public long retryAfterMs()
+    {
+        return retryAfterMs;
+    }
+
+    /** @return the backend's response status, 0 before it came. */
+    public int responseStatus()
+    {
+        return responseStatus;
+    }
+
+    /** @return the TTFT recorded for this attempt in microseconds, -1 when none. */
+    public long ttftMicros()
+    {
+        return ttftMicros;
+    }
+
+    /** @return the TPOT recorded for this attempt in microseconds, -1 when none. */
+    public long tpotMicros()
+    {
+        return tpotMicros;
+    }
+
+    /** @return the stream's meter (content chunks, usage), for reports and tests. */
+    public SseStreamMeter meter()
+    {
+        return meter;
+    }
+}

@@ -1,0 +1,122 @@
+package io.multifactor.serving;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class SseStreamMeterTest
+{
+    private static final String CHAT = String.join("\n",
+        "data: {\"id\":\"1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"}}]}",
+        "",
+        "data: {\"id\":\"1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\"}}]}",
+        "",
+        ": a comment",
+        "",
+        "data: {\"id\":\"1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}",
+        "",
+        "data: {\"id\":\"1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"}}]}",
+        "",
+        "data: {\"id\":\"1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}",
+        "",
+        "data: [DONE]",
+        "",
+        "");
+
+    @Test
+    void shouldCountOnlyChunksWithNonEmptyContentNotRoleOnlyEmptyOrDone()
+    {
+        final SseStreamMeter meter = new SseStreamMeter();
+        final String[] events = CHAT.split("\n\n");
+        long now = 1_000;
+        boolean firstSeen = false;
+        for (final String event : events)
+        {
+            final byte[] bytes = (event + "\n\n").getBytes(StandardCharsets.UTF_8);
+            now += 1_000;
+            final boolean first = meter.onBytes(bytes, 0, bytes.length, now);
+            if (first)
+            {
+                assertThat(event).contains("Hel");
+                firstSeen = true;
+            }
+        }
+        assertThat(firstSeen).isTrue();
+        assertThat(meter.contentChunks()).isEqualTo(2);
+        // The fourth event (after the role-only chunk, the empty content and the comment) is the first content.
+        assertThat(meter.firstContentNs()).isEqualTo(5_000);
+        assertThat(meter.lastContentNs()).isEqualTo(6_000);
+        assertThat(meter.done()).isTrue();
+        assertThat(meter.tpotNs()).isEqualTo(1_000);
+    }
+
+    @Test
+    void shouldFindTheSameChunksWhereverTheStreamIsCut()
+    {
+        final byte[] all = CHAT.replace("\n", "\r\n").getBytes(StandardCharsets.UTF_8);
+        for (int cut = 0; cut <= all.length; cut++)
+        {
+            for (final int second : new int[] {cut, Math.min(all.length, cut + 1), Math.min(all.length, cut + 7)})
+            {
+                final SseStreamMeter meter = new SseStreamMeter();
+                meter.onBytes(all, 0, cut, 1);
+                meter.onBytes(all, cut, second - cut, 2);
+                meter.onBytes(all, second, all.length - second, 3);
+                assertThat(meter.contentChunks()).as("cut at %d and %d", cut, second).isEqualTo(2);
+                assertThat(meter.done()).isTrue();
+                assertThat(meter.skippedLines()).isZero();
+            }
+        }
+    }
+
+    @Test
+    void shouldReadCompletionsTextAndDivideTpotByUsageWhenReported()
+    {
+        final SseStreamMeter meter = new SseStreamMeter();
+        feed(meter, "data: {\"choices\":[{\"text\":\"\"}]}\n\n", 10);
+        feed(meter, "data: {\"choices\":[{\"text\":\"one two\"}]}\n\n", 100);
+        feed(meter, "data: {\"choices\":[{\"text\":\" three four five\"}]}\n\n", 1_000);
+        feed(meter, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":10}}\n\n", 1_100);
+        feed(meter, "data: [DONE]\n\n", 1_200);
+        assertThat(meter.contentChunks()).isEqualTo(2);
+        assertThat(meter.usageCompletionTokens()).isEqualTo(10);
+        assertThat(meter.firstContentNs()).isEqualTo(100);
+        // (1000 - 100) / (10 - 1): per token, not per chunk.
+        assertThat(meter.tpotNs()).isEqualTo(100);
+    }
+
+    @Test
+    void shouldGiveNoTpotForASingleContentChunkAndSkipGarbage()
+    {
+        final SseStreamMeter meter = new SseStreamMeter();
+        feed(meter, "data: not json\n\ndata: [1,2]\n\nevent: x\ndata: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n", 5);
+        assertThat(meter.contentChunks()).isEqualTo(1);
+        assertThat(meter.skippedLines()).isEqualTo(2);
+        assertThat(meter.tpotNs()).isEqualTo(-1);
+    }
+
+    @Test
+    void shouldSkipALineLongerThanTheLimitWithoutKeepingIt()
+    {
+        final SseStreamMeter meter = new SseStreamMeter();
+        final byte[] chunk = new byte[64 * 1024];
+        java.util.Arrays.fill(chunk, (byte)'x');
+        feed(meter, "data: {\"choices\":[{\"delta\":{\"content\":\"", 1);
+        for (int i = 0; i < 20; i++)
+        {
+            meter.onBytes(chunk, 0, chunk.length, 2);
+        }
+        feed(meter, "\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"y\"}}]}\n\n", 3);
+        assertThat(meter.skippedLines()).isEqualTo(1);
+        assertThat(meter.contentChunks()).isEqualTo(1);
+        assertThat(meter.firstContentNs()).isEqualTo(3);
+    }
+
+    private static void feed(final SseStreamMeter meter, final String text, final long nowNs)
+    {
+        final byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        meter.onBytes(bytes, 0, bytes.length, nowNs);
+    }
+}

@@ -1,0 +1,157 @@
+package io.multifactor.tools;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.multifactor.api.ConfigProblem;
+import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.reload.ReloadResult;
+import io.multifactor.envoy.EnvoyMode;
+import io.multifactor.envoy.ExtProcApp;
+import io.multifactor.envoy.MetricsEndpoint;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code mf envoy --config CONFIG [--port 50051] [--mode vsr|endpoint]}: serves the Envoy external-processing (ext_proc
+ * v3) gRPC service until the process is stopped (SIGTERM or SIGINT shut it down gracefully: open streams get the grace
+ * period, then every lease still open is ended). One line on stdout when it serves; reloads and problems on stderr.
+ * <p>
+ * This class is not threadsafe: one invocation per instance.
+ */
+@Command(name = "envoy", mixinStandardHelpOptions = true,
+    description = "Serve the Envoy ext_proc (v3) service that selects a model for each request Envoy forwards.")
+final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
+{
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--config", required = true, paramLabel = "CONFIG", description = "The YAML configuration file.")
+    private Path config;
+
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "50051",
+        description = "gRPC port (default: ${DEFAULT-VALUE}; 0 picks a free one).")
+    private int port;
+
+    @Option(names = "--host", paramLabel = "ADDRESS", defaultValue = "0.0.0.0",
+        description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+    private String host;
+
+    @Option(names = "--mode", paramLabel = "MODE", defaultValue = "vsr",
+        description = "vsr: header x-selected-model and the body's model rewritten; endpoint: header and envoy.lb " +
+            "metadata x-gateway-destination-endpoint (default: ${DEFAULT-VALUE}).")
+    private String mode;
+
+    @Option(names = "--metrics-port", paramLabel = "PORT", defaultValue = "-1",
+        description = "Serve Prometheus metrics on http://ADDRESS:PORT/metrics (default: off; 0 picks a free port).")
+    private int metricsPort;
+
+    @Option(names = "--grace-ms", paramLabel = "MS", defaultValue = "5000",
+        description = "On shutdown, how long open streams may finish before they are cancelled (default: " +
+            "${DEFAULT-VALUE}).")
+    private long graceMs;
+
+    @Override
+    public Integer call() throws InterruptedException
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        final EnvoyMode envoyMode;
+        try
+        {
+            envoyMode = EnvoyMode.parse(mode);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("mf envoy: --mode: " + ex.getMessage());
+            return ExitCodes.INVALID_INPUT;
+        }
+        if (port < 0 || port > 65535 || metricsPort < -1 || metricsPort > 65535 || graceMs < 0)
+        {
+            err.println("mf envoy: --port and --metrics-port take 0..65535, --grace-ms a number >= 0");
+            return ExitCodes.INVALID_INPUT;
+        }
+        final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        final ExtProcApp app;
+        try
+        {
+            app = ExtProcApp.start(config, envoyMode, new InetSocketAddress(host, port), graceMs, registry,
+                result -> reported(err, result));
+        }
+        catch (final InvalidConfigurationException ex)
+        {
+            return Problems.report(err, config.toString(), ex);
+        }
+        catch (final IOException ex)
+        {
+            err.println("mf envoy: cannot serve on " + host + ':' + port + ": " + ex.getMessage());
+            return ExitCodes.INVALID_INPUT;
+        }
+        MetricsEndpoint metrics = null;
+        try
+        {
+            if (metricsPort >= 0)
+            {
+                metrics = MetricsEndpoint.start(registry, new InetSocketAddress(host, metricsPort));
+            }
+        }
+        catch (final IOException ex)
+        {
+            app.close();
+            err.println("mf envoy: cannot serve metrics on " + host + ':' + metricsPort + ": " + ex.getMessage());
+            return ExitCodes.INVALID_INPUT;
+        }
+        if (envoyMode == EnvoyMode.ENDPOINT)
+        {
+            for (final String problem : app.context().routingProblems())
+            {
+                err.println("mf envoy: warning: " + problem);
+            }
+        }
+        final CountDownLatch stopped = new CountDownLatch(1);
+        final MetricsEndpoint metricsEndpoint = metrics;
+        final Thread hook = new Thread(() ->
+        {
+            if (metricsEndpoint != null)
+            {
+                metricsEndpoint.close();
+            }
+            app.close();
+            stopped.countDown();
+        }, "mf-envoy-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        out.println("mf envoy: serving ext_proc (mode " + envoyMode.word() + ") on " + host + ':' + app.port() +
+            (metricsEndpoint == null ? "" : ", metrics on http://" + host + ':' + metricsEndpoint.port() + "/metrics"));
+        out.flush();
+        stopped.await();
+        return ExitCodes.OK;
+    }
+
+    private static void reported(final PrintWriter err, final ReloadResult result)
+    {
+        if (result.applied())
+        {
+            err.println("mf envoy: reloaded " + result.file());
+        }
+        else
+        {
+            err.println("mf envoy: reload of " + result.file() + " refused, running plans kept:");
+        }
+        for (final ConfigProblem problem : result.problems())
+        {
+            err.println("  " + problem);
+        }
+        for (final ConfigProblem warning : result.warnings())
+        {
+            err.println("  warning: " + warning);
+        }
+        err.flush();
+    }
+}

@@ -1,0 +1,126 @@
+package io.multifactor.tools;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code mf envoy}: refuses bad input with exit 2, and serves in a child process until SIGTERM shuts it down. */
+@Timeout(120)
+class EnvoyCommandTest
+{
+    private static final String CONFIG = String.join("\n",
+        "models:",
+        "  - name: m",
+        "    quality_score: 0.5",
+        "decisions:",
+        "  - name: d",
+        "    modelRefs:",
+        "      - model: m",
+        "");
+
+    @TempDir
+    Path dir;
+
+    private static String[] run(final String... args)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int code = Mf.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8),
+            err.toString(StandardCharsets.UTF_8)};
+    }
+
+    @Test
+    void shouldRefuseAnInvalidConfigurationWithEveryProblemAndExit2() throws Exception
+    {
+        final Path config = dir.resolve("bad.yaml");
+        Files.writeString(config, "models:\n  - name: m\n    quality_scor: 0.5\ndecisions: []\n");
+
+        final String[] result = run("envoy", "--config", config.toString(), "--port", "0");
+
+        assertThat(result[0]).isEqualTo("2");
+        assertThat(result[1]).isEmpty();
+        assertThat(result[2]).contains("bad.yaml:3:").contains("quality_scor");
+    }
+
+    @Test
+    void shouldRefuseAnUnknownModeAndAMissingConfig() throws Exception
+    {
+        final Path config = dir.resolve("router.yaml");
+        Files.writeString(config, CONFIG);
+
+        final String[] mode = run("envoy", "--config", config.toString(), "--mode", "sidecar");
+        assertThat(mode[0]).isEqualTo("2");
+        assertThat(mode[2]).contains("unknown mode 'sidecar'").contains("vsr or endpoint");
+
+        final String[] missing = run("envoy");
+        assertThat(missing[0]).isEqualTo("2");
+        assertThat(missing[2]).contains("--config");
+    }
+
+    @Test
+    void shouldServeUntilSigtermThenStopGracefully() throws Exception
+    {
+        final Path config = dir.resolve("router.yaml");
+        Files.writeString(config, CONFIG);
+        final Path script = Path.of("..", "bin", "mf").toAbsolutePath().normalize();
+        final ProcessBuilder builder = new ProcessBuilder(List.of("bash", script.toString(), "envoy", "--config",
+            config.toString(), "--host", "127.0.0.1", "--port", "0", "--metrics-port", "0", "--grace-ms", "200"));
+        builder.environment().put("MF_CLASSPATH", System.getProperty("java.class.path"));
+        builder.redirectError(dir.resolve("stderr.txt").toFile());
+        final Process process = builder.start();
+        try
+        {
+            process.getOutputStream().close();
+            final BufferedReader out = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            final String line = out.readLine();
+            assertThat(line).as("stderr: " + Files.readString(dir.resolve("stderr.txt")))
+                .startsWith("mf envoy: serving ext_proc (mode vsr) on 127.0.0.1:");
+            final Matcher ports = Pattern.compile("127\\.0\\.0\\.1:(\\d+),.*127\\.0\\.0\\.1:(\\d+)/metrics").matcher(line);
+            assertThat(ports.find()).as(line).isTrue();
+
+            try (Socket grpc = new Socket())
+            {
+                grpc.connect(new InetSocketAddress("127.0.0.1", Integer.parseInt(ports.group(1))), 5_000);
+            }
+            final HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + ports.group(2) + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+            assertThat(metrics.statusCode()).isEqualTo(200);
+            assertThat(metrics.body()).contains("mf_inflight{model=\"m\"} 0").contains("mf_envoy_streams_total");
+
+            process.destroy();
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            // SIGTERM: the JVM ran the shutdown hook (graceful stop) and exits 128 + 15.
+            assertThat(process.exitValue()).isEqualTo(143);
+            assertThat(Files.readString(dir.resolve("stderr.txt"))).isEmpty();
+        }
+        finally
+        {
+            process.destroyForcibly();
+        }
+    }
+}
