@@ -47,6 +47,9 @@ public record Budget(double maxNsPerOp, double maxBytesPerOp, double maxHandLoop
     /** Verdict of a row without any budget. */
     public static final String NO_VERDICT = "-";
 
+    /** Verdict of a row whose budgets a run that cannot judge time leaves unjudged. */
+    public static final String NOT_JUDGED = "not judged (time)";
+
     /** @return whether this budget constrains anything. */
     public boolean isSet()
     {
@@ -76,6 +79,22 @@ public record Budget(double maxNsPerOp, double maxBytesPerOp, double maxHandLoop
      */
     public String verdict(final double nsPerOp, final double bytesPerOp, final double handLoopRatio)
     {
+        return verdict(nsPerOp, bytesPerOp, handLoopRatio, true);
+    }
+
+    /**
+     * @param nsPerOp measured mean time per operation in nanoseconds.
+     * @param bytesPerOp measured allocation per operation in bytes, NaN when not measured.
+     * @param handLoopRatio this row's time divided by the hand loop's in the same run, NaN when the run has no hand loop.
+     * @param judgeTime whether the run can judge time and ratio budgets (3 forks of long iterations on a quiet machine);
+     *     when not (the quick profile), only allocation is judged: {@code PASS (alloc only)}, with
+     *     {@code ; time over, not judged} or {@code ; ratio over, not judged} when the figure is over its budget, or
+     *     {@code FAIL (alloc)}; a row whose only budget is a time gets {@link #NOT_JUDGED}.
+     * @return as {@link #verdict(double, double, double)} when {@code judgeTime}.
+     */
+    public String verdict(final double nsPerOp, final double bytesPerOp, final double handLoopRatio,
+        final boolean judgeTime)
+    {
         if (!isSet())
         {
             return NO_VERDICT;
@@ -85,6 +104,19 @@ public record Budget(double maxNsPerOp, double maxBytesPerOp, double maxHandLoop
         final boolean allocOk = Double.isNaN(maxBytesPerOp) ||
             (bytesPerOp == bytesPerOp && (bytesPerOp <= Math.max(maxBytesPerOp, ZERO_BYTES_TOLERANCE) ||
                 maxBytesPerOp == 0.0 && bytesPerOp * 1e9 / nsPerOp < ZERO_BYTES_PER_SECOND_TOLERANCE));
+        if (!judgeTime)
+        {
+            if (Double.isNaN(maxBytesPerOp))
+            {
+                return NOT_JUDGED;
+            }
+            if (!allocOk)
+            {
+                return "FAIL (alloc)";
+            }
+            return "PASS (alloc only" + (timeOk ? "" : "; time over, not judged") +
+                (ratioOk ? "" : "; ratio over, not judged") + ')';
+        }
         if (timeOk && ratioOk && allocOk)
         {
             return "PASS";

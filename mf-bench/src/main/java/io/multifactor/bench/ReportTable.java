@@ -31,6 +31,17 @@ public final class ReportTable
      */
     public static String render(final List<ReportRow> rows)
     {
+        return render(rows, true);
+    }
+
+    /**
+     * @param rows results, in the order to print them.
+     * @param judgeTime whether the run can judge time and ratio budgets (see
+     *     {@link Budget#verdict(double, double, double, boolean)}).
+     * @return the Markdown table, one line per row after the header, ending with a newline.
+     */
+    public static String render(final List<ReportRow> rows, final boolean judgeTime)
+    {
         final List<String[]> cells = new ArrayList<>();
         cells.add(new String[] {
             "benchmark", "params", "ns/op", "error", "B/op", "budget", "verdict", "speedup vs reference", "x hand loop" });
@@ -44,7 +55,7 @@ public final class ReportTable
                 Double.isNaN(row.errorNs()) ? "-" : "± " + formatNs(row.errorNs()),
                 Double.isNaN(row.bytesPerOp()) ? "-" : String.format(Locale.ROOT, "%.3f", row.bytesPerOp()),
                 budget.label(),
-                budget.verdict(row.nsPerOp(), row.bytesPerOp(), ratio(row, rows, HAND_LOOP)),
+                budget.verdict(row.nsPerOp(), row.bytesPerOp(), ratio(row, rows, HAND_LOOP), judgeTime),
                 formatRatio(1.0 / ratio(row, rows, REFERENCE)),
                 formatRatio(ratio(row, rows, HAND_LOOP)) });
         }
@@ -80,11 +91,21 @@ public final class ReportTable
      */
     public static int failures(final List<ReportRow> rows)
     {
+        return failures(rows, true);
+    }
+
+    /**
+     * @param rows results.
+     * @param judgeTime whether the run can judge time and ratio budgets.
+     * @return how many rows fail what the run judges.
+     */
+    public static int failures(final List<ReportRow> rows, final boolean judgeTime)
+    {
         int failures = 0;
         for (final ReportRow row : rows)
         {
             if (Budgets.of(row.benchmark(), row.params())
-                .verdict(row.nsPerOp(), row.bytesPerOp(), ratio(row, rows, HAND_LOOP)).startsWith("FAIL"))
+                .verdict(row.nsPerOp(), row.bytesPerOp(), ratio(row, rows, HAND_LOOP), judgeTime).startsWith("FAIL"))
             {
                 failures++;
             }

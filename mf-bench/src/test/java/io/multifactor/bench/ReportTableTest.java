@@ -59,6 +59,26 @@ class ReportTableTest
     }
 
     @Test
+    void shouldJudgeOnlyAllocationWhenTheRunCannotJudgeTimeAndMarkWhatIsOver()
+    {
+        final Budget select = Budgets.of("SelectBenchmark.engine", FOUR_ALL);
+        assertThat(select.verdict(30.0, 0.0, 1.5, false)).isEqualTo("PASS (alloc only; ratio over, not judged)");
+        assertThat(select.verdict(30.0, 0.0, 1.1, false)).isEqualTo("PASS (alloc only)");
+        assertThat(select.verdict(30.0, 16.0, 1.5, false)).isEqualTo("FAIL (alloc)");
+        final Budget beginEnd = Budgets.of("InflightBenchmark.beginEnd", Map.of());
+        assertThat(beginEnd.verdict(90.0, 0.0, Double.NaN, false)).isEqualTo("PASS (alloc only; time over, not judged)");
+        assertThat(new Budget(25.0, Double.NaN).verdict(90.0, 0.0, Double.NaN, false)).isEqualTo(Budget.NOT_JUDGED);
+
+        final List<ReportRow> rows = List.of(
+            new ReportRow("SelectBenchmark.engine", FOUR_ALL, 30.0, 2.0, 0.0),
+            new ReportRow("SelectBenchmark.handLoop", FOUR_ALL, 10.0, 0.5, 0.0));
+        assertThat(ReportTable.failures(rows, false)).isZero();
+        assertThat(ReportTable.failures(rows, true)).isEqualTo(1);
+        assertThat(ReportTable.render(rows, false)).contains("PASS (alloc only; ratio over, not judged)")
+            .doesNotContain("FAIL");
+    }
+
+    @Test
     void shouldGiveBaselinesNoBudget()
     {
         assertThat(Budgets.of("SelectBenchmark.handLoop", FOUR_ALL).verdict(1e9, 1e3)).isEqualTo(Budget.NO_VERDICT);

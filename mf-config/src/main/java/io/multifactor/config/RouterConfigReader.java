@@ -16,6 +16,7 @@ import io.multifactor.config.yaml.YamlSequence;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -48,7 +49,7 @@ final class RouterConfigReader
     static RouterConfig read(final YamlNode root, final Problems problems)
     {
         final MappingReader top = MappingReader.open(root, "", problems, ROOT_KEYS);
-        final Map<String, YamlNode> modelNodes = new HashMap<>();
+        final Map<String, YamlNode> modelNodes = new LinkedHashMap<>();
         final List<ModelConfig> models = models(top, problems, modelNodes);
         final List<DecisionConfig> decisions = decisions(top, problems, modelNodes);
         final SignalsConfig signals = signals(top);
@@ -166,7 +167,7 @@ final class RouterConfigReader
             if (!modelNodes.containsKey(model))
             {
                 problems.error(node, ref.path("model"),
-                    "unknown model \"" + Excerpt.value(model) + '"' + problems.suggestion(model, modelNodes.keySet()));
+                    "unknown model \"" + Excerpt.value(model) + '"' + problems.hint(model, modelNodes.keySet(), "models"));
                 continue;
             }
             final YamlNode first = seen.putIfAbsent(model, node);

@@ -259,7 +259,7 @@ final class VsrDecisionReader
                         (card != null ? ": it is a LoRA adapter of model card " + Excerpt.value(card) +
                         ", and a multi_factor candidate must be a model" :
                         ": defined in neither providers.models nor routing.modelCards" +
-                        problems.suggestion(model, models.nodes().keySet())));
+                        problems.hint(model, models.nodes().keySet(), "models")));
                     continue;
                 }
                 final YamlNode first = seen.putIfAbsent(model, node);

@@ -168,7 +168,7 @@ class ConfigRefusalTest
     void shouldRefuseAnUnknownModel()
     {
         assertRefused(replace("      - model: b", "      - model: c"),
-            "r.yaml:12:16: decisions[0].modelRefs[1].model: unknown model \"c\"");
+            "r.yaml:12:16: decisions[0].modelRefs[1].model: unknown model \"c\" (the configuration's models: a, b)");
     }
 
     @Test
@@ -176,7 +176,7 @@ class ConfigRefusalTest
     {
         assertRefused(replace("  - name: b", "  - name: a"),
             "r.yaml:6:11: models[1].name: duplicate model \"a\" (first defined at line 2)",
-            "r.yaml:12:16: decisions[0].modelRefs[1].model: unknown model \"b\"");
+            "r.yaml:12:16: decisions[0].modelRefs[1].model: unknown model \"b\" (the configuration's models: a)");
     }
 
     @Test
@@ -249,6 +249,27 @@ class ConfigRefusalTest
     }
 
     @Test
+    void shouldAcceptEveryDocumentedDurationUnitIncludingMicrosAndNanos() throws Exception
+    {
+        // docs/configuration.md documents ns, us, ms, s, m and h; each one is read in its own unit.
+        final String yaml = replace("  latency_window: 60s", "  latency_window: 30000000us")
+            .replace("  latency_refresh: 1s", "  latency_refresh: 250000000ns")
+            .replace("  inflight_max_age: 10m", "  inflight_max_age: 2h");
+        final LoadedConfig loaded = ConfigLoader.load("r.yaml", yaml, null);
+        assertThat(loaded.config().signals().latencyWindowNs()).isEqualTo(30_000_000_000L);
+        assertThat(loaded.config().signals().latencyRefreshNs()).isEqualTo(250_000_000L);
+        assertThat(loaded.config().signals().inflightMaxAgeNs()).isEqualTo(7_200_000_000_000L);
+    }
+
+    @Test
+    void shouldRefuseAnUndocumentedDurationUnitNamingTheDocumentedOnes()
+    {
+        assertRefused(replace("  latency_window: 60s", "  latency_window: 1d"),
+            "r.yaml:25:19: signals.latency_window: expected a duration such as 60s, 250ms or 10m " +
+            "(units ns, us, ms, s, m, h), got \"1d\"");
+    }
+
+    @Test
     void shouldRefuseABadDuration()
     {
         assertRefused(replace("  latency_window: 60s", "  latency_window: 60 seconds"),
@@ -278,7 +299,7 @@ class ConfigRefusalTest
             "r.yaml:2:30: models[0].quality_score: expected a number, got string \"x\"",
             "r.yaml:3:5: models[1].name: missing required key \"name\"",
             "r.yaml:3:6: models[1].nam: unknown key \"nam\" (did you mean name?)",
-            "r.yaml:5:47: decisions[0].modelRefs[1].model: unknown model \"zz\"",
+            "r.yaml:5:47: decisions[0].modelRefs[1].model: unknown model \"zz\" (the configuration's models: a)",
             "r.yaml:6:12: decisions[1].name: duplicate decision \"d\" (first defined at line 5)",
             "r.yaml:6:26: decisions[1].modelRefs: expected a list, got a mapping {model: \"a\"}",
             "r.yaml:7:28: signals.latency_refresh: must be at least 10ms (a shorter period keeps the refresh agent " +
@@ -335,7 +356,7 @@ class ConfigRefusalTest
         assertRefused(replace("  - name: b", "  - nam: b"),
             "r.yaml:6:5: models[1].nam: unknown key \"nam\" (did you mean name?)",
             "r.yaml:6:5: models[1].name: missing required key \"name\"",
-            "r.yaml:12:16: decisions[0].modelRefs[1].model: unknown model \"b\"");
+            "r.yaml:12:16: decisions[0].modelRefs[1].model: unknown model \"b\" (the configuration's models: a)");
     }
 
     @Test

@@ -89,6 +89,6 @@ class DesignSampleTest
 
         assertThat(thrown.problems()).hasSize(1);
         assertThat(thrown.problems().get(0).toString()).isEqualTo(
-            "sample.yaml:11:16: decisions[0].modelRefs[1].model: unknown model \"economy-model\"");
+            "sample.yaml:11:16: decisions[0].modelRefs[1].model: unknown model \"economy-model\" (the configuration's models: premium-model)");
     }
 }

@@ -180,7 +180,9 @@ class InputLimitsTest
             "r.yaml:2:3: models: too many models for the engine: " + models + " models need " + needed +
             " counters, the engine holds " + capacity + " (raise MultiFactorEngine.Builder.counterCapacity, or " +
             "remove models)",
-            "r.yaml:" + (models + 3) + ":48: decisions[0].modelRefs[1].model: unknown model \"nope\"");
+            "r.yaml:" + (models + 3) + ":48: decisions[0].modelRefs[1].model: unknown model \"nope\" " +
+            "(the configuration's " + models + " models: m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, ... and " +
+            (models - 10) + " more)");
     }
 
     @Test

@@ -261,7 +261,8 @@ class VsrConfigTest
                 "line " + lineOf(broken, "    - name: code-expert\n      param_size: 32B") + ")",
             "router.yaml:" + lineOf(broken, "        - model: vision-lite") + ":18: " +
                 "routing.decisions[2].modelRefs[1].model: unknown model \"vision-lite\": defined in neither " +
-                "providers.models nor routing.modelCards");
+                "providers.models nor routing.modelCards " +
+                "(the configuration's models: small-chat, large-reasoner, code-expert, batch-only)");
     }
 
     @Test

@@ -19,6 +19,12 @@ public final class ExitCodes
     /** The decision failed (outcome {@code failed}, such as by its {@code on_no_candidates: fail} policy). */
     public static final int FAILED_OUTCOME = 3;
 
+    /**
+     * {@code stat}: the counters file is whole but its engine is not alive (closed, or its heartbeat is older than
+     * 3 s: it died, hangs, or runs no refresh agent); the table of its last counts is printed.
+     */
+    public static final int NOT_ALIVE = 4;
+
     private ExitCodes()
     {
     }

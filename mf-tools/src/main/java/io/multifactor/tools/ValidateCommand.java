@@ -1,6 +1,7 @@
 package io.multifactor.tools;
 
 import io.multifactor.api.ConfigProblem;
+import io.multifactor.api.Handles;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
@@ -22,9 +23,10 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * {@code mf validate CONFIG}: prints a summary of a valid configuration (models, decisions, warnings; for a vLLM Semantic
- * Router file also its skipped decisions with their algorithm type and the top-level sections it ignored) on stdout and
- * exits 0, or every problem on stderr and exits 2.
+ * {@code mf validate CONFIG}: prints a summary of a valid configuration (models; decisions, each with the settings the
+ * engine will use: normalized weights, floor and ceilings, ranking; the signals and fleet settings; warnings; for a vLLM
+ * Semantic Router file also its skipped decisions with their algorithm type and the top-level sections it ignored) on
+ * stdout and exits 0, or every problem on stderr and exits 2.
  * <p>
  * This class is not threadsafe: one invocation per instance.
  */
@@ -69,7 +71,14 @@ final class ValidateCommand implements Callable<Integer>
             final MultiFactorConfig mf = decision.multiFactor();
             out.println("  " + decision.name() + "  candidates " + String.join(", ", decision.modelRefs()) +
                 "  p" + mf.latencyPercentile() + "  on_no_candidates " + NoCandidatesPolicy.label(mf.onNoCandidates()));
+            final int id = loaded.plans().decisionId(decision.name());
+            if (id != Handles.NONE)
+            {
+                out.print(EffectiveSettings.decision(loaded.plans().decision(id)));
+            }
         }
+        out.print(EffectiveSettings.signals(loaded.config().signals()));
+        out.print(EffectiveSettings.fleet(loaded.config().fleet()));
         if (vsr)
         {
             printOutline(out, outline);

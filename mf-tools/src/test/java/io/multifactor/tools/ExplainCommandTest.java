@@ -344,17 +344,27 @@ class ExplainCommandTest
     }
 
     @Test
-    void shouldRefuseAnUnknownDecisionNamingTheScenarioFile() throws IOException
+    void shouldRefuseAnUnknownDecisionNamingTheScenarioFileAndTheNearestDecision() throws IOException
     {
-        assertRefused("decision: nope\n", "scenario.yaml:1:11: decision: decision \"nope\" is not in the configuration");
+        assertRefused("decision: quality_polcy_decision\n", "scenario.yaml:1:11: decision: decision " +
+            "\"quality_polcy_decision\" is not in the configuration (did you mean quality_policy_decision?)");
     }
 
     @Test
-    void shouldRefuseAnUnknownModelNamingTheScenarioFile() throws IOException
+    void shouldListTheConfigurationsDecisionsWhenNothingResemblesTheUnknownOne() throws IOException
     {
-        assertRefused("decision: quality_policy_decision\nexclude: [premium]\nmodels:\n  economy: {inflight: 1}\n",
-            "scenario.yaml:2:11: exclude[0]: model \"premium\" is not in the configuration",
-            "scenario.yaml:4:3: models.economy: model \"economy\" is not in the configuration");
+        assertRefused("decision: zz\n", "scenario.yaml:1:11: decision: decision \"zz\" is not in the configuration " +
+            "(the configuration's decisions: quality_policy_decision)");
+    }
+
+    @Test
+    void shouldRefuseAnUnknownModelNamingTheScenarioFileWithTheNearestOrEveryModel() throws IOException
+    {
+        assertRefused("decision: quality_policy_decision\nexclude: [gpt]\nmodels:\n  economy: {inflight: 1}\n",
+            "scenario.yaml:2:11: exclude[0]: model \"gpt\" is not in the configuration " +
+            "(the configuration's models: premium-model, economy-model)",
+            "scenario.yaml:4:3: models.economy: model \"economy\" is not in the configuration " +
+            "(did you mean economy-model?)");
     }
 
     @Test

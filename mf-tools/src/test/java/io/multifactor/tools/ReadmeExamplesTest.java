@@ -91,6 +91,27 @@ class ReadmeExamplesTest
         assertThat(run.err().replace(ROOT + "/", "").lines()).containsExactlyElementsOf(shown);
     }
 
+    @Test
+    void shouldPrintTheValidSummaryShownInTheReadme() throws IOException
+    {
+        final String readme = Files.readString(ROOT.resolve("README.md"));
+        final String command = "$ bin/mf validate examples/router.yaml\n";
+        assertThat(readme).contains(command);
+        final int start = readme.indexOf(command) + command.length();
+        final List<String> shown = readme.substring(start, readme.indexOf("```", start)).lines().toList();
+
+        final CliRun run = CliRun.of("validate", ROOT.resolve("examples/router.yaml").toString());
+
+        assertThat(run.exit()).isEqualTo(ExitCodes.OK);
+        final List<String> printed = run.out().replace(ROOT + "/", "").lines().toList();
+        // The README shows the start and the end; "  ..." stands for the decisions it leaves out.
+        final int gap = shown.indexOf("  ...");
+        assertThat(gap).as("a '  ...' line in the README's summary").isPositive();
+        assertThat(printed.subList(0, gap)).containsExactlyElementsOf(shown.subList(0, gap));
+        final List<String> tail = shown.subList(gap + 1, shown.size());
+        assertThat(printed.subList(printed.size() - tail.size(), printed.size())).containsExactlyElementsOf(tail);
+    }
+
     /** The lines of the first code block after the "## bin/mf" heading that start with {@code bin/mf}, as arguments. */
     private static List<List<String>> binMfExamples() throws IOException
     {

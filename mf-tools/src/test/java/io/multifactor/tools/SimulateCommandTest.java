@@ -218,6 +218,26 @@ class SimulateCommandTest
     }
 
     @Test
+    void shouldSuggestTheNearestDecisionOfAProfileOrListTheConfigurationsDecisions() throws IOException
+    {
+        final String bundled = Files.readString(EXAMPLE_PROFILE);
+        final Path profile = Files.writeString(dir.resolve("decisions.profile.yaml"),
+            bundled.replace("  fast_chat: 0.6", "  fast_caht: 0.3\n  zz: 0.3"));
+        final int line = (int)bundled.substring(0, bundled.indexOf("  fast_chat: 0.6")).chars().filter(c -> c == '\n')
+            .count() + 1;
+
+        final Result result = run("--config", EXAMPLE_CONFIG.toString(), "--profile", profile.toString());
+
+        assertThat(result.exitCode).isEqualTo(2);
+        assertThat(result.out).isEmpty();
+        assertThat(result.err).contains(profile + ":" + line + ":3: decisions.fast_caht: unknown decision " +
+            "\"fast_caht\": the configuration has no such decision (did you mean fast_chat?)")
+            .contains(profile + ":" + (line + 1) + ":3: decisions.zz: unknown decision \"zz\": the configuration " +
+            "has no such decision (the configuration's decisions: quality_answers, fast_chat, priced_by_mix, " +
+            "best_quality_then_fast)");
+    }
+
+    @Test
     void shouldWriteAJpegForAJpgNameAndRefuseAnotherExtensionBeforeRunning() throws IOException
     {
         final Path jpg = dir.resolve("run.jpg");

@@ -1,19 +1,31 @@
 package io.multifactor.tools;
 
 import io.multifactor.api.Selection;
+import io.multifactor.config.ConfigLoader;
+import io.multifactor.config.LoadedConfig;
 import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.kernel.metrics.CountersFileLayout;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.RandomAccessFile;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -43,10 +55,13 @@ class StatCommandTest
             engine.refreshNow();
             engine.select(engine.decisionId("chat"), null, out);
             engine.begin(engine.modelId("economy"));
+            // The file is the engine's copy, written by the refresh agent every 250 ms and by refreshNow.
             engine.refreshNow();
 
             final CliRun run = CliRun.of("stat", "--counters-file", file.toString());
             assertThat(run.exit()).as(run.err()).isZero();
+            assertThat(run.out()).startsWith("engine pid " + ProcessHandle.current().pid() + ", started ")
+                .containsPattern("heartbeat \\d+\\.\\d s ago: alive\n");
             assertThat(run.out()).contains(
                 "DECISION  SELECTIONS  SCORED  FALLBACK_CHEAPEST  FALLBACK_FIRST  FAILED",
                 "chat               3       3                  0               0       0",
@@ -107,6 +122,197 @@ class StatCommandTest
             simulation.destroy();
             simulation.waitFor(30, TimeUnit.SECONDS);
         }
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void shouldSayAnEngineKilledWithSigkillIsNotAliveAndExitFour() throws Exception
+    {
+        final Path file = dir.resolve("router.counters");
+        final Process router = router(file);
+        try
+        {
+            CliRun live = CliRun.of("stat", "--counters-file", file.toString());
+            final long selecting = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!live.out().matches("(?s).*\nchat +[1-9].*") && System.nanoTime() - selecting < 0)
+            {
+                Thread.sleep(100);
+                live = CliRun.of("stat", "--counters-file", file.toString());
+            }
+            assertThat(live.exit()).as(live.out() + live.err()).isEqualTo(ExitCodes.OK);
+            assertThat(live.out()).contains("engine pid " + router.pid() + ", started ").contains("ago: alive")
+                .containsPattern("\nchat +[1-9]");
+
+            router.destroyForcibly();
+            assertThat(router.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            CliRun dead = live;
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (dead.exit() == ExitCodes.OK && System.nanoTime() - deadline < 0)
+            {
+                Thread.sleep(250);
+                dead = CliRun.of("stat", "--counters-file", file.toString());
+            }
+            assertThat(dead.exit()).as(dead.out() + dead.err()).isEqualTo(ExitCodes.NOT_ALIVE);
+            assertThat(dead.out()).containsPattern("engine pid " + router.pid() + ", started \\S+, last heartbeat " +
+                "\\d+\\.\\d s ago \\(more than 3 s\\): NOT ALIVE \\(it died, hangs, or runs no refresh agent; the counts " +
+                "below are its last\\)").containsPattern("\nchat +[1-9]");
+            assertThat(dead.err()).isEmpty();
+        }
+        finally
+        {
+            router.destroyForcibly();
+        }
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void shouldFollowAnEngineRestartUnderWatch() throws Exception
+    {
+        final Path file = dir.resolve("router.counters");
+        final Process first = router(file);
+        final AtomicReference<CliRun> watched = new AtomicReference<>();
+        final Thread watcher = new Thread(() ->
+            watched.set(CliRun.of("stat", "--counters-file", file.toString(), "--watch", "200ms", "--iterations", "35")));
+        Process second = null;
+        try
+        {
+            watcher.start();
+            Thread.sleep(1_000);
+            first.destroyForcibly();
+            assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            second = router(file);
+            watcher.join(TimeUnit.SECONDS.toMillis(90));
+            final CliRun run = watched.get();
+            assertThat(run).as("the watch ended").isNotNull();
+            assertThat(run.out()).contains("engine pid " + first.pid() + ", started ")
+                .containsPattern("engine restarted: pid " + first.pid() + " started \\S+, now pid " + second.pid() +
+                    " started \\S+\n");
+            final String last = run.out().substring(run.out().lastIndexOf("== "));
+            assertThat(last).contains("engine pid " + second.pid() + ", started ").contains("ago: alive");
+            assertThat(run.exit()).as(run.out()).isEqualTo(ExitCodes.OK);
+            assertThat(run.out()).doesNotContain("Exception").doesNotContain("Error");
+        }
+        finally
+        {
+            first.destroyForcibly();
+            if (second != null)
+            {
+                second.destroyForcibly();
+            }
+        }
+    }
+
+    @Test
+    void shouldNameAHalvedARandomOrACraftedFileAsDamagedAndExitTwo() throws IOException
+    {
+        final Path file = closedEngineFile();
+        final long length = Files.size(file);
+        final Path halved = Files.copy(file, dir.resolve("halved.counters"));
+        try (RandomAccessFile raf = new RandomAccessFile(halved.toFile(), "rw"))
+        {
+            raf.setLength(length / 2);
+        }
+        final byte[] noise = new byte[(int)length];
+        new SplittableRandom(11).nextBytes(noise);
+        final Path random = Files.write(dir.resolve("random.counters"), noise);
+        final Path crafted = Files.copy(file, dir.resolve("crafted.counters"));
+        try (RandomAccessFile raf = new RandomAccessFile(crafted.toFile(), "rw"))
+        {
+            // The first counter's label length, in the machine's byte order, as large as an int goes.
+            raf.seek(CountersFileLayout.metadataOffset(MultiFactorEngine.DEFAULT_COUNTER_CAPACITY) +
+                CountersReader.LABEL_OFFSET);
+            raf.write(new byte[] {(byte)0xff, (byte)0xff, (byte)0xff, (byte)0x7f});
+        }
+
+        final CliRun halvedRun = CliRun.of("stat", "--counters-file", halved.toString());
+        final CliRun randomRun = CliRun.of("stat", "--counters-file", random.toString());
+        final CliRun craftedRun = CliRun.of("stat", "--counters-file", crafted.toString());
+
+        for (final CliRun run : List.of(halvedRun, randomRun, craftedRun))
+        {
+            assertThat(run.exit()).as(run.err()).isEqualTo(ExitCodes.INVALID_INPUT);
+            assertThat(run.out()).isEmpty();
+        }
+        assertThat(halvedRun.err()).isEqualTo(halved + ": damaged counters file: length " + length / 2 +
+            " bytes, its header says " + length + " (capacity " + MultiFactorEngine.DEFAULT_COUNTER_CAPACITY +
+            "): truncated\n");
+        assertThat(randomRun.err()).isEqualTo(random + ": damaged counters file: no MFCNTRS1 marker at its start " +
+            "(not written by an engine of this version, or overwritten)\n");
+        assertThat(craftedRun.err()).isEqualTo(crafted + ": damaged counters file: counter 0: label length " +
+            "2147483647, at most 380\n");
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldKeepWatchingAFileTruncatedUnderItAndSayWhatHappened() throws Exception
+    {
+        final Path file = closedEngineFile();
+        final AtomicReference<CliRun> watched = new AtomicReference<>();
+        final Thread watcher = new Thread(() ->
+            watched.set(CliRun.of("stat", "--counters-file", file.toString(), "--watch", "100ms", "--iterations", "15")));
+        watcher.start();
+        Thread.sleep(500);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE))
+        {
+            channel.truncate(Files.size(file) / 2);
+        }
+        watcher.join(TimeUnit.SECONDS.toMillis(50));
+        final CliRun run = watched.get();
+
+        assertThat(run).as("the watch ended").isNotNull();
+        // Closed engine: whole tables first, then the truncation, one line per table, to the end of the watch.
+        assertThat(run.out()).contains("closed at ", "NOT ALIVE", "DECISION")
+            .containsPattern("damaged counters file: length \\d+ bytes, its header says \\d+ \\(capacity \\d+\\): " +
+                "truncated\n$");
+        assertThat(run.out()).doesNotContain("Exception").doesNotContain("Error");
+        assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
+    }
+
+    @Test
+    void shouldShowInTheDocsSampleEveryDecisionOfTheBundledConfiguration() throws Exception
+    {
+        final String page = Files.readString(ROOT.resolve("docs/metrics.md"));
+        final String command = "$ bin/mf stat --counters-file /tmp/sim.counters\n";
+        final int start = page.indexOf(command) + command.length();
+        final String sample = page.substring(start, page.indexOf("```", start));
+        final List<String> shown = new ArrayList<>();
+        final String[] lines = sample.split("\n");
+        assertThat(lines[0]).contains(": alive");
+        for (int i = 3; i < lines.length && !lines[i].isEmpty(); i++)
+        {
+            shown.add(lines[i].substring(0, lines[i].indexOf(' ')));
+        }
+        final LoadedConfig bundled = ConfigLoader.load(ROOT.resolve("examples/router.yaml"));
+        final List<String> decisions = new ArrayList<>();
+        bundled.config().decisions().forEach(decision -> decisions.add(decision.name()));
+        assertThat(shown).containsExactlyInAnyOrderElementsOf(decisions);
+    }
+
+    /** The counters file of an engine that selected once and was closed. */
+    private Path closedEngineFile()
+    {
+        final Path file = dir.resolve("closed.counters");
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(new PlansBuilder().model("premium", 0.9, 10.0)
+            .decision("chat").candidates("premium").add().build()).countersFile(file).build())
+        {
+            engine.select(engine.decisionId("chat"), null, new Selection());
+        }
+        return file;
+    }
+
+    /** A router in its own JVM ({@link StatEngineMain}), started and ready. */
+    private static Process router(final Path file) throws IOException
+    {
+        final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        final Process process = new ProcessBuilder(java, "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+            "-Xmx64m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+            StatEngineMain.class.getName(), file.toString())
+            .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        process.getOutputStream().close();
+        final String ready = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))
+            .readLine();
+        assertThat(ready).as("the router's first line").isEqualTo("ready " + process.pid());
+        return process;
     }
 
     /** The SELECTIONS of decision quality_answers in each table. */

@@ -37,8 +37,81 @@ class ValidateCommandTest
             "  b  quality -  prompt_per_1m -  completion_per_1m -\n" +
             "decisions: 1\n" +
             "  d  candidates a, b  p99  on_no_candidates cheapest\n" +
+            "    weights   quality 1.000  latency 0.000  cost 0.000  load 0.000  (normalized)\n" +
+            "    slo       min_quality -  max_tpot_ms -  max_ttft_ms -  max_cost_per_1m -  max_inflight -\n" +
+            "    ranking   objective weighted  tie_band 0.0  tie_break first\n" +
+            "    latency   p99 of TPOT, else TTFT  cost_mix prompt 1.0 completion 0.0\n" +
+            "signals: latency_window 1m  latency_refresh 1s  inflight_max_age 10m  counters_file - (in memory)\n" +
+            "fleet: off (this replica uses its own signals only)\n" +
             "warnings: 1\n" +
             "  " + config + ":7:80: decisions[0].algorithm.multi_factor.weights.cost: negative weight -1 is clamped to 0\n");
+    }
+
+    @Test
+    void shouldShowTheSettingsItUnderstoodWithDefaultsFilledInAndWeightsNormalized() throws IOException
+    {
+        final Path config = Files.writeString(dir.resolve("router.yaml"), """
+            models:
+              - {name: a, quality_score: 0.9, pricing: {prompt_per_1m: 2.0, completion_per_1m: 6.0}}
+              - {name: b, quality_score: 0.4, pricing: {prompt_per_1m: 0.5, completion_per_1m: 1.5}}
+            decisions:
+              - name: ranked
+                modelRefs: [{model: a}, {model: b}]
+                algorithm:
+                  type: multi_factor
+                  multi_factor:
+                    weights: {quality: 2, latency: 1, cost: 1}
+                    slo: {min_quality: 0.3, max_tpot_ms: 150, max_ttft_ms: 900, max_cost_per_1m: 4.5, max_inflight: 12}
+                    latency_percentile: 90
+                    on_no_candidates: fail
+                    latency_metric: ttft
+                    cost_mix: {prompt: 1, completion: 3}
+                    tie_band: 0.05
+                    tie_break: random
+              - name: lexi
+                modelRefs: [{model: b}, {model: a}]
+                algorithm:
+                  type: multi_factor
+                  multi_factor:
+                    objective: lexicographic
+                    priority: [quality, cost]
+                    tolerance: 0.1
+            signals:
+              latency_window: 90s
+              latency_refresh: 250ms
+              inflight_max_age: 1500us
+              counters_file: /dev/shm/r.counters
+            fleet:
+              redis: redis://user:s3cret@127.0.0.1:6390/2
+              cluster: prod
+              exchange_every: 500ms
+            """);
+
+        final CliRun run = CliRun.of("validate", config.toString());
+
+        assertThat(run.err()).isEmpty();
+        assertThat(run.exit()).isEqualTo(ExitCodes.OK);
+        // Weights 2:1:1:0 normalized to sum 1; every ceiling, the floor, the metric, the mix and the tie settings as
+        // read; the lexicographic decision's weights are its defaults, marked as ignored; no password is printed.
+        assertThat(run.out()).isEqualTo(config + ": valid\n" +
+            "models: 2\n" +
+            "  a  quality 0.9  prompt_per_1m 2.0  completion_per_1m 6.0\n" +
+            "  b  quality 0.4  prompt_per_1m 0.5  completion_per_1m 1.5\n" +
+            "decisions: 2\n" +
+            "  ranked  candidates a, b  p90  on_no_candidates fail\n" +
+            "    weights   quality 0.500  latency 0.250  cost 0.250  load 0.000  (normalized)\n" +
+            "    slo       min_quality 0.3  max_tpot_ms 150.0  max_ttft_ms 900.0  max_cost_per_1m 4.5  max_inflight 12\n" +
+            "    ranking   objective weighted  tie_band 0.05  tie_break random\n" +
+            "    latency   p90 of TTFT  cost_mix prompt 1.0 completion 3.0\n" +
+            "  lexi  candidates b, a  p95  on_no_candidates cheapest\n" +
+            "    weights   quality 0.250  latency 0.250  cost 0.250  load 0.250  (ignored: lexicographic)\n" +
+            "    slo       min_quality -  max_tpot_ms -  max_ttft_ms -  max_cost_per_1m -  max_inflight -\n" +
+            "    ranking   objective lexicographic  priority quality > cost  tolerance 0.1  tie_break first\n" +
+            "    latency   p95 of TPOT, else TTFT  cost_mix prompt 1.0 completion 0.0\n" +
+            "signals: latency_window 90s  latency_refresh 250ms  inflight_max_age 1500us  counters_file /dev/shm/r.counters\n" +
+            "fleet: redis redis://127.0.0.1:6390/2  cluster prod  exchange_every 500ms\n" +
+            "warnings: 0\n");
+        assertThat(run.out()).doesNotContain("s3cret");
     }
 
     @Test

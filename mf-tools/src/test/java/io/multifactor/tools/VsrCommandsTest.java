@@ -35,7 +35,17 @@ class VsrCommandsTest
             "  slow-strong  quality 0.9  prompt_per_1m 3.0  completion_per_1m 9.0\n" +
             "multi_factor decisions: 2\n" +
             "  quality_answers  candidates slow-strong, fast-cheap  p95  on_no_candidates cheapest\n" +
+            "    weights   quality 0.600  latency 0.200  cost 0.100  load 0.100  (normalized)\n" +
+            "    slo       min_quality -  max_tpot_ms -  max_ttft_ms 800.0  max_cost_per_1m -  max_inflight -\n" +
+            "    ranking   objective weighted  tie_band 0.0  tie_break first\n" +
+            "    latency   p95 of TPOT, else TTFT  cost_mix prompt 1.0 completion 0.0\n" +
             "  batch/bulk  candidates fast-cheap, slow-strong  p95  on_no_candidates first\n" +
+            "    weights   quality 0.200  latency 0.000  cost 0.800  load 0.000  (normalized)\n" +
+            "    slo       min_quality -  max_tpot_ms -  max_ttft_ms -  max_cost_per_1m -  max_inflight -\n" +
+            "    ranking   objective weighted  tie_band 0.0  tie_break first\n" +
+            "    latency   p95 of TPOT, else TTFT  cost_mix prompt 1.0 completion 0.0\n" +
+            "signals: latency_window 1m  latency_refresh 1s  inflight_max_age 10m  counters_file - (in memory)\n" +
+            "fleet: off (this replica uses its own signals only)\n" +
             "skipped decisions (not multi_factor): 1\n" +
             "  pinned_fast  algorithm static  at routing.decisions[1] (line 33)\n" +
             "ignored top-level sections: 3 (listeners, entrypoints, global)\n" +

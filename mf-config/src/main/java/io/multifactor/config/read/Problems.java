@@ -90,6 +90,21 @@ public final class Problems
         return NearestName.suggestion(wrong, valid, suggestions);
     }
 
+    /**
+     * As {@link NameHint#of}, with the nearest name paid from this validation's suggestion budget.
+     *
+     * @param wrong the name as written.
+     * @param valid the defined names, in the order to suggest and list them.
+     * @param kind what they name, in the plural: {@code models}, {@code decisions}.
+     * @return {@code " (did you mean NAME?)"} when a plausible name is found within the budget, else the list of the
+     *     defined names as {@link NameHint#listed} gives it, in parentheses.
+     */
+    public String hint(final String wrong, final Collection<String> valid, final String kind)
+    {
+        final String nearest = suggestion(wrong, valid);
+        return nearest.isEmpty() ? " (" + NameHint.listed(valid, kind) + ')' : nearest;
+    }
+
     /** @return whether an error was recorded. */
     public boolean hasErrors()
     {

@@ -117,7 +117,7 @@ class ConfigReloaderTest
         assertThat(result.applied()).isFalse();
         assertThat(result.problems()).extracting(Object::toString).containsExactly(
             file + ":2:30: models[0].quality_score: must be >= 0, got -1",
-            file + ":5:25: decisions[0].modelRefs[0].model: unknown model \"zz\"");
+            file + ":5:25: decisions[0].modelRefs[0].model: unknown model \"zz\" (the configuration's models: a)");
         assertThat(engine.plans()).isSameAs(running);
         assertThat(engine.reloadsRefused()).isEqualTo(1);
         assertThat(engine.reloadsApplied()).isZero();
@@ -233,6 +233,20 @@ class ConfigReloaderTest
         final Path linked = Files.createSymbolicLink(mount.resolve("router.yaml"), Path.of("..data/router.yaml"));
         final LinkedBlockingQueue<ReloadResult> results = new LinkedBlockingQueue<>();
         final AtomicLong calls = new AtomicLong();
+        // The simulated failure is logged once: captured and asserted on, not printed on the build's console.
+        try (CapturedLog log = CapturedLog.of(ConfigReloader.class.getPackageName()))
+        {
+            watchThroughAConfigMapVolume(mount, linked, results, calls);
+            assertThat(log.records()).hasSize(1);
+            assertThat(log.records().get(0).getThrown()).isInstanceOf(OutOfMemoryError.class)
+                .hasMessage("simulated: the listener's own failure");
+        }
+    }
+
+    private void watchThroughAConfigMapVolume(
+        final Path mount, final Path linked, final LinkedBlockingQueue<ReloadResult> results, final AtomicLong calls)
+        throws Exception
+    {
         reloader.watch(linked, result ->
         {
             results.add(result);

@@ -1,6 +1,5 @@
 package io.multifactor.kernel.engine;
 
-import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.plan.Plans;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
@@ -55,8 +54,11 @@ abstract class EngineBuilder<B extends EngineBuilder<B>>
     }
 
     /**
-     * Puts the counters in a memory-mapped file (replaced if it exists) that another process can read with
-     * {@link CounterBuffers#openReader(Path)}; by default they live in direct memory.
+     * Copies the counters to a file (replaced if it exists) that another process reads ({@code bin/mf stat},
+     * {@link io.multifactor.kernel.metrics.CountersFileReader}): the counters stay in direct memory the engine owns,
+     * the file is written whole by {@link #build()} (so its space is reserved: {@code build()} fails with an
+     * {@link java.io.UncheckedIOException} that says why when it cannot be) and then kept current, with a heartbeat,
+     * by the refresh agent every 250 ms. By default there is no file.
      *
      * @param countersFile path of the file, or null for direct memory.
      * @return this builder.

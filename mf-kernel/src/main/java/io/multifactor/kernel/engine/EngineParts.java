@@ -7,6 +7,7 @@ import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.plan.Plans;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemEpochClock;
 
 /**
  * Assembles the parts of one engine from its builder's settings, in the order their counters are allocated: the
@@ -41,7 +42,7 @@ final class EngineParts
         clock = builder.clock;
         settings = builder.settings;
         counters = builder.countersFile == null ? CounterBuffers.inMemory(builder.counterCapacity) :
-            CounterBuffers.mapped(builder.countersFile, builder.counterCapacity);
+            CounterBuffers.mirroredTo(builder.countersFile, builder.counterCapacity);
         values = counters.values();
         layout = new CounterLayout(
             counters, Math.max(MultiFactorEngine.RETIRED_COUNTER_GRACE_NS, 2 * settings.latencyRefreshNs()));
@@ -59,7 +60,8 @@ final class EngineParts
         explainer = new Explainer(installer);
         samples = new SampleRecorder(installer, layout);
         refreshCycle = new RefreshCycle(
-            lock, clock, settings, originNs, installer, publisher, layout, leases, leaseEpochs, counterBlocks);
+            lock, clock, settings, originNs, installer, publisher, layout, leases, leaseEpochs, counterBlocks, counters,
+            SystemEpochClock.INSTANCE);
         fleet = new FleetBridge(lock, clock, installer, values);
     }
 }

@@ -33,9 +33,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * sized for it), read with a single volatile load, so a selection always sees one whole plan with signals keyed to its
  * handles and percentile slots; {@link #replacePlans(Plans)} builds the next state and publishes it with one volatile
  * write. In-flight counts and the engine's metrics (labels and type ids in {@link CounterTypes}) live in Agrona counters
- * ({@link CounterBuffers}) in direct memory or a memory-mapped file; requests hold leases from a fixed
- * {@link LeaseTable}; latencies go into one {@link LatencyWindow} per model and metric. Counters of a retired model or
- * decision are freed once {@link #RETIRED_COUNTER_GRACE_NS} has passed and, for an in-flight counter, its leases ended.
+ * ({@link CounterBuffers}) in direct memory, copied to a counters file when there is one; requests hold leases from a
+ * fixed {@link LeaseTable}; latencies go into one {@link LatencyWindow} per model and metric. Counters of a retired
+ * model or decision are freed once {@link #RETIRED_COUNTER_GRACE_NS} has passed and, for an in-flight counter, its
+ * leases ended.
  * <p>
  * This class is threadsafe: {@link #select}, {@code record*}, {@link #begin}, {@link #end}, {@link #inflight} and
  * {@link #replacePlans} may be called from any number of threads at once; the hot paths allocate nothing and take no
@@ -88,6 +89,8 @@ public final class MultiFactorEngine extends EngineReadout
         {
             installer.install(parts.firstPlans, parts.originNs);
         }
+        // The counters file holds the first plans' counters from the start, before the first heartbeat.
+        refreshCycle.writeFile();
     }
 
     /**
@@ -355,14 +358,16 @@ public final class MultiFactorEngine extends EngineReadout
     /**
      * Closes the engine: from now on it knows no model and no decision ({@code select} fails, {@code begin} returns
      * {@link #NO_LEASE}, {@code record*} {@link #UNKNOWN_MODEL}, refresh does nothing); open leases end harmlessly.
-     * The selections counted so far are added into the counters first, so the counters file keeps them. Memory is left
-     * to the garbage collector so that a late call never touches unmapped memory.
+     * The selections counted so far are added into the counters first; a counters file is then written one last time,
+     * marked closed ({@code bin/mf stat} then says so). Memory is left to the garbage collector so that a late call
+     * never touches unmapped memory.
      */
     @Override
     public void close()
     {
         refreshCycle.foldCounts();
         installer.close();
+        refreshCycle.closeFile();
     }
 
     /** @return the per-thread counter blocks of the selections (null when not counted), for tests. */

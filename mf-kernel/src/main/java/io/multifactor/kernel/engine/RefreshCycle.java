@@ -1,7 +1,10 @@
 package io.multifactor.kernel.engine;
 
 import io.multifactor.kernel.inflight.LeaseTable;
+import io.multifactor.kernel.metrics.CounterBuffers;
+import io.multifactor.kernel.metrics.CountersFileLayout;
 import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
+import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
 
 import java.util.function.IntConsumer;
@@ -20,8 +23,14 @@ import java.util.function.IntConsumer;
  * begin, even after the refresh agent stalled, and at most {@code inflight_max_age + 2 * (P + latency_refresh)} after
  * it (10 min 20.75 s with the defaults), later only by as long as the refresh agent stalls.
  * <p>
- * This class is threadsafe: {@link #refresh()} reads one volatile field first and takes the engine's lock only when a
- * cycle is due, so a duty cycle with nothing due writes nothing; a cycle runs under the engine's lock.
+ * With a counters file, the duty cycle also writes the file's heartbeat and a copy of the counters every
+ * {@link CountersFileLayout#HEARTBEAT_INTERVAL_MS} of wall time (whatever the engine's clock: a simulation on a manual
+ * clock keeps its file alive too), {@link #refreshNow()} writes them at once, and {@link #closeFile()} marks the file
+ * closed.
+ * <p>
+ * This class is threadsafe: {@link #refresh()} reads one volatile field first (two with a counters file) and takes the
+ * engine's lock only when a cycle or a heartbeat is due, so a duty cycle with nothing due writes nothing; a cycle runs
+ * under the engine's lock.
  */
 final class RefreshCycle
 {
@@ -36,10 +45,15 @@ final class RefreshCycle
     private final LeaseEpochs leaseEpochs;
     private final IntConsumer onLeaseReclaimed;
     private final PerThreadCounterBlocks counterBlocksOrNull;
+    private final CounterBuffers counters;
+    private final EpochClock wallClock;
 
     // Written under lock once per refresh period; read first without the lock, so that a duty cycle with nothing due
     // writes nothing at all (not even the monitor's word, which may share a cache line with what the hot paths read).
     private volatile long nextRefreshNs;
+
+    // The wall time of the next heartbeat of the counters file; Long.MAX_VALUE without a file or once it is closed.
+    private volatile long nextHeartbeatMs;
 
     RefreshCycle(
         final Object lock,
@@ -51,7 +65,9 @@ final class RefreshCycle
         final CounterLayout layout,
         final LeaseTable leases,
         final LeaseEpochs leaseEpochs,
-        final PerThreadCounterBlocks counterBlocksOrNull)
+        final PerThreadCounterBlocks counterBlocksOrNull,
+        final CounterBuffers counters,
+        final EpochClock wallClock)
     {
         this.counterBlocksOrNull = counterBlocksOrNull;
         this.lock = lock;
@@ -65,11 +81,19 @@ final class RefreshCycle
         this.leaseEpochs = leaseEpochs;
         this.onLeaseReclaimed = layout::countHealedLease;
         this.nextRefreshNs = originNs + refreshNs;
+        this.counters = counters;
+        this.wallClock = wallClock;
+        this.nextHeartbeatMs = counters.hasFile() ? wallClock.time() + CountersFileLayout.HEARTBEAT_INTERVAL_MS :
+            Long.MAX_VALUE;
     }
 
     /** @return the work done: windows refreshed plus leases reclaimed, 0 when nothing was due. */
     int refresh()
     {
+        if (nextHeartbeatMs != Long.MAX_VALUE)
+        {
+            heartbeat();
+        }
         final long nowNs = clock.nanoTime();
         if (nowNs - nextRefreshNs < 0)
         {
@@ -108,6 +132,51 @@ final class RefreshCycle
             {
                 nextRefreshNs = nowNs + refreshNs;
                 cycle(nowNs);
+            }
+        }
+        writeFile();
+    }
+
+    /** Writes the counters file now, with a heartbeat (when the engine has one and is open). */
+    void writeFile()
+    {
+        synchronized (lock)
+        {
+            if (nextHeartbeatMs != Long.MAX_VALUE && !installer.closed())
+            {
+                final long nowMs = wallClock.time();
+                counters.writeFile(nowMs);
+                nextHeartbeatMs = nowMs + CountersFileLayout.HEARTBEAT_INTERVAL_MS;
+            }
+        }
+    }
+
+    /** Writes the counters file one last time, marked closed (after the engine closed): no heartbeat follows. */
+    void closeFile()
+    {
+        synchronized (lock)
+        {
+            if (nextHeartbeatMs != Long.MAX_VALUE)
+            {
+                nextHeartbeatMs = Long.MAX_VALUE;
+                counters.closeFile(wallClock.time());
+            }
+        }
+    }
+
+    private void heartbeat()
+    {
+        final long nowMs = wallClock.time();
+        if (nowMs - nextHeartbeatMs < 0)
+        {
+            return;
+        }
+        synchronized (lock)
+        {
+            if (nextHeartbeatMs != Long.MAX_VALUE && nowMs - nextHeartbeatMs >= 0 && !installer.closed())
+            {
+                nextHeartbeatMs = nowMs + CountersFileLayout.HEARTBEAT_INTERVAL_MS;
+                counters.writeFile(nowMs);
             }
         }
     }

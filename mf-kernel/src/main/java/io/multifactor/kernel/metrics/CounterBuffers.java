@@ -1,40 +1,39 @@
 package io.multifactor.kernel.metrics;
 
 import org.agrona.BufferUtil;
-import org.agrona.IoUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;
 import org.agrona.concurrent.status.CountersReader;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
-import java.nio.MappedByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.FileSystems;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 
 /**
  * The buffers that hold every Agrona counter of one engine (the in-flight counts and the metric counters of
- * {@link CounterTypes}), values and metadata, managed by a {@link CountersManager}: plain direct memory, or a
- * memory-mapped file that another process can read with {@link #openReader(Path)}.
+ * {@link CounterTypes}), values and metadata, managed by a {@link CountersManager}, always in direct memory the engine
+ * owns; with a counters file ({@link #mirroredTo(Path, int)}), also a copy of them in that file, which another process
+ * reads with {@link CountersFileReader} (layout: {@link CountersFileLayout}) and which the refresh agent keeps current
+ * through {@link #writeFile(long)}. The file is never mapped: nothing another process does to it (truncate it, fill its
+ * file system) can fault a thread that counts.
  * <p>
- * Layout, in memory and in the file (capacity {@code n} counters):
+ * Layout in memory (capacity {@code n} counters):
  * <pre>
  *   0                         n * COUNTER_LENGTH                    n * (COUNTER_LENGTH + METADATA_LENGTH)
  *   +-------------------------+--------------------------------------+
  *   | values: n x 128 bytes   | metadata (labels, type ids): n x 512 |
  *   +-------------------------+--------------------------------------+
  * </pre>
- * Memory is never unmapped or freed explicitly: a late {@code end} or read after the engine closed touches valid memory,
- * and the mapping goes away when this object is garbage collected.
+ * Memory is never freed explicitly: a late {@code end} or read after the engine closed touches valid memory, and the
+ * buffers go away when this object is garbage collected.
  * <p>
  * Counter values are read and changed through {@link #values()} at {@link CountersReader#counterOffset(int)}, atomically
- * from any thread; {@link #allocate(String, int)} belongs to one thread at a time (the engine holds
- * its lock). This class is threadsafe under that contract.
+ * from any thread; {@link #allocate(String, int)}, {@link #free(int)}, {@link #retired(int, boolean)},
+ * {@link #relabel(int, String)}, {@link #writeFile(long)} and {@link #closeFile(long)} belong to one thread at a time
+ * (the engine holds its lock). This class is threadsafe under that contract.
  */
 public final class CounterBuffers
 {
@@ -48,15 +47,25 @@ public final class CounterBuffers
     public static final int BYTES_PER_COUNTER = CountersReader.COUNTER_LENGTH + CountersReader.METADATA_LENGTH;
 
     private final AtomicBuffer values;
+    private final ByteBuffer valueBytes;
+    private final ByteBuffer metadataBytes;
     private final CountersManager manager;
     private final int capacity;
     private final UnsafeBuffer keyState = new UnsafeBuffer(new byte[Integer.BYTES]);
+    private CountersFileWriter file;
+    // Under the engine's lock: one more than the highest id ever allocated, and whether metadata changed since written.
+    private int used;
+    private boolean metadataChanged = true;
 
-    private CounterBuffers(final AtomicBuffer values, final AtomicBuffer metaData, final int capacity)
+    private CounterBuffers(final ByteBuffer memory, final int capacity)
     {
-        this.values = values;
+        final int valuesLength = capacity * CountersReader.COUNTER_LENGTH;
+        final int metadataLength = capacity * CountersReader.METADATA_LENGTH;
+        this.valueBytes = memory.duplicate().position(0).limit(valuesLength).slice();
+        this.metadataBytes = memory.duplicate().position(valuesLength).limit(valuesLength + metadataLength).slice();
+        this.values = new UnsafeBuffer(valueBytes);
         this.capacity = capacity;
-        this.manager = new CountersManager(metaData, values);
+        this.manager = new CountersManager(new UnsafeBuffer(metadataBytes), values);
     }
 
     /**
@@ -68,55 +77,27 @@ public final class CounterBuffers
     public static CounterBuffers inMemory(final int capacity)
     {
         requireCapacity(capacity);
-        final UnsafeBuffer buffer =
-            new UnsafeBuffer(BufferUtil.allocateDirectAligned(capacity * BYTES_PER_COUNTER, 4096));
-        return split(buffer, capacity);
+        return new CounterBuffers(BufferUtil.allocateDirectAligned(capacity * BYTES_PER_COUNTER, 4096), capacity);
     }
 
     /**
-     * Counters in a new memory-mapped file (an existing file is replaced), readable by another process with
-     * {@link #openReader(Path)}. The file is created readable and writable by its owner only (0600) where the file
-     * system supports POSIX permissions.
+     * Counters in direct memory of this process, copied to a new counters file (an existing file is replaced) that
+     * another process reads with {@link CountersFileReader}: created readable and writable by its owner only (0600)
+     * where the file system supports POSIX permissions, and written whole now, so that its space is reserved (see
+     * {@link CountersFileWriter#create}).
      *
      * @param file path of the file.
      * @param capacity number of counters, at least 1.
      * @return the counters.
-     * @throws UncheckedIOException when the file cannot be created or mapped.
+     * @throws UncheckedIOException when the file cannot be created or written whole, with a message that says why.
      */
-    public static CounterBuffers mapped(final Path file, final int capacity)
+    public static CounterBuffers mirroredTo(final Path file, final int capacity)
     {
-        requireCapacity(capacity);
-        try
-        {
-            Files.deleteIfExists(file);
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot replace counters file " + file, ex);
-        }
-        final long length = (long)capacity * BYTES_PER_COUNTER;
-        try
-        {
-            if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix"))
-            {
-                Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            }
-            else
-            {
-                Files.createFile(file);
-            }
-            try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
-            {
-                raf.setLength(length);
-            }
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot create counters file " + file, ex);
-        }
-        // A new file reads as zeros (the length was set, not written): every counter record starts unused.
-        final MappedByteBuffer mapped = IoUtil.mapExistingFile(file.toFile(), FileChannel.MapMode.READ_WRITE, "counters");
-        return split(new UnsafeBuffer(mapped), capacity);
+        final CounterBuffers counters = inMemory(capacity);
+        counters.file = CountersFileWriter.create(
+            file, counters.valueBytes, counters.metadataBytes, capacity, System.currentTimeMillis());
+        counters.metadataChanged = false;
+        return counters;
     }
 
     /**
@@ -138,26 +119,67 @@ public final class CounterBuffers
     }
 
     /**
-     * Maps an existing counters file, as written by {@link #mapped(Path, int)}, for reading from another process.
+     * Reads a counters file, as written through {@link #mirroredTo(Path, int)}, once (see {@link CountersFileReader}).
      *
      * @param file path of the file.
-     * @return a reader of its labels and live values.
-     * @throws IllegalArgumentException when the file length is not a whole number of counters.
+     * @return a reader of its labels and values as they were when read.
+     * @throws IllegalArgumentException when the file is damaged (the message says how).
+     * @throws UncheckedIOException when it cannot be read.
      */
     public static CountersReader openReader(final Path file)
     {
-        final MappedByteBuffer mapped =
-            IoUtil.mapExistingFile(file.toFile(), FileChannel.MapMode.READ_ONLY, "multi-factor counters");
-        final int length = mapped.capacity();
-        if (length == 0 || length % BYTES_PER_COUNTER != 0)
+        try
         {
-            throw new IllegalArgumentException("not a multi-factor counters file (length " + length + "): " + file);
+            return new CountersFileReader().read(file).counters();
         }
-        final int capacity = length / BYTES_PER_COUNTER;
-        final UnsafeBuffer buffer = new UnsafeBuffer(mapped);
-        final int valuesLength = capacity * CountersReader.COUNTER_LENGTH;
-        return new CountersReader(
-            new UnsafeBuffer(buffer, valuesLength, length - valuesLength), new UnsafeBuffer(buffer, 0, valuesLength));
+        catch (final DamagedCountersFileException ex)
+        {
+            throw new IllegalArgumentException(ex.getMessage(), ex);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot read counters file " + file, ex);
+        }
+    }
+
+    /** @return whether the counters are copied to a file. */
+    public boolean hasFile()
+    {
+        return file != null;
+    }
+
+    /**
+     * Copies the counters in use (values; labels and type ids when they changed) and the heartbeat to the counters
+     * file, if there is one; writes it whole when it was truncated. Never throws (failures are counted by the writer
+     * and retried at the next call). Off the request path, under the engine's lock.
+     *
+     * @param nowEpochMs the heartbeat: wall time of the refresh agent's cycle, epoch milliseconds.
+     */
+    public void writeFile(final long nowEpochMs)
+    {
+        if (file != null && file.write(nowEpochMs, used, metadataChanged))
+        {
+            metadataChanged = false;
+        }
+    }
+
+    /**
+     * Writes the counters file one last time, marked closed, and closes it. Under the engine's lock.
+     *
+     * @param nowEpochMs the last heartbeat.
+     */
+    public void closeFile(final long nowEpochMs)
+    {
+        if (file != null)
+        {
+            file.close(nowEpochMs, used);
+        }
+    }
+
+    /** @return the writer of the counters file, or null without one (for tests and diagnostics). */
+    public CountersFileWriter fileWriter()
+    {
+        return file;
     }
 
     /**
@@ -174,7 +196,10 @@ public final class CounterBuffers
         {
             throw new IllegalStateException("all " + capacity + " counters are in use; raise the counter capacity");
         }
-        return manager.allocate(label, typeId);
+        final int id = manager.allocate(label, typeId);
+        used = Math.max(used, id + 1);
+        metadataChanged = true;
+        return id;
     }
 
     /**
@@ -186,6 +211,7 @@ public final class CounterBuffers
     public void free(final int counterId)
     {
         manager.free(counterId);
+        metadataChanged = true;
     }
 
     /** @return the number of counters that can still be allocated. */
@@ -205,6 +231,7 @@ public final class CounterBuffers
     {
         keyState.putInt(0, retired ? CounterTypes.KEY_RETIRED : CounterTypes.KEY_LIVE);
         manager.setCounterKey(counterId, keyState, 0, Integer.BYTES);
+        metadataChanged = true;
     }
 
     /**
@@ -216,6 +243,7 @@ public final class CounterBuffers
     public void relabel(final int counterId, final String label)
     {
         manager.setCounterLabel(counterId, label);
+        metadataChanged = true;
     }
 
     /**
@@ -252,14 +280,6 @@ public final class CounterBuffers
     public int capacity()
     {
         return capacity;
-    }
-
-    private static CounterBuffers split(final UnsafeBuffer buffer, final int capacity)
-    {
-        final int valuesLength = capacity * CountersReader.COUNTER_LENGTH;
-        final UnsafeBuffer values = new UnsafeBuffer(buffer, 0, valuesLength);
-        final UnsafeBuffer metaData = new UnsafeBuffer(buffer, valuesLength, capacity * CountersReader.METADATA_LENGTH);
-        return new CounterBuffers(values, metaData, capacity);
     }
 
     private static void requireCapacity(final int capacity)

@@ -4,6 +4,7 @@ import io.multifactor.api.ConfigProblem;
 import io.multifactor.api.Handles;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.RecipeDecisionNames;
+import io.multifactor.config.read.NameHint;
 import io.multifactor.kernel.plan.Plans;
 
 import java.util.ArrayList;
@@ -76,18 +77,19 @@ public record Scenario(
         {
             problems.add(unknownDecision(plans));
         }
+        final List<String> modelNames = modelNames(plans);
         for (final LocatedName excluded : exclude)
         {
             if (plans.modelId(excluded.name()) == Handles.NONE)
             {
-                problems.add(unknown("model", excluded));
+                problems.add(unknown("model", excluded, NameHint.of(excluded.name(), modelNames, "models")));
             }
         }
         for (final ModelObservations model : models)
         {
             if (plans.modelId(model.model().name()) == Handles.NONE)
             {
-                problems.add(unknown("model", model.model()));
+                problems.add(unknown("model", model.model(), NameHint.of(model.model().name(), modelNames, "models")));
             }
         }
         if (!problems.isEmpty())
@@ -98,17 +100,46 @@ public record Scenario(
         }
     }
 
-    /** An unknown decision; a recipe decision of a vLLM Semantic Router file named without its recipe is suggested. */
+    /**
+     * An unknown decision: a recipe decision of a vLLM Semantic Router file named without its recipe is suggested,
+     * else the nearest decision name, else the configuration's decisions are listed.
+     */
     private ConfigProblem unknownDecision(final Plans plans)
     {
-        final ConfigProblem problem = unknown("decision", decision);
-        return new ConfigProblem(problem.file(), problem.line(), problem.column(), problem.path(),
-            problem.message() + RecipeDecisionNames.hint(plans, decision.name()));
+        final String recipe = RecipeDecisionNames.hint(plans, decision.name());
+        return unknown("decision", decision,
+            recipe.isEmpty() ? NameHint.of(decision.name(), decisionNames(plans), "decisions") : recipe);
     }
 
-    private ConfigProblem unknown(final String what, final LocatedName name)
+    private ConfigProblem unknown(final String what, final LocatedName name, final String hint)
     {
         return new ConfigProblem(file, name.line(), name.column(), name.path(),
-            what + " \"" + name.name() + "\" is not in the configuration");
+            what + " \"" + name.name() + "\" is not in the configuration" + hint);
+    }
+
+    private static List<String> modelNames(final Plans plans)
+    {
+        final List<String> names = new ArrayList<>();
+        for (int id = 0; id < plans.modelCapacity(); id++)
+        {
+            if (plans.hasModel(id))
+            {
+                names.add(plans.modelName(id));
+            }
+        }
+        return names;
+    }
+
+    private static List<String> decisionNames(final Plans plans)
+    {
+        final List<String> names = new ArrayList<>();
+        for (int id = 0; id < plans.decisionCapacity(); id++)
+        {
+            if (plans.decision(id) != null)
+            {
+                names.add(plans.decision(id).name());
+            }
+        }
+        return names;
     }
 }

@@ -3,7 +3,7 @@ package io.multifactor.testkit.sim;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.RecipeDecisionNames;
 import io.multifactor.config.read.MappingReader;
-import io.multifactor.config.read.NearestName;
+import io.multifactor.config.read.NameHint;
 import io.multifactor.config.read.Problems;
 import io.multifactor.config.read.Values;
 import io.multifactor.config.yaml.Excerpt;
@@ -232,7 +232,7 @@ public final class ProfileReader
             {
                 problems.error(entry.keyLine(), entry.keyColumn(), reader.path("models") + '.' + entry.key(),
                     "unknown model \"" + Excerpt.value(entry.key()) + "\": the configuration has no such model" +
-                    NearestName.suggestion(entry.key(), planModels));
+                    NameHint.of(entry.key(), planModels, "models"));
             }
         }
         for (final String model : planModels)
@@ -336,6 +336,6 @@ public final class ProfileReader
     private static String decisionHint(final Plans plans, final String decision, final List<String> planDecisions)
     {
         final String recipe = RecipeDecisionNames.hint(plans, decision);
-        return recipe.isEmpty() ? NearestName.suggestion(decision, planDecisions) : recipe;
+        return recipe.isEmpty() ? NameHint.of(decision, planDecisions, "decisions") : recipe;
     }
 }

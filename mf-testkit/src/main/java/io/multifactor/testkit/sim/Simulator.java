@@ -184,8 +184,8 @@ public final class Simulator
     }
 
     /**
-     * Runs the simulation from simulated time 0 to the profile's duration, with the engine's counters in a
-     * memory-mapped file that {@code bin/mf stat} can read while it runs.
+     * Runs the simulation from simulated time 0 to the profile's duration, with the engine's counters copied to a
+     * counters file that {@code bin/mf stat} can read while it runs.
      *
      * @param listener told about each interval and about progress; {@link SimulationListener#NONE} for nothing.
      * @param countersFileOrNull the counters file (replaced if it exists), or null for counters in memory.
