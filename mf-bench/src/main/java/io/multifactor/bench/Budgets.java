@@ -12,8 +12,7 @@ import java.util.Map;
  *   <li>one TTFT or TPOT sample: 25 ns; begin + end of one lease: 60 ns; one refresh of one model's window: 10 us;
  *       all allocation-free (refresh in steady state, which is what its benchmark measures).</li>
  * </ul>
- * The baselines (reference, hand loop) and the contention group have no budget; the engine with counting off
- * ({@code engineNotCounting}, the baseline of what counting costs) must allocate nothing.
+ * The baselines (reference, hand loop, the engine with counting off) and the contention group have no budget.
  * <p>
  * This class is stateless and threadsafe.
  */
@@ -40,9 +39,6 @@ public final class Budgets
             case "SelectBenchmark.engine":
             case "SelectBenchmark.kernel":
                 return select(params);
-            case "SelectBenchmark.engineNotCounting":
-                // The counting-off baseline of the engine row: judged on allocation only.
-                return new Budget(Double.NaN, ZERO);
             case "RecordBenchmark.recordTtftMicros":
             case "RecordBenchmark.recordTpotMicros":
                 return new Budget(25.0, ZERO);
