@@ -14,10 +14,10 @@ package io.multifactor.api;
  * What the engine writes per call is only what cannot be derived afterwards: per candidate the observed signals (TPOT
  * and TTFT percentiles, in-flight count), the drop reason and, for survivors, the score; per call the bounds of each
  * factor over the survivors. The configured values (model handles, quality, price, weights) are the decision plan's own
- * read-only arrays, shared, not copied ({@link #candidates}); normalized factors are computed when read, from the
+ * read-only arrays, shared, not copied (one reference per decision); normalized factors are computed when read, from the
  * bounds, by {@link #normalized(double, double, double, boolean)}.
  * <p>
- * Storage is parallel primitive arrays sized by the largest decision seen; {@link #reset(int, int)} grows them the
+ * Storage is parallel primitive arrays sized by the largest decision seen; {@link #start} grows them the
  * first time a larger decision is selected (the only allocation, off the steady state).
  * <p>
  * Callers only read it: its writer methods are package-private, reached by the kernel alone through
@@ -31,24 +31,19 @@ public final class Selection
     public static final int NOT_ELIMINATED = -1;
 
     private static final int DEFAULT_CAPACITY = 16;
-    private static final double[] NO_WEIGHTS = new double[Factor.COUNT];
-    private static final int[] NO_MODELS = new int[0];
-    private static final double[] NO_VALUES = new double[0];
 
     private int decisionId = Handles.NONE;
     private int outcome = Outcome.FAILED;
     private int selectedIndex = -1;
     private int candidateCount;
-    private int droppedCount;
     private int objective = Objective.WEIGHTED;
     private int latencyMetric = LatencyMetric.AUTO;
     private long lease = InflightTracker.NO_LEASE;
 
-    // Shared, read-only: the decision plan's arrays (never written here).
-    private int[] modelIds = NO_MODELS;
-    private double[] quality = NO_VALUES;
-    private double[] costPer1M = NO_VALUES;
-    private double[] weights = NO_WEIGHTS;
+    // Shared, read-only: the decision plan's arrays (never written here), behind one reference that changes only when
+    // the decision does.
+    private SelectionWriter.Configured configured = SelectionWriter.Configured.NONE;
+    private boolean ownCosts;
 
     // Written per call.
     private int[] dropReasons;
@@ -84,12 +79,22 @@ public final class Selection
     }
 
     /**
-     * Starts a new selection, forgetting the previous one and its candidates. Called by the engine first.
+     * Starts a new selection of a decision, forgetting the previous one: each field is written once, and the reference
+     * to the decision's configured arrays only when it is another decision's (one reference store, and its garbage
+     * collector barrier, per change of decision rather than per call). Called by the kernel first.
      *
      * @param decisionId handle of the decision being selected.
      * @param candidateCount number of candidates of that decision.
+     * @param objective its {@link Objective} code.
+     * @param latencyMetric its {@link LatencyMetric} code.
+     * @param configured its configured arrays, in candidate order (read, never written).
      */
-    void reset(final int decisionId, final int candidateCount)
+    void start(
+        final int decisionId,
+        final int candidateCount,
+        final int objective,
+        final int latencyMetric,
+        final SelectionWriter.Configured configured)
     {
         if (candidateCount > dropReasons.length)
         {
@@ -99,43 +104,34 @@ public final class Selection
         this.candidateCount = candidateCount;
         this.outcome = Outcome.FAILED;
         this.selectedIndex = -1;
-        this.droppedCount = 0;
-        this.objective = Objective.WEIGHTED;
-        this.latencyMetric = LatencyMetric.AUTO;
+        this.objective = objective;
+        this.latencyMetric = latencyMetric;
         this.lease = InflightTracker.NO_LEASE;
-        if (candidateCount == 0)
+        this.ownCosts = false;
+        if (this.configured != configured)
         {
-            modelIds = NO_MODELS;
-            quality = NO_VALUES;
-            costPer1M = NO_VALUES;
-            weights = NO_WEIGHTS;
+            this.configured = configured;
         }
     }
 
     /**
-     * Shares the decision's configured arrays, in candidate order. Called by the kernel after {@link #reset}; the
-     * arrays are read, never written, and must not change afterwards (a plan's arrays are immutable).
+     * Starts a selection of a decision that has no candidates here (an unknown handle): nothing chosen, outcome
+     * {@link Outcome#FAILED}. Called by the engine.
      *
-     * @param modelIds model handle per candidate.
-     * @param quality quality score per candidate, NaN when not configured.
-     * @param costPer1M cost per 1M tokens per candidate under the decision's cost mix, NaN when not configured.
-     * @param weights effective weights indexed by {@link Factor}.
+     * @param decisionId handle of the decision asked for.
      */
-    void candidates(final int[] modelIds, final double[] quality, final double[] costPer1M, final double[] weights)
+    void reset(final int decisionId)
     {
-        this.modelIds = modelIds;
-        this.quality = quality;
-        this.costPer1M = costPer1M;
-        this.weights = weights;
+        start(decisionId, 0, Objective.WEIGHTED, LatencyMetric.AUTO, SelectionWriter.Configured.NONE);
     }
 
     /**
      * Makes {@link #costPer1M(int)} read costs written by {@link #costPer1M(int, double)} instead of the plan's: for a
-     * request whose token counts blend the prices its own way. Called by the kernel after {@link #candidates}.
+     * request whose token counts blend the prices its own way. Called by the kernel after {@link #start}.
      */
     void ownCosts()
     {
-        costPer1M = ownCostPer1M;
+        ownCosts = true;
     }
 
     /**
@@ -147,18 +143,6 @@ public final class Selection
     void costPer1M(final int index, final double costPer1M)
     {
         ownCostPer1M[index] = costPer1M;
-    }
-
-    /**
-     * Sets how the survivors were ranked and which latency signal was read. Called by the kernel.
-     *
-     * @param objective an {@link Objective} code.
-     * @param latencyMetric a {@link LatencyMetric} code.
-     */
-    void ranking(final int objective, final int latencyMetric)
-    {
-        this.objective = objective;
-        this.latencyMetric = latencyMetric;
     }
 
     /**
@@ -184,8 +168,6 @@ public final class Selection
      */
     void observed(final int index, final int dropReason, final double tpotMs, final double ttftMs, final long inflight)
     {
-        // Counted so that the engine's drop counters look at the candidates only when some were dropped.
-        droppedCount += dropReason != DropReason.NONE ? 1 : 0;
         dropReasons[index] = dropReason;
         this.tpotMs[index] = tpotMs;
         this.ttftMs[index] = ttftMs;
@@ -257,7 +239,6 @@ public final class Selection
      */
     void dropReason(final int index, final int reason)
     {
-        droppedCount += dropReasons[index] == DropReason.NONE && reason != DropReason.NONE ? 1 : 0;
         dropReasons[index] = reason;
     }
 
@@ -319,7 +300,7 @@ public final class Selection
     /** @return handle of the chosen model, or {@link Handles#NONE} when nothing was chosen. */
     public int selectedModel()
     {
-        return selectedIndex >= 0 ? modelIds[selectedIndex] : Handles.NONE;
+        return selectedIndex >= 0 ? configured.modelIds[selectedIndex] : Handles.NONE;
     }
 
     /** @return score of the chosen model; NaN when nothing was chosen or the choice came from a fallback policy. */
@@ -335,12 +316,18 @@ public final class Selection
     }
 
     /**
-     * @return number of candidates observed with a drop reason since {@link #reset(int, int)} (excluded ones
+     * @return number of candidates observed with a drop reason in this selection (excluded ones
      *     included); 0 means every candidate was scored, so a reader of drop reasons can skip the candidates.
      */
     public int droppedCount()
     {
-        return droppedCount;
+        // Counted when asked, off the hot path: select itself keeps no running count.
+        int dropped = 0;
+        for (int i = 0; i < candidateCount; i++)
+        {
+            dropped += dropReasons[i] != DropReason.NONE ? 1 : 0;
+        }
+        return dropped;
     }
 
     /**
@@ -349,7 +336,7 @@ public final class Selection
      */
     public double weight(final int factor)
     {
-        return weights[factor];
+        return configured.weights[factor];
     }
 
     /**
@@ -358,7 +345,7 @@ public final class Selection
      */
     public int modelId(final int index)
     {
-        return modelIds[index];
+        return configured.modelIds[index];
     }
 
     /**
@@ -376,7 +363,7 @@ public final class Selection
      */
     public double quality(final int index)
     {
-        return quality[index];
+        return configured.quality[index];
     }
 
     /**
@@ -414,7 +401,7 @@ public final class Selection
      */
     public double costPer1M(final int index)
     {
-        return costPer1M[index];
+        return ownCosts ? ownCostPer1M[index] : configured.costPer1M[index];
     }
 
     /**
@@ -449,11 +436,11 @@ public final class Selection
         switch (factor)
         {
             case Factor.QUALITY:
-                return normalized(quality[index], qualityMin, qualityMax, false);
+                return normalized(quality(index), qualityMin, qualityMax, false);
             case Factor.LATENCY:
                 return normalized(latencyMs(index), latencyMin, latencyMax, true);
             case Factor.COST:
-                return normalized(costPer1M[index], costMin, costMax, true);
+                return normalized(costPer1M(index), costMin, costMax, true);
             case Factor.LOAD:
                 return normalized(inflight[index], loadMin, loadMax, true);
             default:

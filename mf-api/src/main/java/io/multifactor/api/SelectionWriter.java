@@ -17,30 +17,72 @@ public final class SelectionWriter
     }
 
     /**
-     * Starts a new selection, forgetting the previous one and its candidates.
+     * A decision's configured arrays as a selection shares them, in candidate order: built once per decision plan, so
+     * that starting a selection stores one reference, and only when the decision changes.
+     * <p>
+     * Instances are immutable (the arrays are never written once shared) and threadsafe.
+     */
+    public static final class Configured
+    {
+        /** The arrays of a decision without candidates. */
+        public static final Configured NONE = new Configured(new int[0], new double[0], new double[0], new double[Factor.COUNT]);
+
+        final int[] modelIds;
+        final double[] quality;
+        final double[] costPer1M;
+        final double[] weights;
+
+        /**
+         * @param modelIds model handle per candidate.
+         * @param quality quality score per candidate, NaN when not configured.
+         * @param costPer1M cost per 1M tokens per candidate under the decision's cost mix, NaN when not configured.
+         * @param weights effective weights indexed by {@link Factor}.
+         * @throws IllegalArgumentException when the arrays' lengths disagree.
+         */
+        public Configured(final int[] modelIds, final double[] quality, final double[] costPer1M, final double[] weights)
+        {
+            if (quality.length != modelIds.length || costPer1M.length != modelIds.length || weights.length != Factor.COUNT)
+            {
+                throw new IllegalArgumentException("configured arrays of " + modelIds.length + " candidates: quality " +
+                    quality.length + ", cost " + costPer1M.length + ", weights " + weights.length);
+            }
+            this.modelIds = modelIds;
+            this.quality = quality;
+            this.costPer1M = costPer1M;
+            this.weights = weights;
+        }
+    }
+
+    /**
+     * Starts a new selection of a decision, forgetting the previous one.
      *
      * @param out the selection.
      * @param decisionId handle of the decision being selected.
      * @param candidateCount number of candidates of that decision.
+     * @param objective its {@link Objective} code.
+     * @param latencyMetric its {@link LatencyMetric} code.
+     * @param configured its configured arrays, {@code candidateCount} long.
      */
-    public static void reset(final Selection out, final int decisionId, final int candidateCount)
+    public static void start(
+        final Selection out,
+        final int decisionId,
+        final int candidateCount,
+        final int objective,
+        final int latencyMetric,
+        final Configured configured)
     {
-        out.reset(decisionId, candidateCount);
+        out.start(decisionId, candidateCount, objective, latencyMetric, configured);
     }
 
     /**
-     * Shares the decision's configured arrays, in candidate order (read, never written).
+     * Starts a selection of a decision the engine does not have: no candidates, outcome {@link Outcome#FAILED}.
      *
      * @param out the selection.
-     * @param modelIds model handle per candidate.
-     * @param quality quality score per candidate, NaN when not configured.
-     * @param costPer1M cost per 1M tokens per candidate under the decision's cost mix, NaN when not configured.
-     * @param weights effective weights indexed by {@link Factor}.
+     * @param decisionId the handle asked for.
      */
-    public static void candidates(
-        final Selection out, final int[] modelIds, final double[] quality, final double[] costPer1M, final double[] weights)
+    public static void reset(final Selection out, final int decisionId)
     {
-        out.candidates(modelIds, quality, costPer1M, weights);
+        out.reset(decisionId);
     }
 
     /**
@@ -61,16 +103,6 @@ public final class SelectionWriter
     public static void costPer1M(final Selection out, final int index, final double costPer1M)
     {
         out.costPer1M(index, costPer1M);
-    }
-
-    /**
-     * @param out the selection.
-     * @param objective an {@link Objective} code.
-     * @param latencyMetric a {@link LatencyMetric} code.
-     */
-    public static void ranking(final Selection out, final int objective, final int latencyMetric)
-    {
-        out.ranking(objective, latencyMetric);
     }
 
     /**

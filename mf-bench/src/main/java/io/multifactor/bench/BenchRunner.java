@@ -47,8 +47,8 @@ public final class BenchRunner
     private static final String ALLOC_NORM = "gc.alloc.rate.norm";
 
     /** What the quick profile runs: the benchmarks with a budget and the baselines in their classes. */
-    public static final String QUICK_INCLUDE =
-        "io\\.multifactor\\.bench\\.(SelectBenchmark|RecordBenchmark|InflightBenchmark|RefreshBenchmark)\\..*";
+    public static final String QUICK_INCLUDE = "io\\.multifactor\\.bench\\.(SelectBenchmark\\." +
+        "(engine|kernel|handLoop|reference|referenceScorer)|RecordBenchmark\\..*|InflightBenchmark\\..*|RefreshBenchmark\\..*)$";
 
     /**
      * Runs of the quick profile: 5 select methods x 3 candidate counts, 2 record methods, begin + end and its

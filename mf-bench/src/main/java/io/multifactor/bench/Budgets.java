@@ -12,7 +12,7 @@ import java.util.Map;
  *   <li>one TTFT or TPOT sample: 25 ns; begin + end of one lease: 60 ns; one refresh of one model's window: 10 us;
  *       all allocation-free (refresh in steady state, which is what its benchmark measures).</li>
  * </ul>
- * The baselines (reference, hand loop) and the contention group have no budget.
+ * The baselines (reference, hand loop, the engine with counting off) and the contention group have no budget.
  * <p>
  * This class is stateless and threadsafe.
  */

@@ -20,19 +20,22 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What the engine's metric counters cost {@code select}: the same engine inputs with selection counting on
- * ({@link #counting}) and off ({@link #notCounting}), in the same run, at 4 and 16 candidates; run with {@code -t 1} and
- * {@code -t 2}. Both engines are shared by the benchmark's threads; each thread starts its rotation over the 32
- * decisions half a turn after the previous one, so two threads mostly count different decisions (different counters,
- * so different cache lines). With ceilings on, a few candidates are dropped and their drops counted too.
+ * ({@link #counting}, the default: each selection and each drop counted into the calling thread's own counter block,
+ * which the refresh agent adds into the shared counters once per period) and off ({@link #notCounting}), in the same
+ * run, at 4 and 16 candidates. The annotations are the verdict settings (3 forks of 5 x 1 s after 5 x 1 s of warm-up
+ * per case): one run of this class decides both sizes, because a single fork at 16 candidates has come out either way
+ * (its JIT's inlining varies between forks). Run with {@code -t 2} as well to see two threads on one engine; each
+ * thread starts its rotation over the 32 decisions half a turn after the previous one. With ceilings on, a few
+ * candidates are dropped and their drops counted too.
  * <p>
  * This class is not threadsafe on its own: JMH gives each thread its own {@link Cursor}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
+@Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = BenchFlags.AGRONA_ADD_EXPORTS)
+@Fork(value = 3, jvmArgsAppend = BenchFlags.AGRONA_ADD_EXPORTS)
 public class CountingBenchmark
 {
     /** Candidates per decision. */

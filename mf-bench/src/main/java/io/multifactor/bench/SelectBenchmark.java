@@ -24,7 +24,10 @@ import java.util.concurrent.TimeUnit;
  * One selection, by the engine, by its kernel alone and by the baselines, over the same {@link SelectFixture#SETS} pre-built decisions:
  * each invocation takes the next decision, so the branch predictor cannot learn one input.
  * <ul>
- *   <li>{@code engine}: {@code MultiFactorEngine.select} with published signals from real samples and in-flight leases;</li>
+ *   <li>{@code engine}: {@code MultiFactorEngine.select} with published signals from real samples and in-flight leases,
+ *       counting selections and drops (the default);</li>
+ *   <li>{@code engineNotCounting}: the same engine built with {@code countSelections(false)}, so that the difference
+ *       from {@code engine} in the same run is what counting costs;</li>
  *   <li>{@code kernel}: {@link ScoringKernel#select} over standalone signals holding the same observations (its own
  *       small counter buffer instead of the engine's), without the engine's state and plan lookup;</li>
  *   <li>{@code handLoop}: {@link HandLoopSelector}, the practical limit;</li>
@@ -90,12 +93,13 @@ public class SelectBenchmark
         {
             throw new IllegalArgumentException("ceilings must be all or none: " + ceilings);
         }
-        world = new SelectWorld(SEED, candidates, ceilingsOn);
+        final String benchmark = params.getBenchmark();
+        final String method = benchmark.substring(benchmark.lastIndexOf('.') + 1);
+        // The one engine this trial measures: counting unless the benchmark is the one without.
+        world = new SelectWorld(SEED, candidates, ceilingsOn, !"engineNotCounting".equals(method));
         cases = world.cases();
         selection = new Selection(candidates);
         world.checkAgreement(selection);
-        final String benchmark = params.getBenchmark();
-        final String method = benchmark.substring(benchmark.lastIndexOf('.') + 1);
         if (method.startsWith("reference"))
         {
             final long deadlineNs = System.nanoTime() + PREWARM_NS;
@@ -121,6 +125,19 @@ public class SelectBenchmark
      */
     @Benchmark
     public int engine()
+    {
+        world.engine.select(world.decisionIds[nextSet()], null, selection);
+        return selection.selectedIndex();
+    }
+
+    /**
+     * The same engine with selection counting off ({@code countSelections(false)}), same inputs: the baseline of what
+     * counting costs {@code select}.
+     *
+     * @return position chosen by the engine for the next data set.
+     */
+    @Benchmark
+    public int engineNotCounting()
     {
         world.engine.select(world.decisionIds[nextSet()], null, selection);
         return selection.selectedIndex();

@@ -24,13 +24,20 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * of live leases (never below, the side {@code max_inflight} needs), which no sequential history reproduces. Lincheck
  * found that history with a concurrent read of the count; {@code LeaseSweepStressTest} bounds the count on real
  * threads instead.
+ * <p>
+ * Two models share the table (handle {@code h} begins on model {@code h % 2}), so that every claim word carries a
+ * counter of its own and each end and reclaim must count out of the counter its lease counted in; the table's slots
+ * sit four to a cache line and every thread probes from its own home line, so the threads here claim slots of the
+ * same few lines.
  */
 @Param(name = "handle", gen = IntGen.class, conf = "0:2")
 public class LeaseTableLincheckTest
 {
-    private final CounterBuffers counters = CounterBuffers.inMemory(4);
-    private final int model =
-        CounterBuffers.valueOffset(counters.allocate("inflight m", CounterBuffers.INFLIGHT_TYPE_ID));
+    private final CounterBuffers counters = CounterBuffers.inMemory(5);
+    private final int[] models = {
+        CounterBuffers.valueOffset(counters.allocate("inflight m", CounterBuffers.INFLIGHT_TYPE_ID)),
+        CounterBuffers.valueOffset(counters.allocate("inflight n", CounterBuffers.INFLIGHT_TYPE_ID)),
+    };
     private final LeaseTable table = new LeaseTable(16, counters.values(),
         CounterBuffers.valueOffset(counters.allocate("full", CounterBuffers.EVENT_TYPE_ID)),
         CounterBuffers.valueOffset(counters.allocate("reclaimed", CounterBuffers.EVENT_TYPE_ID)));
@@ -44,7 +51,7 @@ public class LeaseTableLincheckTest
     @Operation
     public boolean begin(@Param(name = "handle") final int handle)
     {
-        final long lease = table.acquire(model, epoch);
+        final long lease = table.acquire(models[handle % 2], epoch);
         handles.set(handle, lease);
         return lease != InflightTracker.NO_LEASE;
     }
@@ -65,17 +72,25 @@ public class LeaseTableLincheckTest
     {
         final long cutoff = epoch + 1;
         epoch = cutoff;
-        return table.sweep(cutoff, 0L);
+        return table.sweep(cutoff);
     }
 
-    /** The counter is the number of live leases, never negative. */
+    /** Each model's counter is the number of its live leases, never negative. */
     @Validate
     public void countsMatchLeases()
     {
-        final long count = counters.values().getLongVolatile(model);
-        if (count < 0 || count != table.liveCount())
+        for (final int model : models)
         {
-            throw new IllegalStateException("counter " + count + " but " + table.liveCount() + " live leases");
+            final long count = counters.values().getLongVolatile(model);
+            if (count < 0 || count != table.liveCount(model))
+            {
+                throw new IllegalStateException(
+                    "counter " + count + " but " + table.liveCount(model) + " live leases of offset " + model);
+            }
+        }
+        if (table.liveCount(models[0]) + table.liveCount(models[1]) != table.liveCount())
+        {
+            throw new IllegalStateException("a lease is held on neither model");
         }
     }
 

@@ -67,6 +67,8 @@ class ExtProcOperationsTest
 
             final SimpleMeterRegistry registry = fixture.registry;
             assertThat(registry.get("mf.inflight").tag("model", "premium-model").gauge().value()).isZero();
+            // Selections are counted per thread and published by the refresh cycle: run one before reading them.
+            fixture.engine().refreshNow();
             assertThat(registry.get("mf.selections").tag("decision", "quality").tag("outcome", "scored")
                 .functionCounter().count()).isEqualTo(1.0);
             assertThat(registry.get("mf.envoy.requests").tag("result", "routed").functionCounter().count())

@@ -184,6 +184,8 @@ class GatewayLoadTest
         assertThat(wrong.get()).isZero();
         assertThat(cancelled.get()).isEqualTo(total / 10);
         assertThat(complete.get()).isEqualTo(total - total / 10);
+        // Selections are counted per thread and published by the refresh cycle: run one before reading them.
+        gateway.engine().refreshNow();
         final PrometheusText metrics = PrometheusText.parse(gateway.registry().scrape());
         assertThat(metrics.value("mf_inflight", "model", "quick-a")).isZero();
         assertThat(metrics.value("mf_selections_total", "decision", "quick", "outcome", "scored")).isEqualTo(total);

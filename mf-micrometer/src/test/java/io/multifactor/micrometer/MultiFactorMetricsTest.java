@@ -71,6 +71,7 @@ class MultiFactorMetricsTest
         final long lease = engine.begin(economy);
         engine.fleetCounters().exchangeDone();
         engine.fleetCounters().remoteReplicas(2);
+        engine.refreshNow();
 
         final String text = registry.scrape();
         assertThat(text).contains(
@@ -112,6 +113,7 @@ class MultiFactorMetricsTest
             .decision("chat").candidates("premium", "fresh").weights(1.0, 0.0, 0.0, 0.0).add()
             .build());
         engine.select(engine.decisionId("chat"), null, new Selection());
+        engine.refreshNow();
 
         final String text = registry.scrape();
         assertThat(text).doesNotContain("model=\"economy\"")

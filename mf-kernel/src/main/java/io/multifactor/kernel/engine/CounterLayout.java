@@ -23,9 +23,10 @@ import java.util.Arrays;
  * leases, reloads applied and refused, fleet exchanges done and failed, live fleet replicas. Per model, a plans
  * snapshot allocates (or finds, by label) its in-flight counter, healed leases, drops per reason, refused and clamped
  * samples per metric and the published percentiles per metric and slot; per decision, its selections by candidate and
- * outcome. Counters of a retired model or decision are marked retired in their key, come back with their values if the
- * name returns soon, and are freed once the grace period has passed and, for an in-flight counter, its leases have
- * ended ({@link EngineCounters}).
+ * outcome. Selections and drops are counted per thread ({@code PerThreadCounterBlocks}), so those counters are handed
+ * out by id; the others by value offset. Counters of a retired model or decision are marked retired in their key, come
+ * back with their values if the name returns soon, and are freed once the grace period has passed and, for an
+ * in-flight counter, its leases have ended ({@link EngineCounters}).
  * <p>
  * This class is threadsafe under the engine's contract: allocation ({@code beginGeneration} to {@code commitGeneration},
  * {@link #reclaim}, the per-model and per-decision methods) and {@link #countHealedLease} run under the engine's lock;
@@ -128,7 +129,7 @@ final class CounterLayout
 
     /**
      * Under lock, inside a generation: allocates (or finds) every other counter of one model and writes their value
-     * offsets into the next state's arrays.
+     * offsets (their ids, for the drop counters, which threads count into by id) into the next state's arrays.
      */
     void modelCounters(
         final int modelId,
@@ -136,7 +137,7 @@ final class CounterLayout
         final int inflightId,
         final Plans next,
         final int[] nextHealed,
-        final int[] dropOffsets,
+        final int[] dropCounterIds,
         final int[] sampleOffsets,
         final int[] latencyCounterOffsets)
     {
@@ -144,7 +145,7 @@ final class CounterLayout
         nextHealed[inflightId] = use(CounterLabel.format("mf.leases.healed", "model", name), CounterTypes.LEASES_HEALED);
         for (int reason = DropReason.NONE + 1; reason < DropReason.COUNT; reason++)
         {
-            dropOffsets[modelId * DropReason.COUNT + reason] = use(
+            dropCounterIds[modelId * DropReason.COUNT + reason] = registry.use(
                 CounterLabel.format("mf.drops", "model", name, "reason", DropReason.label(reason)), CounterTypes.DROPS);
         }
         for (int metric = EngineState.TPOT; metric <= EngineState.TTFT; metric++)
@@ -165,29 +166,29 @@ final class CounterLayout
     }
 
     /**
-     * Under lock, inside a generation: a decision's selection counters.
+     * Under lock, inside a generation: a decision's selection counters, by id (threads count into them by id).
      *
-     * @return n "scored" offsets, n fallback offsets (the failed one with the fail policy), the "failed" offset.
+     * @return n "scored" ids, n fallback ids (the failed one with the fail policy), the "failed" id.
      */
-    int[] selectionOffsets(final Plans plans, final DecisionPlan plan)
+    int[] selectionCounterIds(final Plans plans, final DecisionPlan plan)
     {
         final int n = plan.candidateCount();
         final String decision = plan.name();
-        final int[] offsets = new int[2 * n + 1];
-        final int failed = use(
+        final int[] ids = new int[2 * n + 1];
+        final int failed = registry.use(
             CounterLabel.format("mf.selections", "decision", decision, "outcome", Outcome.label(Outcome.FAILED)),
             CounterTypes.SELECTIONS);
-        offsets[2 * n] = failed;
+        ids[2 * n] = failed;
         final int fallback = plan.policy() == NoCandidatesPolicy.FIRST ? Outcome.FALLBACK_FIRST :
             plan.policy() == NoCandidatesPolicy.FAIL ? Outcome.FAILED : Outcome.FALLBACK_CHEAPEST;
         for (int i = 0; i < n; i++)
         {
             final String model = plans.modelName(plan.candidateModelId(i));
-            offsets[i] = use(selectedLabel(decision, model, Outcome.SCORED), CounterTypes.SELECTED);
-            offsets[n + i] = fallback == Outcome.FAILED ? failed :
-                use(selectedLabel(decision, model, fallback), CounterTypes.SELECTED);
+            ids[i] = registry.use(selectedLabel(decision, model, Outcome.SCORED), CounterTypes.SELECTED);
+            ids[n + i] = fallback == Outcome.FAILED ? failed :
+                registry.use(selectedLabel(decision, model, fallback), CounterTypes.SELECTED);
         }
-        return offsets;
+        return ids;
     }
 
     // Under lock, from the sweep: one lease of the model counting into counterOffset was reclaimed.

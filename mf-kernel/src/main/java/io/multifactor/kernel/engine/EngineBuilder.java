@@ -93,8 +93,9 @@ abstract class EngineBuilder<B extends EngineBuilder<B>>
     }
 
     /**
-     * @param countSelections whether {@code select} counts selections and drops (default true; false saves one
-     *     atomic add per selection, for measuring what counting costs).
+     * @param countSelections whether {@code select} counts selections and drops (default true: into the calling
+     *     thread's own counter block, added into the shared counters once per refresh period; false saves the
+     *     thread-local lookup and the stores, for measuring what counting costs).
      * @return this builder.
      */
     public B countSelections(final boolean countSelections)

@@ -3,6 +3,7 @@ package io.multifactor.kernel.engine;
 import io.multifactor.kernel.inflight.LeaseTable;
 import io.multifactor.kernel.latency.LatencyWindow;
 import io.multifactor.kernel.metrics.CounterBuffers;
+import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.plan.Plans;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
@@ -25,6 +26,7 @@ final class EngineParts
     final AtomicBuffer values;
     final CounterLayout layout;
     final LeaseTable leases;
+    final PerThreadCounterBlocks counterBlocks;
     final long originNs;
     final StateInstaller installer;
     final ReserveOnSelect reserver;
@@ -51,13 +53,14 @@ final class EngineParts
             settings.latencyRefreshNs(), settings.inflightMaxAgeNs() / MultiFactorEngine.SWEEPS_PER_MAX_AGE);
         final LeaseEpochs leaseEpochs = new LeaseEpochs(originNs, sweepPeriodNs);
         final SignalPublisher publisher = new SignalPublisher(values);
-        installer = new StateInstaller(lock, layout, publisher, originNs, sliceNs);
+        counterBlocks = builder.countSelections ? new PerThreadCounterBlocks(values) : null;
+        installer = new StateInstaller(lock, layout, publisher, originNs, sliceNs, counterBlocks);
         reserver = new ReserveOnSelect(leases, leaseEpochs);
-        selector = new Selector(installer, reserver, values, builder.countSelections);
+        selector = new Selector(reserver, counterBlocks);
         explainer = new Explainer(installer);
         samples = new SampleRecorder(installer, layout);
         refreshCycle = new RefreshCycle(
-            lock, clock, settings, originNs, installer, publisher, layout, leases, leaseEpochs, counters,
+            lock, clock, settings, originNs, installer, publisher, layout, leases, leaseEpochs, counterBlocks, counters,
             SystemEpochClock.INSTANCE);
         fleet = new FleetBridge(lock, clock, installer, values);
     }

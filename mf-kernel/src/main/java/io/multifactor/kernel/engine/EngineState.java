@@ -1,5 +1,6 @@
 package io.multifactor.kernel.engine;
 
+import io.multifactor.api.DropReason;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.scoring.CandidateSignals;
@@ -42,30 +43,36 @@ final class EngineState
     final double[] latencyMs;
     final int[] counterOffsets;
     final ModelSignals[] byModel;
-    final CandidateSignals[] byDecision;
+    final LiveDecision[] decisions;
 
-    // Metric counter value offsets, all sized for this state's handles and slots (-1 = none):
-    // latencyCounterOffsets parallels latencyMs; dropOffsets[modelId * DropReason.COUNT + reason];
-    // sampleOffsets[sampleIndex(modelId, metric, REFUSED or CLAMPED)]; selectionOffsets[decisionId] holds, for a
-    // decision of n candidates, n "scored" offsets, n fallback offsets, then the "failed" offset.
+    // Metric counter value offsets, all sized for this state's handles and slots (-1 = none): latencyCounterOffsets
+    // parallels latencyMs; sampleOffsets[sampleIndex(modelId, metric, REFUSED or CLAMPED)]. Selection and drop
+    // counters are counted per thread, by counter id: each decision's ids are in its LiveDecision and signals.
     final int[] latencyCounterOffsets;
-    final int[] dropOffsets;
     final int[] sampleOffsets;
-    final int[][] selectionOffsets;
 
     EngineState(final Plans plans, final ModelSignals[] byModel, final AtomicBuffer counterValues)
     {
         this(plans, byModel, counterValues, null, new int[0], new int[0], new int[0][]);
     }
 
+    /**
+     * @param plans the plans snapshot.
+     * @param byModel the signals of each model handle (null where none).
+     * @param counterValues the counters' values buffer.
+     * @param latencyCounterOffsetsOrNull the published percentiles' counter offsets, parallel to the latencies.
+     * @param dropCounterIds {@code dropCounterIds[modelId * DropReason.COUNT + reason]}, -1 where none (or empty).
+     * @param sampleOffsets the refused and clamped samples' counter offsets.
+     * @param selectionCounterIds per decision handle, the ids in {@link LiveDecision}'s layout (or none).
+     */
     EngineState(
         final Plans plans,
         final ModelSignals[] byModel,
         final AtomicBuffer counterValues,
         final int[] latencyCounterOffsetsOrNull,
-        final int[] dropOffsets,
+        final int[] dropCounterIds,
         final int[] sampleOffsets,
-        final int[][] selectionOffsets)
+        final int[][] selectionCounterIds)
     {
         this.plans = plans;
         this.slotCount = plans.percentileSlotCount();
@@ -81,18 +88,30 @@ final class EngineState
                 counterOffsets[i] = byModel[i].counterOffset;
             }
         }
-        this.byDecision = new CandidateSignals[plans.decisionCapacity()];
-        for (int d = 0; d < byDecision.length; d++)
+        this.decisions = new LiveDecision[plans.decisionCapacity()];
+        for (int d = 0; d < decisions.length; d++)
         {
             final DecisionPlan plan = plans.decision(d);
             if (plan != null)
             {
-                final int[] offsets = new int[plan.candidateCount()];
-                for (int i = 0; i < offsets.length; i++)
+                final int n = plan.candidateCount();
+                final int[] offsets = new int[n];
+                final int[] dropIds = new int[n * DropReason.COUNT];
+                Arrays.fill(dropIds, -1);
+                for (int i = 0; i < n; i++)
                 {
-                    offsets[i] = counterOffsets[plan.candidateModelId(i)];
+                    final int modelId = plan.candidateModelId(i);
+                    offsets[i] = counterOffsets[modelId];
+                    if (dropCounterIds.length > 0)
+                    {
+                        System.arraycopy(dropCounterIds, modelId * DropReason.COUNT, dropIds, i * DropReason.COUNT,
+                            DropReason.COUNT);
+                    }
                 }
-                byDecision[d] = new CandidateSignals(counterValues, offsets);
+                final int[] selectionIds = d < selectionCounterIds.length && selectionCounterIds[d] != null ?
+                    selectionCounterIds[d] : noSelectionCounters(n);
+                decisions[d] =
+                    new LiveDecision(plan, new CandidateSignals(counterValues, offsets, dropIds), selectionIds);
             }
         }
         if (latencyCounterOffsetsOrNull == null)
@@ -104,18 +123,23 @@ final class EngineState
         {
             latencyCounterOffsets = latencyCounterOffsetsOrNull;
         }
-        this.dropOffsets = dropOffsets;
         this.sampleOffsets = sampleOffsets;
-        this.selectionOffsets = selectionOffsets;
     }
 
     /**
      * @param decisionId a decision handle, possibly out of range.
-     * @return the signals of that decision's candidates in this state, or null.
+     * @return that decision of this state, or null.
      */
-    CandidateSignals decisionSignals(final int decisionId)
+    LiveDecision decision(final int decisionId)
     {
-        return decisionId >= 0 && decisionId < byDecision.length ? byDecision[decisionId] : null;
+        return decisionId >= 0 && decisionId < decisions.length ? decisions[decisionId] : null;
+    }
+
+    private static int[] noSelectionCounters(final int candidateCount)
+    {
+        final int[] ids = new int[2 * candidateCount + 1];
+        Arrays.fill(ids, -1);
+        return ids;
     }
 
     /**

@@ -14,7 +14,7 @@ package io.multifactor.kernel.engine;
  * end, never from a tick long past. Epochs advance only on the refresh thread, at most one per granule, so the remembered
  * {@link #RING} epochs always span more than the max age when the granule is at least {@code maxAge / 64}.
  * <p>
- * {@link #current()} may be called from any thread; {@link #advance(long)} and {@link #cutoff(long, long)} belong to
+ * {@link #currentEpoch()} may be called from any thread; {@link #advance(long)} and {@link #cutoff(long, long)} belong to
  * one thread at a time (the engine calls them under its lock). This class is threadsafe under that contract.
  */
 final class LeaseEpochs
@@ -40,7 +40,7 @@ final class LeaseEpochs
     }
 
     /** @return the running epoch, the stamp of a lease begun now. One volatile load; allocates nothing. */
-    long current()
+    long currentEpoch()
     {
         return published;
     }
@@ -67,8 +67,8 @@ final class LeaseEpochs
     /**
      * @param nowNs the current time.
      * @param maxAgeNs the age beyond which a lease is reclaimed.
-     * @return the smallest stamp that is not surely too old: every lease stamped below it began more than
-     *     {@code maxAgeNs} before {@code nowNs}; 0 when none is.
+     * @return the smallest epoch that is not surely too old: every lease stamped with an epoch below it began more
+     *     than {@code maxAgeNs} before {@code nowNs}; 0 when none is.
      */
     long cutoff(final long nowNs, final long maxAgeNs)
     {

@@ -12,6 +12,7 @@ import io.multifactor.kernel.inflight.LeaseTable;
 import io.multifactor.kernel.latency.LatencyWindow;
 import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.metrics.CounterTypes;
+import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
 import org.agrona.concurrent.Agent;
@@ -68,6 +69,7 @@ public final class MultiFactorEngine extends EngineReadout
     private final SampleRecorder samples;
     private final RefreshCycle refreshCycle;
     private final FleetBridge fleet;
+    private final PerThreadCounterBlocks counterBlocksOrNull;
     private final RefreshAgent agent = new RefreshAgent(this);
     private final CopyOnWriteArrayList<Runnable> plansListeners = new CopyOnWriteArrayList<>();
 
@@ -82,6 +84,7 @@ public final class MultiFactorEngine extends EngineReadout
         samples = parts.samples;
         refreshCycle = parts.refreshCycle;
         fleet = parts.fleet;
+        counterBlocksOrNull = parts.counterBlocks;
         synchronized (parts.lock)
         {
             installer.install(parts.firstPlans, parts.originNs);
@@ -125,8 +128,9 @@ public final class MultiFactorEngine extends EngineReadout
      * Reads the published state once (one volatile load), then, in the kernel's first loop over the candidates, the
      * decision's published percentiles and in-flight counters (plain loads after that volatile load, see
      * {@link io.multifactor.kernel.scoring.CandidateSignals}). The kernel makes two loops over the candidates (gather,
-     * filter and bound; then rank); with counting on, a third counts the drops, only when a candidate was dropped.
-     * Allocates nothing (once {@code out} is large enough), takes no lock, never throws for an expected outcome.
+     * filter and bound; then rank); with counting on, the first counts each dropped candidate where it drops it, and
+     * the selection is counted once, all into the calling thread's own counter block (plain stores; the refresh agent
+     * adds the blocks into the shared counters once per period). Allocates nothing (once {@code out} is large enough), takes no lock, never throws for an expected outcome.
      *
      * @param decisionId decision handle.
      * @param exclusionsOrNull models this request leaves out, or null.
@@ -134,7 +138,7 @@ public final class MultiFactorEngine extends EngineReadout
      */
     public void select(final int decisionId, final Exclusions exclusionsOrNull, final Selection out)
     {
-        selector.select(decisionId, exclusionsOrNull, null, out);
+        selector.select(installer.state, decisionId, exclusionsOrNull, null, out);
     }
 
     /**
@@ -146,7 +150,7 @@ public final class MultiFactorEngine extends EngineReadout
      */
     public void select(final Request request, final Selection out)
     {
-        selector.select(request.decisionId(), request.exclusions(), request, out);
+        selector.select(installer.state, request.decisionId(), request.exclusions(), request, out);
     }
 
     /**
@@ -158,7 +162,7 @@ public final class MultiFactorEngine extends EngineReadout
      */
     public long selectAndBegin(final Request request, final Selection out)
     {
-        return selector.selectAndBegin(request.decisionId(), request.exclusions(), request, out);
+        return selector.selectAndBegin(installer.state, request.decisionId(), request.exclusions(), request, out);
     }
 
     /**
@@ -182,7 +186,7 @@ public final class MultiFactorEngine extends EngineReadout
      */
     public long selectAndBegin(final int decisionId, final Exclusions exclusionsOrNull, final Selection out)
     {
-        return selector.selectAndBegin(decisionId, exclusionsOrNull, null, out);
+        return selector.selectAndBegin(installer.state, decisionId, exclusionsOrNull, null, out);
     }
 
     /**
@@ -354,14 +358,22 @@ public final class MultiFactorEngine extends EngineReadout
     /**
      * Closes the engine: from now on it knows no model and no decision ({@code select} fails, {@code begin} returns
      * {@link #NO_LEASE}, {@code record*} {@link #UNKNOWN_MODEL}, refresh does nothing); open leases end harmlessly.
-     * Memory is left to the garbage collector so that a late call never touches unmapped memory. A counters file is
-     * written one last time, marked closed ({@code bin/mf stat} then says so).
+     * The selections counted so far are added into the counters first; a counters file is then written one last time,
+     * marked closed ({@code bin/mf stat} then says so). Memory is left to the garbage collector so that a late call
+     * never touches unmapped memory.
      */
     @Override
     public void close()
     {
+        refreshCycle.foldCounts();
         installer.close();
         refreshCycle.closeFile();
+    }
+
+    /** @return the per-thread counter blocks of the selections (null when not counted), for tests. */
+    PerThreadCounterBlocks counterBlocks()
+    {
+        return counterBlocksOrNull;
     }
 
     /**

@@ -3,6 +3,7 @@ package io.multifactor.kernel.engine;
 import io.multifactor.kernel.inflight.LeaseTable;
 import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.metrics.CountersFileLayout;
+import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
 
@@ -10,7 +11,9 @@ import java.util.function.IntConsumer;
 
 /**
  * The engine's refresh duty cycle: every {@code latency_refresh} it rotates and drains the latency windows,
- * republishes the percentiles ({@link SignalPublisher}) and, once per sweep period P = max({@code latency_refresh},
+ * republishes the percentiles ({@link SignalPublisher}), adds every thread's selection and drop counts into the shared
+ * counters ({@link PerThreadCounterBlocks#aggregate()}, so readers see them at most one period late) and, once per sweep
+ * period P = max({@code latency_refresh},
  * {@code inflight_max_age / 64}), starts a new lease epoch, reclaims the leases older than {@code inflight_max_age}
  * and frees the counters retired long enough ago.
  * <p>
@@ -41,6 +44,7 @@ final class RefreshCycle
     private final LeaseTable leases;
     private final LeaseEpochs leaseEpochs;
     private final IntConsumer onLeaseReclaimed;
+    private final PerThreadCounterBlocks counterBlocksOrNull;
     private final CounterBuffers counters;
     private final EpochClock wallClock;
 
@@ -61,9 +65,11 @@ final class RefreshCycle
         final CounterLayout layout,
         final LeaseTable leases,
         final LeaseEpochs leaseEpochs,
+        final PerThreadCounterBlocks counterBlocksOrNull,
         final CounterBuffers counters,
         final EpochClock wallClock)
     {
+        this.counterBlocksOrNull = counterBlocksOrNull;
         this.lock = lock;
         this.clock = clock;
         this.refreshNs = settings.latencyRefreshNs();
@@ -101,6 +107,18 @@ final class RefreshCycle
             }
             nextRefreshNs = nowNs + refreshNs;
             return cycle(nowNs);
+        }
+    }
+
+    /** Adds every thread's selection and drop counts into the shared counters now (when the engine closes). */
+    void foldCounts()
+    {
+        synchronized (lock)
+        {
+            if (counterBlocksOrNull != null)
+            {
+                counterBlocksOrNull.aggregate();
+            }
         }
     }
 
@@ -179,10 +197,16 @@ final class RefreshCycle
             }
         }
         publisher.publish(s);
+        if (counterBlocksOrNull != null)
+        {
+            // Every thread's selection and drop counts since the previous cycle, into the shared counters.
+            counterBlocksOrNull.aggregate();
+        }
         if (leaseEpochs.advance(nowNs))
         {
             // Leases are stamped with epochs, not times: one stamped below the cutoff began more than the max age ago.
-            work += leases.sweep(leaseEpochs.cutoff(nowNs, inflightMaxAgeNs), 0L, onLeaseReclaimed);
+            work += leases.sweep(leaseEpochs.cutoff(nowNs, inflightMaxAgeNs), onLeaseReclaimed);
+            // After this cycle's fold above: a retired counter is freed only once its last counts are in.
             layout.reclaim(nowNs);
         }
         return work;

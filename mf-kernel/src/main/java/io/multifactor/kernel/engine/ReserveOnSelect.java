@@ -1,9 +1,11 @@
 package io.multifactor.kernel.engine;
 
+import io.multifactor.api.DropReason;
 import io.multifactor.api.InflightTracker;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.inflight.LeaseTable;
+import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.scoring.ReserveOrder;
 
@@ -28,19 +30,21 @@ final class ReserveOnSelect
 
     /**
      * @param s the state the selection ran on.
-     * @param plan its decision's plan.
+     * @param decision the decision of that state it ran on.
      * @param out a selection with a choice; reserve may drop full candidates and choose again.
+     * @param countsOrNull the calling thread's counter block, where a candidate dropped as full is counted, or null.
      * @return the lease, or {@link InflightTracker#NO_LEASE}.
      */
-    long reserve(final EngineState s, final DecisionPlan plan, final Selection out)
+    long reserve(
+        final EngineState s, final LiveDecision decision, final Selection out, final SingleWriterCounterBlock countsOrNull)
     {
-        final long stamp = leaseEpochs.current();
-        final long maxInflight = plan.maxInflight();
+        final long epoch = leaseEpochs.currentEpoch();
+        final long maxInflight = decision.plan.maxInflight();
         if (maxInflight <= 0 || out.outcome() != Outcome.SCORED)
         {
-            return leaseUnchecked(s.counterOffsets, out.selectedModel(), stamp);
+            return leaseUnchecked(s.counterOffsets, out.selectedModel(), epoch);
         }
-        return reserveWithinSlowPath(s.counterOffsets, plan, out, maxInflight, stamp);
+        return reserveWithinSlowPath(s.counterOffsets, decision, out, maxInflight, epoch, countsOrNull);
     }
 
     /**
@@ -51,32 +55,43 @@ final class ReserveOnSelect
     long begin(final int[] counterOffsets, final int modelId)
     {
         final int counterOffset = counterOffsets[modelId];
-        return counterOffset < 0 ? InflightTracker.NO_LEASE : leases.acquire(counterOffset, leaseEpochs.current());
+        return counterOffset < 0 ? InflightTracker.NO_LEASE : leases.acquire(counterOffset, leaseEpochs.currentEpoch());
     }
 
     private long reserveWithinSlowPath(
-        final int[] counterOffsets, final DecisionPlan plan, final Selection out, final long maxInflight, final long stamp)
+        final int[] counterOffsets,
+        final LiveDecision decision,
+        final Selection out,
+        final long maxInflight,
+        final long epoch,
+        final SingleWriterCounterBlock countsOrNull)
     {
+        final DecisionPlan plan = decision.plan;
         int index = out.selectedIndex();
         while (index >= 0)
         {
             final int counterOffset = counterOffsets[out.modelId(index)];
             // A model retired by a concurrent reload has no counter (-1): it cannot be reserved.
             final long lease = counterOffset < 0 ? LeaseTable.AT_LIMIT :
-                leases.acquireWithin(counterOffset, maxInflight, stamp);
+                leases.acquireWithin(counterOffset, maxInflight, epoch);
             if (lease != LeaseTable.AT_LIMIT)
             {
                 return lease;
             }
+            if (countsOrNull != null)
+            {
+                // The candidate is dropped here, after scoring: counted here, as the kernel counts its own drops.
+                countsOrNull.increment(decision.signals.dropCounterId(index, DropReason.INFLIGHT));
+            }
             index = ReserveOrder.dropFullAndChooseNext(plan, out, index);
         }
         return ReserveOrder.fallback(plan, out) < 0 ? InflightTracker.NO_LEASE :
-            leaseUnchecked(counterOffsets, out.selectedModel(), stamp);
+            leaseUnchecked(counterOffsets, out.selectedModel(), epoch);
     }
 
-    private long leaseUnchecked(final int[] counterOffsets, final int modelId, final long stamp)
+    private long leaseUnchecked(final int[] counterOffsets, final int modelId, final long epoch)
     {
         final int counterOffset = counterOffsets[modelId];
-        return counterOffset < 0 ? InflightTracker.NO_LEASE : leases.acquire(counterOffset, stamp);
+        return counterOffset < 0 ? InflightTracker.NO_LEASE : leases.acquire(counterOffset, epoch);
     }
 }

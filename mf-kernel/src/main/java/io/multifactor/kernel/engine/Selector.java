@@ -1,9 +1,7 @@
 package io.multifactor.kernel.engine;
 
-import io.multifactor.api.DropReason;
 import io.multifactor.api.Exclusions;
 import io.multifactor.api.InflightTracker;
-import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.api.SelectionWriter;
@@ -11,61 +9,99 @@ import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.scoring.BaselineKernel;
 import io.multifactor.kernel.scoring.ScoringKernel;
-import org.agrona.concurrent.AtomicBuffer;
+import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
+import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
 
 /**
  * Selection itself: reads the published state once, runs the {@link ScoringKernel} (for a decision of a baseline
  * type, the {@link BaselineKernel}) on the decision's plan and candidate signals into the caller's {@link Selection}, reserves the choice for {@code selectAndBegin}
  * ({@link ReserveOnSelect}), and counts the final choice and its drops.
  * <p>
- * Counting is one atomic add on the counter of (decision, chosen candidate, outcome), or (decision, failed); then,
- * only when candidates were dropped, a loop over the candidates (the third of a selection, after the kernel's two)
- * with one atomic add per dropped candidate on (model, reason). Each counter is a 128-byte Agrona
- * record of its own, so threads counting different decisions touch different cache lines.
+ * Counting (on by default) writes only the calling thread's own {@link SingleWriterCounterBlock}, with plain stores: one
+ * for the selection, on the counter of (decision, chosen candidate, outcome) or (decision, failed), and one per dropped
+ * candidate on (model, reason), counted by the kernel in its drop branch (and by reserve on select for a candidate it
+ * finds full). The refresh agent adds the blocks into the shared counters once per period
+ * ({@link PerThreadCounterBlocks#aggregate()}). No atomic instruction, and no cache line another thread writes.
  * <p>
  * This class is threadsafe: it holds no per-call state; every call writes only the caller's {@link Selection} and the
- * counters (atomically). It allocates nothing (once the selection is large enough), takes no lock, never throws for an
- * expected outcome.
+ * calling thread's counter block. It allocates nothing (once the selection is large enough and the thread has its
+ * block), takes no lock, never throws for an expected outcome.
  */
 final class Selector
 {
-    private final StateInstaller installer;
     private final ReserveOnSelect reserver;
-    private final AtomicBuffer values;
-    private final boolean countSelections;
+    private final PerThreadCounterBlocks counterBlocksOrNull;
 
-    Selector(
-        final StateInstaller installer, final ReserveOnSelect reserver, final AtomicBuffer values,
-        final boolean countSelections)
+    /**
+     * @param reserver reserve on select.
+     * @param counterBlocksOrNull the engine's per-thread counter blocks, or null when selections are not counted.
+     */
+    Selector(final ReserveOnSelect reserver, final PerThreadCounterBlocks counterBlocksOrNull)
     {
-        this.installer = installer;
         this.reserver = reserver;
-        this.values = values;
-        this.countSelections = countSelections;
+        this.counterBlocksOrNull = counterBlocksOrNull;
     }
 
+    /**
+     * @param s the published state, loaded once by the caller (the facade reads it straight from the installer: one
+     *     dependent load fewer on the way to the plan than through this object).
+     * @param decisionId decision handle.
+     * @param exclusionsOrNull models this request leaves out, or null.
+     * @param requestOrNull the request, or null.
+     * @param out the caller's selection.
+     */
     void select(
-        final int decisionId, final Exclusions exclusionsOrNull, final Request requestOrNull, final Selection out)
+        final EngineState s,
+        final int decisionId,
+        final Exclusions exclusionsOrNull,
+        final Request requestOrNull,
+        final Selection out)
     {
-        final EngineState s = installer.state;
-        final DecisionPlan plan = selectOn(s, decisionId, exclusionsOrNull, requestOrNull, out);
-        if (countSelections && plan != null)
+        final LiveDecision decision = s.decision(decisionId);
+        if (decision == null)
         {
-            countSelection(s, decisionId, plan.candidateCount(), out);
+            SelectionWriter.reset(out, decisionId);
+            return;
+        }
+        final SingleWriterCounterBlock counts = countsOrNull();
+        run(decision, exclusionsOrNull, requestOrNull, out, counts);
+        if (counts != null)
+        {
+            counts.increment(decision.selectionCounterId(out));
         }
     }
 
+    /**
+     * As {@link #select}, then reserve on select.
+     *
+     * @param s the published state, loaded once by the caller.
+     * @param decisionId decision handle.
+     * @param exclusionsOrNull models this request leaves out, or null.
+     * @param requestOrNull the request, or null.
+     * @param out the caller's selection.
+     * @return the lease, or {@link InflightTracker#NO_LEASE}.
+     */
     long selectAndBegin(
-        final int decisionId, final Exclusions exclusionsOrNull, final Request requestOrNull, final Selection out)
+        final EngineState s,
+        final int decisionId,
+        final Exclusions exclusionsOrNull,
+        final Request requestOrNull,
+        final Selection out)
     {
-        final EngineState s = installer.state;
-        final DecisionPlan plan = selectOn(s, decisionId, exclusionsOrNull, requestOrNull, out);
-        final long lease = plan == null || !out.hasSelection() ? InflightTracker.NO_LEASE : reserver.reserve(s, plan, out);
+        final LiveDecision decision = s.decision(decisionId);
+        if (decision == null)
+        {
+            SelectionWriter.reset(out, decisionId);
+            return InflightTracker.NO_LEASE;
+        }
+        final SingleWriterCounterBlock counts = countsOrNull();
+        run(decision, exclusionsOrNull, requestOrNull, out, counts);
+        final long lease = out.hasSelection() ? reserver.reserve(s, decision, out, counts) : InflightTracker.NO_LEASE;
         SelectionWriter.lease(out, lease);
-        if (countSelections && plan != null)
+        if (counts != null)
         {
             // Counted once the choice is final: reserve may have dropped a full candidate and chosen the next.
-            countSelection(s, decisionId, plan.candidateCount(), out);
+            counts.increment(decision.selectionCounterId(out));
         }
         return lease;
     }
@@ -82,45 +118,40 @@ final class Selector
         final Request requestOrNull,
         final Selection out)
     {
-        final DecisionPlan plan = s.plans.decision(decisionId);
-        if (plan == null)
+        final LiveDecision decision = s.decision(decisionId);
+        if (decision == null)
         {
-            SelectionWriter.reset(out, decisionId, 0);
+            SelectionWriter.reset(out, decisionId);
             return null;
         }
+        run(decision, exclusionsOrNull, requestOrNull, out, null);
+        return decision.plan;
+    }
+
+    // The decision's kernel: the scoring kernel, or for a baseline type of a policy comparison (round_robin, random,
+    // least_inflight, lowest_latency) the BaselineKernel, which counts no drops.
+    private static void run(
+        final LiveDecision decision,
+        final Exclusions exclusionsOrNull,
+        final Request requestOrNull,
+        final Selection out,
+        final SingleWriterCounterBlock countsOrNull)
+    {
+        final DecisionPlan plan = decision.plan;
         if (plan.algorithmType() == AlgorithmType.MULTI_FACTOR)
         {
-            ScoringKernel.select(plan, s.byDecision[decisionId], exclusionsOrNull, requestOrNull, out);
+            ScoringKernel.select(plan, decision.signals, exclusionsOrNull, requestOrNull, out, countsOrNull);
         }
         else
         {
-            // A baseline policy of a comparison (round_robin, random, least_inflight, lowest_latency).
-            BaselineKernel.select(plan, s.byDecision[decisionId], exclusionsOrNull, requestOrNull, out);
-        }
-        return plan;
-    }
-
-    private void countSelection(final EngineState s, final int decisionId, final int n, final Selection out)
-    {
-        final int best = out.selectedIndex();
-        final int index = best < 0 ? n << 1 : out.outcome() == Outcome.SCORED ? best : n + best;
-        values.getAndAddLong(s.selectionOffsets[decisionId][index], 1);
-        if (out.droppedCount() != 0)
-        {
-            countDropsSlowPath(s, n, out);
+            BaselineKernel.select(plan, decision.signals, exclusionsOrNull, requestOrNull, out);
         }
     }
 
-    private void countDropsSlowPath(final EngineState s, final int n, final Selection out)
+    // The calling thread's block (a ThreadLocal lookup), or null when counting is off.
+    private SingleWriterCounterBlock countsOrNull()
     {
-        final int[] dropOffsets = s.dropOffsets;
-        for (int i = 0; i < n; i++)
-        {
-            final int reason = out.dropReason(i);
-            if (reason != DropReason.NONE)
-            {
-                values.getAndAddLong(dropOffsets[out.modelId(i) * DropReason.COUNT + reason], 1);
-            }
-        }
+        final PerThreadCounterBlocks blocks = counterBlocksOrNull;
+        return blocks == null ? null : blocks.forCurrentThread();
     }
 }

@@ -57,15 +57,16 @@ final class SignalPublisher
             }
         }
         // The same values per decision, in candidate order: what select reads.
-        final CandidateSignals[] byDecision = s.byDecision;
-        for (int decisionId = 0; decisionId < byDecision.length; decisionId++)
+        final LiveDecision[] decisions = s.decisions;
+        for (int decisionId = 0; decisionId < decisions.length; decisionId++)
         {
-            final CandidateSignals candidates = byDecision[decisionId];
-            if (candidates == null)
+            final LiveDecision decision = decisions[decisionId];
+            if (decision == null)
             {
                 continue;
             }
-            final DecisionPlan plan = plans.decision(decisionId);
+            final CandidateSignals candidates = decision.signals;
+            final DecisionPlan plan = decision.plan;
             final int slot = plan.percentileSlot();
             for (int i = 0; i < candidates.candidateCount(); i++)
             {

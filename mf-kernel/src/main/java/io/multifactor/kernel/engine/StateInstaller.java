@@ -2,6 +2,7 @@ package io.multifactor.kernel.engine;
 
 import io.multifactor.api.DropReason;
 import io.multifactor.kernel.metrics.CounterBuffers;
+import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
@@ -32,6 +33,7 @@ final class StateInstaller
     private final AtomicBuffer values;
     private final long originNs;
     private final long sliceNs;
+    private final PerThreadCounterBlocks counterBlocksOrNull;
 
     // Guarded by the engine's lock.
     private Map<String, ModelSignals> signalsByName = new HashMap<>();
@@ -43,8 +45,10 @@ final class StateInstaller
         final CounterLayout layout,
         final SignalPublisher publisher,
         final long originNs,
-        final long sliceNs)
+        final long sliceNs,
+        final PerThreadCounterBlocks counterBlocksOrNull)
     {
+        this.counterBlocksOrNull = counterBlocksOrNull;
         this.lock = lock;
         this.layout = layout;
         this.publisher = publisher;
@@ -158,6 +162,11 @@ final class StateInstaller
         }
         signalsByName = nextByName;
         state = nextState;
+        if (counterBlocksOrNull != null)
+        {
+            // Before the reclaim: a retired counter is freed only once every thread's last counts of it are in.
+            counterBlocksOrNull.aggregate();
+        }
         layout.reclaim(nowNs);
     }
 
@@ -170,10 +179,10 @@ final class StateInstaller
         final int slotCount = next.percentileSlotCount();
         final ModelSignals[] byModel = new ModelSignals[modelCapacity];
         final int[] latencyCounterOffsets = new int[EngineState.latencyLength(modelCapacity, slotCount)];
-        final int[] dropOffsets = new int[modelCapacity * DropReason.COUNT];
+        final int[] dropCounterIds = new int[modelCapacity * DropReason.COUNT];
         final int[] sampleOffsets = new int[modelCapacity * 4];
         Arrays.fill(latencyCounterOffsets, -1);
-        Arrays.fill(dropOffsets, -1);
+        Arrays.fill(dropCounterIds, -1);
         Arrays.fill(sampleOffsets, -1);
         for (int modelId = 0; modelId < modelCapacity; modelId++)
         {
@@ -196,18 +205,32 @@ final class StateInstaller
             byModel[modelId] = signals;
             nextByName.put(name, signals);
             layout.modelCounters(
-                modelId, name, inflightId, next, nextHealed, dropOffsets, sampleOffsets, latencyCounterOffsets);
+                modelId, name, inflightId, next, nextHealed, dropCounterIds, sampleOffsets, latencyCounterOffsets);
         }
-        final int[][] selectionOffsets = new int[next.decisionCapacity()][];
-        for (int decisionId = 0; decisionId < selectionOffsets.length; decisionId++)
+        final int[][] selectionCounterIds = new int[next.decisionCapacity()][];
+        int countedIdLimit = 0;
+        for (final int id : dropCounterIds)
+        {
+            countedIdLimit = Math.max(countedIdLimit, id + 1);
+        }
+        for (int decisionId = 0; decisionId < selectionCounterIds.length; decisionId++)
         {
             final DecisionPlan plan = next.decision(decisionId);
             if (plan != null)
             {
-                selectionOffsets[decisionId] = layout.selectionOffsets(next, plan);
+                selectionCounterIds[decisionId] = layout.selectionCounterIds(next, plan);
+                for (final int id : selectionCounterIds[decisionId])
+                {
+                    countedIdLimit = Math.max(countedIdLimit, id + 1);
+                }
             }
         }
+        if (counterBlocksOrNull != null)
+        {
+            // New threads' blocks hold every id of these plans without growing on their first selections.
+            counterBlocksOrNull.idLimit(countedIdLimit);
+        }
         return new EngineState(
-            next, byModel, values, latencyCounterOffsets, dropOffsets, sampleOffsets, selectionOffsets);
+            next, byModel, values, latencyCounterOffsets, dropCounterIds, sampleOffsets, selectionCounterIds);
     }
 }

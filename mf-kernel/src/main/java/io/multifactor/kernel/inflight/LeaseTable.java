@@ -1,30 +1,44 @@
 package io.multifactor.kernel.inflight;
 
 import io.multifactor.api.InflightTracker;
+import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersReader;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntConsumer;
 
 /**
- * A fixed table of leases: each request in flight holds one slot that remembers which counter it incremented and when
- * it started, so that it is counted out exactly once, by its {@code end} or by the sweep of stale leases.
+ * A fixed table of leases: each request in flight holds one slot that remembers which counter it incremented and the
+ * epoch it began in, so that it is counted out exactly once, by its {@code end} or by the sweep of stale leases.
  * <p>
- * A lease is a primitive {@code long}: the slot index and the slot's generation, scrambled so that small or simple
- * values are never valid. Each slot has a state word:
+ * A slot is 16 bytes in a direct buffer aligned to a cache line: its claim word (which also holds the counter) and its
+ * epoch stamp, so that a claim, an end and the sweep's look at a slot each touch one cache line, four slots to a line:
  * <pre>
- *   word = generation &lt;&lt; 2 | state        state: FREE (0), CLAIMING (1), BUSY (2)
+ *   line (64 bytes):  | claim 0 | epoch 0 | claim 1 | epoch 1 | claim 2 | epoch 2 | claim 3 | epoch 3 |
+ *   claim word:       counter index (22 bits) | generation (39 bits) | state (2 bits)   (sign bit 0)
+ *                     state: FREE (0), CLAIMING (1), BUSY (2); counter index = counter offset / 128
+ * </pre>
+ * Each thread starts probing at its own home line, a fixed function of its thread id (Fibonacci hashing, so that
+ * threads with consecutive ids get homes about 0.38 of the table apart): a thread that begins and ends its requests one
+ * at a time claims the same slot again and again, on a line no other thread writes. Only when the first
+ * {@value #FAST_PROBES} slots from its home are held does a claim probe from a random start.
+ * <pre>
  *   increment (acquire) or check-and-increment (acquireWithin), then
- *   FREE(g) --CAS--&gt; CLAIMING(g+1) --write counter offset, start--&gt; BUSY(g+1) (release store)
- *   BUSY(g) --release or sweep CAS--&gt; FREE(g), then decrement
+ *   FREE(g) --CAS--&gt; CLAIMING(g+1, counter) --write epoch--&gt; BUSY(g+1, counter) (release store)
+ *   BUSY(g, counter) --release or sweep CAS--&gt; FREE(g), then decrement
  * </pre>
  * The counter is raised before the lease exists, so a racing end never drives it below zero; when no slot is free the
- * increment is taken back.
- * Only the CAS from BUSY(g) to FREE(g) decrements, so a lease is counted out at most once: a second end, an end after
- * the sweep reclaimed the lease, or a value that is not a live lease finds a different word and changes nothing. The
- * generation never repeats for a slot (it wraps after 2^39 uses), so a stale lease never matches a newer one.
+ * increment is taken back. Only the CAS from BUSY(g) to FREE(g) decrements, so a lease is counted out at most once: a
+ * second end, an end after the sweep reclaimed the lease, or a value that is not a live lease finds a different word
+ * and changes nothing. The generation never repeats for a slot (it wraps after 2^39 uses), so a stale lease never
+ * matches a newer one. The epoch is written while the slot is CLAIMING, which the sweep leaves alone, so the sweep
+ * never reads a previous lease's epoch for a new one.
+ * <p>
+ * Counter offsets are Agrona counter value offsets (multiples of {@link CountersReader#COUNTER_LENGTH}) in a values
+ * buffer of at most 2^22 counters. Epoch stamps are whatever the caller counts leases' age in (the engine's lease
+ * epochs); {@link #sweep(long, IntConsumer)} reclaims every lease stamped before a cutoff epoch.
  * <p>
  * A full table degrades without throwing and in bounded time: when {@link #acquire(int, long)} finds no free slot
  * among {@link #MAX_PROBES} (the whole table when it is smaller), it returns {@link InflightTracker#NO_LEASE}, does not
@@ -32,27 +46,51 @@ import java.util.function.IntConsumer;
  * Size the table well above the peak number of requests in flight (a table more than ~99% full starts to refuse).
  * <p>
  * {@link #acquire}, {@link #acquireWithin} and {@link #release} are lock-free and allocation-free from any number of
- * threads; {@link #sweep} belongs to one thread at a time. This class is threadsafe under that contract.
+ * threads; {@link #sweep} belongs to one thread at a time. The memory is never freed explicitly (a late {@code end}
+ * touches valid memory). This class is threadsafe under that contract.
  */
 public final class LeaseTable
 {
-    private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
-
     private static final long FREE = 0;
     private static final long CLAIMING = 1;
     private static final long BUSY = 2;
     private static final long STATE_MASK = 3;
 
+    private static final int GENERATION_SHIFT = 2;
+    private static final int GENERATION_BITS = 39;
+    private static final long MAX_GENERATION = (1L << GENERATION_BITS) - 1;
+    private static final long GENERATION_STATE_MASK = (1L << (GENERATION_BITS + GENERATION_SHIFT)) - 1;
+    private static final int COUNTER_SHIFT = GENERATION_BITS + GENERATION_SHIFT;
+    private static final int COUNTER_INDEX_BITS = 63 - COUNTER_SHIFT;
+
+    /** Most counters the values buffer may hold: counter indices must fit the claim word. */
+    public static final int MAX_COUNTERS = 1 << COUNTER_INDEX_BITS;
+
+    private static final int COUNTER_LENGTH_SHIFT = Integer.numberOfTrailingZeros(CountersReader.COUNTER_LENGTH);
+
     private static final int SLOT_BITS = 24;
     private static final long SLOT_MASK = (1L << SLOT_BITS) - 1;
-    private static final long MAX_GENERATION = (1L << (63 - SLOT_BITS)) - 1;
     // Low 24 bits all ones: a scrambled lease is never 0 (NO_LEASE) because no slot index reaches SLOT_MASK.
     private static final long SCRAMBLE = 0x5DEE_CE66_DA3B_FFFFL & ~(1L << 63) | SLOT_MASK;
+
+    /** Bytes of one slot: the claim word and the epoch stamp. */
+    public static final int SLOT_LENGTH = 2 * Long.BYTES;
+
+    /** Bytes of a cache line, the alignment of the table and the unit of a thread's home. */
+    public static final int LINE_LENGTH = 64;
+
+    private static final int SLOTS_PER_LINE = LINE_LENGTH / SLOT_LENGTH;
+    private static final int SLOT_SHIFT = Integer.numberOfTrailingZeros(SLOT_LENGTH);
+    private static final int EPOCH_OFFSET = Long.BYTES;
+    // Two lines before and after the slots: the table's lines never neighbour other memory that someone writes.
+    private static final int PADDING = 2 * LINE_LENGTH;
+    private static final long HOME_HASH = 0x9E37_79B9_7F4A_7C15L;
 
     /** Largest table: slot indices must stay below {@code 2^24 - 1}. */
     public static final int MAX_CAPACITY = 1 << 23;
 
-    private static final int FAST_PROBES = 8;
+    /** Slots a claim looks at from its thread's home before it probes from a random start. */
+    public static final int FAST_PROBES = 2 * SLOTS_PER_LINE;
 
     /** {@link #acquireWithin} of a counter already at its maximum: nothing counted. Never a lease (leases are >= 0). */
     public static final long AT_LIMIT = -1L;
@@ -60,19 +98,21 @@ public final class LeaseTable
     /** Most slots one {@link #acquire} looks at before it gives up (the whole table when smaller). */
     public static final int MAX_PROBES = 1_024;
 
-    private final long[] words;
-    private final long[] startNs;
-    private final int[] counterOffsets;
+    private final AtomicBuffer slots;
+    private final int capacity;
     private final int mask;
+    private final int homeShift;
     private final AtomicBuffer values;
     private final int fullOffset;
     private final int reclaimedOffset;
 
     /**
      * @param capacity number of slots, a power of two in 2..{@link #MAX_CAPACITY}.
-     * @param values the counters' values buffer, where every counter offset passed in lives.
+     * @param values the counters' values buffer, where every counter offset passed in lives; at most
+     *     {@link #MAX_COUNTERS} counters of {@link CountersReader#COUNTER_LENGTH} bytes.
      * @param fullOffset value offset of the counter of acquisitions refused because the table was full.
      * @param reclaimedOffset value offset of the counter of leases reclaimed by the sweep.
+     * @throws IllegalArgumentException when the capacity is out of range or the values buffer too large.
      */
     public LeaseTable(final int capacity, final AtomicBuffer values, final int fullOffset, final int reclaimedOffset)
     {
@@ -80,10 +120,18 @@ public final class LeaseTable
         {
             throw new IllegalArgumentException("lease capacity must be a power of two in 2.." + MAX_CAPACITY + ": " + capacity);
         }
-        this.words = new long[capacity];
-        this.startNs = new long[capacity];
-        this.counterOffsets = new int[capacity];
+        if (values.capacity() / CountersReader.COUNTER_LENGTH > MAX_COUNTERS)
+        {
+            throw new IllegalArgumentException("a lease table serves at most " + MAX_COUNTERS + " counters");
+        }
+        this.slots = new UnsafeBuffer(
+            BufferUtil.allocateDirectAligned(PADDING + capacity * SLOT_LENGTH + PADDING, LINE_LENGTH),
+            PADDING, capacity * SLOT_LENGTH);
+        this.capacity = capacity;
         this.mask = capacity - 1;
+        // A home is a line's first slot: the top bits of the hash pick one of the table's lines (slot 0 when under one).
+        final int lines = Math.max(1, capacity / SLOTS_PER_LINE);
+        this.homeShift = 64 - Integer.numberOfTrailingZeros(lines);
         this.values = values;
         this.fullOffset = fullOffset;
         this.reclaimedOffset = reclaimedOffset;
@@ -94,13 +142,13 @@ public final class LeaseTable
      * nothing, never throws.
      *
      * @param counterOffset value offset of the counter to increment.
-     * @param nowNs start time, compared with the max age by {@link #sweep}.
+     * @param epoch the lease's stamp, compared with the cutoff by {@link #sweep}.
      * @return the lease, or {@link InflightTracker#NO_LEASE} when the table is full (nothing counted).
      */
-    public long acquire(final int counterOffset, final long nowNs)
+    public long acquire(final int counterOffset, final long epoch)
     {
         values.getAndAddLong(counterOffset, 1);
-        return claim(counterOffset, nowNs);
+        return claim(counterOffset, epoch);
     }
 
     /**
@@ -114,11 +162,11 @@ public final class LeaseTable
      *
      * @param counterOffset value offset of the counter to increment.
      * @param maxCount the largest value the counter may reach, at least 1.
-     * @param nowNs start stamp, compared with the cutoff by {@link #sweep}.
+     * @param epoch the lease's stamp, compared with the cutoff by {@link #sweep}.
      * @return the lease; {@link #AT_LIMIT} when the counter is already at or above {@code maxCount} (nothing counted);
      *     {@link InflightTracker#NO_LEASE} when the table is full (nothing counted).
      */
-    public long acquireWithin(final int counterOffset, final long maxCount, final long nowNs)
+    public long acquireWithin(final int counterOffset, final long maxCount, final long epoch)
     {
         final AtomicBuffer values = this.values;
         while (true)
@@ -133,7 +181,7 @@ public final class LeaseTable
                 break;
             }
         }
-        return claim(counterOffset, nowNs);
+        return claim(counterOffset, epoch);
     }
 
     /**
@@ -151,60 +199,47 @@ public final class LeaseTable
         {
             return false;
         }
-        final long busy = generation << 2 | BUSY;
-        // Acquire: the counter offset written before the BUSY release store is visible once we see BUSY(generation).
-        if ((long)WORDS.getAcquire(words, slot) != busy)
+        final int offset = slot << SLOT_SHIFT;
+        // Acquire: we act on the counter of the word we read, written with it by the claim's release store.
+        final long word = slots.getLongVolatile(offset);
+        if ((word & GENERATION_STATE_MASK) != (generation << GENERATION_SHIFT | BUSY))
         {
             return false;
         }
-        final int counterOffset = counterOffsets[slot];
-        if (WORDS.compareAndSet(words, slot, busy, generation << 2 | FREE))
+        if (slots.compareAndSetLong(offset, word, generation << GENERATION_SHIFT | FREE))
         {
-            values.getAndAddLong(counterOffset, -1);
+            values.getAndAddLong(counterOffset(word), -1);
             return true;
         }
         return false;
     }
 
     /**
-     * Reclaims every lease older than {@code maxAgeNs}, counting each out as if it had ended. One thread at a time;
-     * allocates nothing.
+     * Reclaims every lease stamped with an epoch below {@code cutoffEpoch}, counting each out as if it had ended. One
+     * thread at a time; allocates nothing.
      *
-     * @param nowNs the current time.
-     * @param maxAgeNs the age beyond which a lease is considered lost.
-     * @return the number of leases reclaimed.
-     */
-    public int sweep(final long nowNs, final long maxAgeNs)
-    {
-        return sweep(nowNs, maxAgeNs, null);
-    }
-
-    /**
-     * As {@link #sweep(long, long)}, telling {@code onReclaimedOrNull} the counter offset of each lease reclaimed.
-     *
-     * @param nowNs the current time.
-     * @param maxAgeNs the age beyond which a lease is considered lost.
+     * @param cutoffEpoch the smallest stamp that is not reclaimed.
      * @param onReclaimedOrNull called with the in-flight counter offset of each reclaimed lease, or null.
      * @return the number of leases reclaimed.
      */
-    public int sweep(final long nowNs, final long maxAgeNs, final IntConsumer onReclaimedOrNull)
+    public int sweep(final long cutoffEpoch, final IntConsumer onReclaimedOrNull)
     {
+        final AtomicBuffer slots = this.slots;
         int reclaimed = 0;
-        final long[] words = this.words;
-        for (int slot = 0; slot < words.length; slot++)
+        for (int slot = 0; slot < capacity; slot++)
         {
-            final long word = (long)WORDS.getAcquire(words, slot);
-            if ((word & STATE_MASK) == BUSY && nowNs - startNs[slot] > maxAgeNs)
+            final int offset = slot << SLOT_SHIFT;
+            final long word = slots.getLongVolatile(offset);
+            // The epoch was written before the BUSY release store that we just read with acquire.
+            if ((word & STATE_MASK) == BUSY && slots.getLongOpaque(offset + EPOCH_OFFSET) < cutoffEpoch &&
+                slots.compareAndSetLong(offset, word, word & GENERATION_STATE_MASK & ~STATE_MASK | FREE))
             {
-                final int counterOffset = counterOffsets[slot];
-                if (WORDS.compareAndSet(words, slot, word, (word & ~STATE_MASK) | FREE))
+                final int counterOffset = counterOffset(word);
+                values.getAndAddLong(counterOffset, -1);
+                reclaimed++;
+                if (onReclaimedOrNull != null)
                 {
-                    values.getAndAddLong(counterOffset, -1);
-                    reclaimed++;
-                    if (onReclaimedOrNull != null)
-                    {
-                        onReclaimedOrNull.accept(counterOffset);
-                    }
+                    onReclaimedOrNull.accept(counterOffset);
                 }
             }
         }
@@ -215,13 +250,42 @@ public final class LeaseTable
         return reclaimed;
     }
 
+    /**
+     * As {@link #sweep(long, IntConsumer)} without a callback.
+     *
+     * @param cutoffEpoch the smallest stamp that is not reclaimed.
+     * @return the number of leases reclaimed.
+     */
+    public int sweep(final long cutoffEpoch)
+    {
+        return sweep(cutoffEpoch, null);
+    }
+
     /** @return the number of leases currently held (a racy snapshot, for tests and diagnostics). */
     public int liveCount()
     {
         int live = 0;
-        for (int slot = 0; slot < words.length; slot++)
+        for (int slot = 0; slot < capacity; slot++)
         {
-            if (((long)WORDS.getAcquire(words, slot) & STATE_MASK) != FREE)
+            if ((slots.getLongVolatile(slot << SLOT_SHIFT) & STATE_MASK) != FREE)
+            {
+                live++;
+            }
+        }
+        return live;
+    }
+
+    /**
+     * @param counterOffset value offset of a counter.
+     * @return the number of leases currently held on that counter (a racy snapshot, for tests and diagnostics).
+     */
+    public int liveCount(final int counterOffset)
+    {
+        int live = 0;
+        for (int slot = 0; slot < capacity; slot++)
+        {
+            final long word = slots.getLongVolatile(slot << SLOT_SHIFT);
+            if ((word & STATE_MASK) == BUSY && counterOffset(word) == counterOffset)
             {
                 live++;
             }
@@ -244,58 +308,91 @@ public final class LeaseTable
     /** @return the number of slots. */
     public int capacity()
     {
-        return words.length;
+        return capacity;
     }
 
-    // Per thread, not a shared cursor: a field that every begin wrote would share a cache line with the table's fields
-    // that every begin and end reads. ThreadLocalRandom keeps its seed in the calling Thread object: no shared write,
-    // no allocation, and uniformly spread starts keep probe sequences short whatever the threads' pattern.
-    private static int probeStart()
+    /**
+     * The first slot the calling thread probes: the first slot of one of the table's lines, a fixed function of the
+     * thread's id. Two threads whose ids differ by {@code k} get homes {@code k * 0.618} of the table apart (modulo its
+     * size), so a few threads' homes are far from each other.
+     *
+     * @return the calling thread's home slot in this table.
+     */
+    public int homeSlot()
     {
-        return ThreadLocalRandom.current().nextInt();
+        return homeSlot(Thread.currentThread().getId());
+    }
+
+    /**
+     * @param threadId a thread id.
+     * @return that thread's home slot in this table.
+     */
+    public int homeSlot(final long threadId)
+    {
+        // homeShift is 64 for a table of one line: Java shifts by 64 mod 64 = 0, so mask it to slot 0 instead.
+        return homeShift == 64 ? 0 : (int)((threadId * HOME_HASH) >>> homeShift) * SLOTS_PER_LINE;
+    }
+
+    /**
+     * @param lease a lease of some table.
+     * @return the slot it names (for tests).
+     */
+    static int slotOf(final long lease)
+    {
+        return (int)((lease ^ SCRAMBLE) & SLOT_MASK);
+    }
+
+    private static int counterOffset(final long word)
+    {
+        return (int)(word >>> COUNTER_SHIFT) << COUNTER_LENGTH_SHIFT;
     }
 
     // The counter is already raised for this request: claim a slot, or take the increment back.
-    private long claim(final int counterOffset, final long nowNs)
+    private long claim(final int counterOffset, final long epoch)
     {
-        final int start = probeStart();
+        final long counterBits = (long)(counterOffset >>> COUNTER_LENGTH_SHIFT) << COUNTER_SHIFT;
+        final int home = homeSlot();
         for (int i = 0; i < FAST_PROBES; i++)
         {
-            final long lease = tryClaim((start + i) & mask, counterOffset, nowNs);
+            final long lease = tryClaim((home + i) & mask, counterBits, epoch);
             if (lease != InflightTracker.NO_LEASE)
             {
                 return lease;
             }
         }
-        return claimSlowPath(start + FAST_PROBES, counterOffset, nowNs);
+        return claimSlowPath(counterOffset, counterBits, epoch);
     }
 
-    private long tryClaim(final int slot, final int counterOffset, final long nowNs)
+    private long tryClaim(final int slot, final long counterBits, final long epoch)
     {
-        final long word = (long)WORDS.getVolatile(words, slot);
+        final int offset = slot << SLOT_SHIFT;
+        final long word = slots.getLongVolatile(offset);
         if ((word & STATE_MASK) != FREE)
         {
             return InflightTracker.NO_LEASE;
         }
-        final long previous = word >>> 2;
+        final long previous = (word & GENERATION_STATE_MASK) >>> GENERATION_SHIFT;
         final long generation = previous >= MAX_GENERATION ? 1 : previous + 1;
-        if (!WORDS.compareAndSet(words, slot, word, generation << 2 | CLAIMING))
+        final long claimed = counterBits | generation << GENERATION_SHIFT;
+        if (!slots.compareAndSetLong(offset, word, claimed | CLAIMING))
         {
             return InflightTracker.NO_LEASE;
         }
-        counterOffsets[slot] = counterOffset;
-        startNs[slot] = nowNs;
-        // The counter was raised before the claim, so a racing end never drives it below zero.
-        WORDS.setRelease(words, slot, generation << 2 | BUSY);
+        // Opaque, a plain store on x86: ordered before the sweep's read by the release store below.
+        slots.putLongOpaque(offset + EPOCH_OFFSET, epoch);
+        // Release: the epoch is visible to whoever reads BUSY (the sweep); the counter was raised before the claim.
+        slots.putLongRelease(offset, claimed | BUSY);
         return ((generation << SLOT_BITS) | slot) ^ SCRAMBLE;
     }
 
-    private long claimSlowPath(final int from, final int counterOffset, final long nowNs)
+    // The home's neighbourhood is held (a thread with many leases open, or a crowded table): probe from anywhere.
+    private long claimSlowPath(final int counterOffset, final long counterBits, final long epoch)
     {
-        final int probes = Math.min(mask + 1, MAX_PROBES) - FAST_PROBES;
+        final int start = ThreadLocalRandom.current().nextInt();
+        final int probes = Math.min(capacity, MAX_PROBES);
         for (int i = 0; i < probes; i++)
         {
-            final long lease = tryClaim((from + i) & mask, counterOffset, nowNs);
+            final long lease = tryClaim((start + i) & mask, counterBits, epoch);
             if (lease != InflightTracker.NO_LEASE)
             {
                 return lease;

@@ -19,7 +19,7 @@ import java.util.Arrays;
  * configured values stay available for explanations.
  * <p>
  * Instances are immutable and threadsafe: no array is written after construction; the candidate arrays are shared only
- * with a {@link Selection}, which reads them and never writes them ({@link #shareWith}).
+ * with a {@link Selection}, which reads them and never writes them ({@link #startSelection}).
  */
 public final class DecisionPlan
 {
@@ -37,6 +37,7 @@ public final class DecisionPlan
     private final double costMixPrompt;
     private final double costMixCompletion;
     private final int objective;
+    private final SelectionWriter.Configured configured;
     private final int[] priority;
     private final double tolerance;
     private final double tieBand;
@@ -239,6 +240,7 @@ public final class DecisionPlan
         this.percentileSlot = percentileSlot;
         this.policy = policy;
         this.algorithmType = algorithmType;
+        this.configured = new SelectionWriter.Configured(this.candidateModelIds, this.quality, this.costPer1M, this.weights);
     }
 
     /** @return handle of this decision. */
@@ -316,14 +318,15 @@ public final class DecisionPlan
     }
 
     /**
-     * Lets a selection of this decision read the configured arrays (model handles, quality, cost under the cost mix,
-     * weights) instead of copying them. Allocates nothing.
+     * Starts a selection of this decision: its handle, candidate count, objective and latency metric, and the
+     * configured arrays (model handles, quality, cost under the cost mix, weights) shared rather than copied, behind
+     * one reference that the selection stores only when it last held another decision's. Allocates nothing.
      *
-     * @param selection reset for this decision.
+     * @param selection the caller's selection.
      */
-    public void shareWith(final Selection selection)
+    public void startSelection(final Selection selection)
     {
-        SelectionWriter.candidates(selection, candidateModelIds, quality, costPer1M, weights);
+        SelectionWriter.start(selection, id, candidateModelIds.length, objective, latencyMetric, configured);
     }
 
     /** @return configured TPOT ceiling in milliseconds, 0 when off. */

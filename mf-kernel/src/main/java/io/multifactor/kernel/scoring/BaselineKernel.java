@@ -3,7 +3,6 @@ package io.multifactor.kernel.scoring;
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Exclusions;
 import io.multifactor.api.LatencyMetric;
-import io.multifactor.api.Objective;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
@@ -56,10 +55,8 @@ public final class BaselineKernel
         final Selection out)
     {
         final int n = plan.candidateCount();
-        SelectionWriter.reset(out, plan.id(), n);
-        plan.shareWith(out);
+        plan.startSelection(out);
         final int latencyMetric = plan.latencyMetric();
-        SelectionWriter.ranking(out, Objective.WEIGHTED, latencyMetric);
         final boolean anyExcluded = exclusionsOrNull != null && !exclusionsOrNull.isEmpty();
 
         double qMin = Double.POSITIVE_INFINITY;

@@ -1,5 +1,6 @@
 package io.multifactor.kernel.scoring;
 
+import io.multifactor.api.DropReason;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -14,6 +15,7 @@ import java.lang.invoke.VarHandle;
  * <pre>
  *   latencyMs:        [ tpot(0) | ttft(0) | tpot(1) | ttft(1) | ... ]    milliseconds, NaN = no observation
  *   inflightOffsets:  [ off(0)  | off(1)  | ... ]                          value offsets in inflightValues
+ *   dropCounterIds:   [ id(0, reason 0) ... id(0, COUNT - 1) | id(1, 0) ... ]   counter id per candidate and reason
  * </pre>
  * One publisher at a time (the engine's refresh thread, or a test) writes latencies with release stores. Kernels read
  * latencies and in-flight counts (which other threads change atomically in the counters' buffer) with plain loads,
@@ -46,22 +48,43 @@ public final class CandidateSignals
     final double[] latencyMs;
     final AtomicBuffer inflightValues;
     final int[] inflightOffsets;
+    final int[] dropCounterIds;
     // The round_robin baseline's turn counter: shared by every thread selecting this decision (one atomic add per
     // selection, no lock); a multi_factor decision never touches it.
     @SuppressWarnings("unused")
     private volatile long turns;
 
     /**
+     * Signals whose drops count nowhere ({@link #dropCounterId} is -1 for every candidate and reason).
+     *
      * @param inflightValues the counters' values buffer.
      * @param inflightOffsets value offset of each candidate's in-flight counter, in candidate order (copied).
      */
     public CandidateSignals(final AtomicBuffer inflightValues, final int[] inflightOffsets)
     {
+        this(inflightValues, inflightOffsets, noDropCounters(inflightOffsets.length));
+    }
+
+    /**
+     * @param inflightValues the counters' values buffer.
+     * @param inflightOffsets value offset of each candidate's in-flight counter, in candidate order (copied).
+     * @param dropCounterIds per candidate, in candidate order, {@link DropReason#COUNT} counter ids, one per reason
+     *     (the drop counter of the candidate's model and that reason; -1 where none), copied.
+     * @throws IllegalArgumentException when {@code dropCounterIds} is not {@code DropReason.COUNT} per candidate.
+     */
+    public CandidateSignals(final AtomicBuffer inflightValues, final int[] inflightOffsets, final int[] dropCounterIds)
+    {
+        if (dropCounterIds.length != inflightOffsets.length * DropReason.COUNT)
+        {
+            throw new IllegalArgumentException("drop counter ids: " + dropCounterIds.length + " for " +
+                inflightOffsets.length + " candidates of " + DropReason.COUNT + " reasons");
+        }
         this.candidateCount = inflightOffsets.length;
         this.latencyMs = new double[Math.max(1, candidateCount * 2)];
         java.util.Arrays.fill(latencyMs, Double.NaN);
         this.inflightValues = inflightValues;
         this.inflightOffsets = inflightOffsets.clone();
+        this.dropCounterIds = dropCounterIds.clone();
     }
 
     /**
@@ -81,6 +104,16 @@ public final class CandidateSignals
         final UnsafeBuffer values = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
             Math.max(1, candidateCount) * Long.BYTES, Long.BYTES));
         return new CandidateSignals(values, offsets);
+    }
+
+    /**
+     * @param index candidate position.
+     * @param reason a {@link DropReason} code.
+     * @return the counter id that a drop of that candidate for that reason counts in, or -1 when none.
+     */
+    public int dropCounterId(final int index, final int reason)
+    {
+        return dropCounterIds[index * DropReason.COUNT + reason];
     }
 
     /** @return number of candidates. */
@@ -149,5 +182,12 @@ public final class CandidateSignals
     public long inflight(final int index)
     {
         return inflightValues.getLong(inflightOffsets[index]);
+    }
+
+    private static int[] noDropCounters(final int candidateCount)
+    {
+        final int[] ids = new int[candidateCount * DropReason.COUNT];
+        java.util.Arrays.fill(ids, -1);
+        return ids;
     }
 }

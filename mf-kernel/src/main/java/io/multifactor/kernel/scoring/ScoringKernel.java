@@ -9,6 +9,7 @@ import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.api.SelectionWriter;
+import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
 import io.multifactor.kernel.plan.CostMix;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
@@ -18,8 +19,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Selects one candidate of a decision as the semantics (section 4.1 of the user docs) define it, in two loops over the
- * candidates and nothing else (the engine adds a third, to count drops, only when counting is on and some candidate
- * was dropped):
+ * candidates and nothing else (a dropped candidate is counted where it is dropped, into the calling thread's counter
+ * block, when the engine passes one):
  * <ol>
  *   <li><b>Gather, filter, bound</b> (every candidate): read its published signals ({@link CandidateSignals}) and its
  *       configured values (the plan; its cost under the request's token counts when the request has them), record
@@ -87,11 +88,32 @@ public final class ScoringKernel
         final Request requestOrNull,
         final Selection out)
     {
+        select(plan, signals, exclusionsOrNull, requestOrNull, out, null);
+    }
+
+    /**
+     * As {@link #select(DecisionPlan, CandidateSignals, Exclusions, Request, Selection)}, counting each dropped
+     * candidate, where it is dropped, in {@code dropCountsOrNull} under the signals' drop counter of its model and
+     * reason ({@link CandidateSignals#dropCounterId}).
+     *
+     * @param plan the decision's plan.
+     * @param signals the live signals of the same decision's candidates, in candidate order.
+     * @param exclusionsOrNull models this request leaves out, or null.
+     * @param requestOrNull the request, or null for one without token counts.
+     * @param out the caller's reusable result.
+     * @param dropCountsOrNull the calling thread's counter block, or null to count nothing.
+     */
+    public static void select(
+        final DecisionPlan plan,
+        final CandidateSignals signals,
+        final Exclusions exclusionsOrNull,
+        final Request requestOrNull,
+        final Selection out,
+        final SingleWriterCounterBlock dropCountsOrNull)
+    {
         final int n = plan.candidateCount();
-        SelectionWriter.reset(out, plan.id(), n);
-        plan.shareWith(out);
+        plan.startSelection(out);
         final int latencyMetric = plan.latencyMetric();
-        SelectionWriter.ranking(out, plan.objective(), latencyMetric);
         final boolean qualityFloor = plan.hasQualityFloor();
         final double minQuality = plan.minQuality();
         final boolean requestMix = requestOrNull != null && requestOrNull.hasTokens();
@@ -140,7 +162,13 @@ public final class ScoringKernel
                 cost > maxCost | inflight > maxInflight;
             if (broken || anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
-                SelectionWriter.observed(out, i, dropReason(plan, exclusionsOrNull, i, tpot, ttft, cost, inflight), tpot, ttft, inflight);
+                final int reason = dropReason(plan, exclusionsOrNull, i, tpot, ttft, cost, inflight);
+                SelectionWriter.observed(out, i, reason, tpot, ttft, inflight);
+                if (dropCountsOrNull != null)
+                {
+                    // Counted here, in the drop branch: no other pass over the candidates looks for drops.
+                    dropCountsOrNull.increment(signals.dropCounterId(i, reason));
+                }
                 continue;
             }
             SelectionWriter.observed(out, i, DropReason.NONE, tpot, ttft, inflight);

@@ -121,6 +121,7 @@ class EngineMetricsTest
         }
         engine.select(engine.decisionId("e"), null, out);
 
+        engine.refreshNow();
         final Map<String, Long> live = live(engine.countersReader());
         assertThat(live)
             .containsEntry(selected("d", "smart", Outcome.SCORED), 3L)
@@ -149,6 +150,7 @@ class EngineMetricsTest
         assertThat(out.outcome()).isEqualTo(Outcome.FAILED);
         engine.select(d, new Exclusions().add(smart), out);
 
+        engine.refreshNow();
         final Map<String, Long> live = live(engine.countersReader());
         assertThat(live)
             .containsEntry(selected("d", "fast", Outcome.FALLBACK_CHEAPEST), 3L)
@@ -169,6 +171,7 @@ class EngineMetricsTest
         engine.recordTpotMs(engine.modelId("fast"), 250.0);
         engine.refreshNow();
         engine.select(engine.decisionId("d"), null, new Selection());
+        engine.refreshNow();
         assertThat(live(engine.countersReader()))
             .containsEntry(selected("d", "smart", Outcome.FALLBACK_FIRST), 1L)
             .doesNotContainKey(selected("d", "smart", Outcome.FALLBACK_CHEAPEST));
@@ -187,6 +190,7 @@ class EngineMetricsTest
         final long first = engine.selectAndBegin(engine.decisionId("d"), null, out);
         final long second = engine.selectAndBegin(engine.decisionId("d"), null, out);
         assertThat(engine.plans().modelName(out.selectedModel())).isEqualTo("fast");
+        engine.refreshNow();
         assertThat(live(engine.countersReader()))
             .containsEntry(selected("d", "smart", Outcome.SCORED), 1L)
             .containsEntry(selected("d", "fast", Outcome.SCORED), 1L)
@@ -201,6 +205,7 @@ class EngineMetricsTest
         final MultiFactorEngine engine = engine(plans(0.0, NoCandidatesPolicy.CHEAPEST));
         engine.explain(engine.decisionId("d"), null);
         engine.select(engine.decisionId("d"), null, new Selection());
+        engine.refreshNow();
         assertThat(live(engine.countersReader())).containsEntry(selected("d", "smart", Outcome.SCORED), 1L);
     }
 
@@ -210,6 +215,7 @@ class EngineMetricsTest
         final MultiFactorEngine engine =
             engine(MultiFactorEngine.builder(plans(0.0, NoCandidatesPolicy.CHEAPEST)).countSelections(false));
         engine.select(engine.decisionId("d"), null, new Selection());
+        engine.refreshNow();
         assertThat(live(engine.countersReader())).containsEntry(selected("d", "smart", Outcome.SCORED), 0L);
     }
 
@@ -291,6 +297,7 @@ class EngineMetricsTest
             .containsEntry("mf.reloads{result=\"refused\"}", 2L);
         assertThat(live.keySet()).noneMatch(label -> label.contains("\"m0\""));
         engine.select(engine.decisionId("e"), null, new Selection());
+        engine.refreshNow();
         assertThat(live(engine.countersReader())).containsEntry(selected("e", "fast", Outcome.SCORED), 1L);
     }
 
@@ -350,6 +357,7 @@ class EngineMetricsTest
         assertThat(retired(engine.countersReader())).contains(selected("d", "smart", Outcome.SCORED));
         engine.replacePlans(new PlansBuilder(second).model("fast", 0.5, 1.0).model("smart", 0.9, 2.0)
             .decision("d").candidates("smart", "fast").weights(1.0, 0.0, 0.0, 0.0).add().build());
+        engine.refreshNow();
         assertThat(live(engine.countersReader())).containsEntry(selected("d", "smart", Outcome.SCORED), 1L);
     }
 
@@ -417,6 +425,7 @@ class EngineMetricsTest
         {
             thread.join(TimeUnit.SECONDS.toMillis(60));
         }
+        engine.refreshNow();
         assertThat(live(engine.countersReader()))
             .containsEntry(selected("d", "smart", Outcome.SCORED), 2L * perThread)
             .containsEntry(selected("e", "fast", Outcome.SCORED), (long)perThread);

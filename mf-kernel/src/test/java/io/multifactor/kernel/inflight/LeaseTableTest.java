@@ -59,20 +59,20 @@ class LeaseTableTest
     }
 
     @Test
-    void shouldReclaimOnlyLeasesOlderThanMaxAgeAndIgnoreTheirLateEnd()
+    void shouldReclaimOnlyLeasesStampedBeforeTheCutoffAndIgnoreTheirLateEnd()
     {
         final LeaseTable table = table(16);
         final long old = table.acquire(modelA, 1_000);
         final long young = table.acquire(modelA, 5_000);
-        assertThat(table.sweep(6_000, 5_000)).isZero();
-        assertThat(table.sweep(6_001, 5_000)).isEqualTo(1);
+        assertThat(table.sweep(1_000)).isZero();
+        assertThat(table.sweep(1_001)).isEqualTo(1);
         assertThat(count(modelA)).isEqualTo(1);
         assertThat(table.reclaimedCount()).isEqualTo(1);
         assertThat(table.release(old)).isFalse();
         assertThat(count(modelA)).isEqualTo(1);
         assertThat(table.release(young)).isTrue();
         assertThat(count(modelA)).isZero();
-        assertThat(table.sweep(1_000_000, 5_000)).isZero();
+        assertThat(table.sweep(995_000)).isZero();
         assertThat(table.liveCount()).isZero();
     }
 
@@ -198,5 +198,109 @@ class LeaseTableTest
         assertThat(count(modelA)).isEqualTo(1);
         assertThat(count(modelB)).isEqualTo(1);
         assertThat(table.fullCount()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldClaimTheThreadsHomeSlotAgainAndAgainWhenItHoldsOneLeaseAtATime()
+    {
+        final LeaseTable table = table(1 << 16);
+        final int home = table.homeSlot();
+        assertThat(home % (LeaseTable.LINE_LENGTH / LeaseTable.SLOT_LENGTH)).as("a home is a line's first slot").isZero();
+        for (int i = 0; i < 1_000; i++)
+        {
+            final long lease = table.acquire(i % 2 == 0 ? modelA : modelB, i);
+            assertThat(LeaseTable.slotOf(lease)).isEqualTo(home);
+            assertThat(table.release(lease)).isTrue();
+        }
+        assertThat(count(modelA)).isZero();
+        assertThat(count(modelB)).isZero();
+    }
+
+    @Test
+    void shouldGiveThreadsWithNearbyIdsHomesFarApart()
+    {
+        final int capacity = 1 << 16;
+        final LeaseTable table = table(capacity);
+        final int threads = 16;
+        int closest = capacity;
+        for (long a = 1; a <= threads; a++)
+        {
+            for (long b = a + 1; b <= threads; b++)
+            {
+                final int distance = Math.abs(table.homeSlot(a) - table.homeSlot(b));
+                closest = Math.min(closest, Math.min(distance, capacity - distance));
+            }
+        }
+        // Fibonacci hashing keeps 16 consecutive ids at least capacity / 42 apart (three gap sizes, the smallest ~0.024).
+        assertThat(closest).isGreaterThan(capacity / 64);
+        assertThat(table.homeSlot(7)).isEqualTo(table.homeSlot(7));
+    }
+
+    @Test
+    void shouldGrantEveryLeaseOfAThreadThatHoldsMoreThanItsHomeNeighbourhood()
+    {
+        final LeaseTable table = table(256);
+        final long[] leases = new long[200];
+        for (int i = 0; i < leases.length; i++)
+        {
+            leases[i] = table.acquire(modelA, 0);
+            assertThat(leases[i]).isNotEqualTo(InflightTracker.NO_LEASE);
+        }
+        assertThat(count(modelA)).isEqualTo(leases.length);
+        assertThat(table.liveCount()).isEqualTo(leases.length);
+        assertThat(table.fullCount()).isZero();
+        for (final long lease : leases)
+        {
+            assertThat(table.release(lease)).isTrue();
+        }
+        assertThat(count(modelA)).isZero();
+        assertThat(table.liveCount()).isZero();
+    }
+
+    @Test
+    void shouldCountEachLeaseOutOfTheCounterItCountedIn()
+    {
+        final CounterBuffers many = CounterBuffers.inMemory(4_096);
+        final int[] offsets = new int[many.capacity()];
+        for (int i = 0; i < offsets.length; i++)
+        {
+            offsets[i] = CounterBuffers.valueOffset(many.allocate("c" + i, CounterBuffers.INFLIGHT_TYPE_ID));
+        }
+        final LeaseTable table = new LeaseTable(1 << 13, many.values(), offsets[0], offsets[1]);
+        final long[] leases = new long[offsets.length];
+        for (int i = 2; i < offsets.length; i++)
+        {
+            leases[i] = table.acquire(offsets[i], i);
+        }
+        for (int i = 2; i < offsets.length; i++)
+        {
+            assertThat(many.values().getLongVolatile(offsets[i])).as("counter %d", i).isEqualTo(1);
+        }
+        final int[] reclaimedOffsets = new int[offsets.length];
+        final int[] reclaimedCount = new int[1];
+        // Stamps are the counter numbers: reclaim the first half by epoch, end the rest.
+        assertThat(table.sweep(offsets.length / 2, offset -> reclaimedOffsets[reclaimedCount[0]++] = offset))
+            .isEqualTo(offsets.length / 2 - 2);
+        for (int i = 0; i < reclaimedCount[0]; i++)
+        {
+            assertThat(reclaimedOffsets[i] / (offsets[1] - offsets[0])).isLessThan(offsets.length / 2);
+        }
+        for (int i = 2; i < offsets.length; i++)
+        {
+            assertThat(table.release(leases[i])).as("lease %d", i).isEqualTo(i >= offsets.length / 2);
+            assertThat(many.values().getLongVolatile(offsets[i])).as("counter %d", i).isZero();
+        }
+    }
+
+    @Test
+    void shouldRefuseAValuesBufferOfMoreCountersThanAClaimWordNames()
+    {
+        // Only the length is looked at: a view of a small buffer that claims more counters than 22 bits name.
+        final java.nio.ByteBuffer small = org.agrona.BufferUtil.allocateDirectAligned(64, 64);
+        final org.agrona.concurrent.UnsafeBuffer tooMany = new org.agrona.concurrent.UnsafeBuffer(
+            org.agrona.BufferUtil.address(small), (LeaseTable.MAX_COUNTERS + 1) * org.agrona.concurrent.status.CountersReader.COUNTER_LENGTH);
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+            .isThrownBy(() -> new LeaseTable(2, tooMany, 0, 128))
+            .withMessageContaining("at most " + LeaseTable.MAX_COUNTERS + " counters");
     }
 }
