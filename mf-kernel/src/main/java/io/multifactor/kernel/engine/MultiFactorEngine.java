@@ -438,6 +438,12 @@ public final class MultiFactorEngine extends EngineReadout
         refreshCycle.closeFile();
     }
 
+    /** @return the publisher of the model-server signals, for tests. */
+    ServerLoadPublisher serverPublisher()
+    {
+        return serverPublisher;
+    }
+
     /** @return the per-thread counter blocks of the selections (null when not counted), for tests. */
     PerThreadCounterBlocks counterBlocks()
     {

@@ -195,8 +195,7 @@ final class RefreshCycle
     // The server signals alone, once per scrape period between refreshes (the scrapes come faster than latency_refresh).
     private int serverCycle(final long nowNs)
     {
-        final ServerMetricsSettings serverSettings = serverPublisher.signals().settings();
-        if (serverSettings == null)
+        if (serverPublisher.signals().settings() == null)
         {
             // Off: look again at the next refresh rather than on every duty cycle.
             nextServerNs = nextRefreshNs;
@@ -208,10 +207,17 @@ final class RefreshCycle
             {
                 return 0;
             }
-            nextServerNs = nowNs + Math.min(serverSettings.everyNs(), refreshNs);
-            serverPublisher.publish(installer.state, nowNs);
+            publishServerSignals(installer.state, nowNs);
             return 1;
         }
+    }
+
+    // Under lock.
+    private void publishServerSignals(final EngineState s, final long nowNs)
+    {
+        serverPublisher.publish(s, nowNs);
+        final ServerMetricsSettings serverSettings = serverPublisher.signals().settings();
+        nextServerNs = nowNs + (serverSettings == null ? refreshNs : Math.min(serverSettings.everyNs(), refreshNs));
     }
 
     // Under lock.
@@ -230,7 +236,7 @@ final class RefreshCycle
             }
         }
         publisher.publish(s);
-        serverPublisher.publish(s, nowNs);
+        publishServerSignals(s, nowNs);
         if (counterBlocksOrNull != null)
         {
             // Every thread's selection and drop counts since the previous cycle, into the shared counters.
