@@ -338,8 +338,8 @@ public final class MultiFactorEngine extends EngineReadout
      * Replaces what is scraped ({@code signals.server_metrics} and the backends of the models whose {@code server} is
      * set, such as {@code LoadedConfig.serverMetrics()} and {@code serverBackends()} after a reload): a backend that
      * stays keeps its values, freshness and counts, a model that stays keeps its grace period, and the
-     * {@code mf.server.*} counters follow. The scrape agent picks the change up at its next cycle. Off the hot path:
-     * allocates, and waits for a running refresh.
+     * {@code mf.server.*} counters follow (the plans listeners are told, as after {@link #replacePlans}). The scrape
+     * agent picks the change up at its next cycle. Off the hot path: allocates, and waits for a running refresh.
      *
      * @param settingsOrNull how the backends are scraped, or {@code null} to stop using server signals.
      * @param backends the backends (ignored without settings).
@@ -363,6 +363,10 @@ public final class MultiFactorEngine extends EngineReadout
                 installer.reinstall(clock, () -> signals.configure(previousSettings, previousBackends, clock.nanoTime()));
             }
             throw ex;
+        }
+        for (final Runnable listener : plansListeners)
+        {
+            listener.run();
         }
     }
 
