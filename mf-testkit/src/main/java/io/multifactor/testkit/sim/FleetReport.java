@@ -22,6 +22,8 @@ import java.util.List;
  * @param selected per model: requests sent to it.
  * @param replicaRequests per replica: requests it handled.
  * @param replicaSloMet per replica: of those, the ones that met their ceilings.
+ * @param serverSignals whether the engines had model-server signals (queue, KV-cache) from simulated scrapes.
+ * @param p99TtftMs the 99th percentile of every request's TTFT, milliseconds (NaN without requests).
  */
 public record FleetReport(
     boolean fleet,
@@ -36,7 +38,9 @@ public record FleetReport(
     long[] maxInflight,
     long[] selected,
     long[] replicaRequests,
-    long[] replicaSloMet)
+    long[] replicaSloMet,
+    boolean serverSignals,
+    double p99TtftMs)
 {
     /** Copies every array. */
     public FleetReport
