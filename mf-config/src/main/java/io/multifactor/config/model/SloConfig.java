@@ -10,11 +10,30 @@ package io.multifactor.config.model;
  * @param maxCostPer1M {@code max_cost_per_1m}, cost ceiling in USD per 1M tokens (under the decision's cost mix).
  * @param maxInflight {@code max_inflight}, in-flight ceiling.
  * @param minQuality {@code min_quality}, quality floor in {@code quality_score}'s units.
+ * @param maxQueue {@code max_queue}, ceiling on the waiting requests of the model's emptiest fresh server.
+ * @param maxKvCache {@code max_kv_cache}, ceiling on the KV-cache use of the model's emptiest fresh server, 0..1.
  */
-public record SloConfig(double maxTpotMs, double maxTtftMs, double maxCostPer1M, long maxInflight, double minQuality)
+public record SloConfig(
+    double maxTpotMs, double maxTtftMs, double maxCostPer1M, long maxInflight, double minQuality, long maxQueue,
+    double maxKvCache)
 {
     /** No floor and no ceiling at all. */
     public static final SloConfig NONE = new SloConfig(0.0, 0.0, 0.0, 0L, 0.0);
+
+    /**
+     * The ceilings and floor of the seed and of the quality extension, no server ceiling.
+     *
+     * @param maxTpotMs {@code max_tpot_ms}.
+     * @param maxTtftMs {@code max_ttft_ms}.
+     * @param maxCostPer1M {@code max_cost_per_1m}.
+     * @param maxInflight {@code max_inflight}.
+     * @param minQuality {@code min_quality}.
+     */
+    public SloConfig(final double maxTpotMs, final double maxTtftMs, final double maxCostPer1M, final long maxInflight,
+        final double minQuality)
+    {
+        this(maxTpotMs, maxTtftMs, maxCostPer1M, maxInflight, minQuality, 0L, 0.0);
+    }
 
     /**
      * Ceilings without a quality floor.

@@ -146,4 +146,78 @@ class ServerLoadTableTest
         assertNull(failure.get());
         assertEquals(writes, table.waiting(0));
     }
+
+    @Test
+    @Timeout(30)
+    void twoWritersShouldNeverMixTheirValuesAndTheNewestResponseShouldStay() throws InterruptedException
+    {
+        // Writer w stores waiting = running = t and kv = t / N with responseNs = t, for t = w, w + 2, ...: a slot that
+        // mixed two writes would hold fields of two different t; an older write landing last would go back in time.
+        final int writes = 100_000;
+        final ServerLoadTable table = new ServerLoadTable(List.of(A1), Long.MAX_VALUE / 4, 0);
+        final AtomicReference<String> failure = new AtomicReference<>();
+        final Thread[] writers = new Thread[2];
+        for (int w = 0; w < 2; w++)
+        {
+            final int first = w + 1;
+            writers[w] = new Thread(() ->
+            {
+                for (int t = first; t <= 2 * writes; t += 2)
+                {
+                    if (!table.recordLoad(0, t, t, (double)t / (2 * writes), t))
+                    {
+                        failure.compareAndSet(null, "write " + t + " gave up");
+                    }
+                    table.countScrape(0, ServerLoadTable.SCRAPE_OK);
+                }
+            });
+        }
+        final AtomicBoolean done = new AtomicBoolean();
+        final Thread successors = new Thread(() ->
+        {
+            // A reload copying the slot while both write: every copy is one write's values.
+            while (!done.get() && failure.get() == null)
+            {
+                final ServerLoadTable copy = ServerLoadTable.successor(table, List.of(A1), Long.MAX_VALUE / 4, 0);
+                final long t = copy.lastResponseNs(0);
+                if (t != ServerLoadTable.NEVER && (copy.waiting(0) != t || copy.running(0) != t ||
+                    copy.kvUse(0) != (double)t / (2 * writes)))
+                {
+                    failure.compareAndSet(null, "copy mixed: t=" + t + " waiting=" + copy.waiting(0));
+                }
+            }
+        });
+        successors.start();
+        for (final Thread writer : writers)
+        {
+            writer.start();
+        }
+        for (final Thread writer : writers)
+        {
+            writer.join();
+        }
+        done.set(true);
+        successors.join();
+        assertNull(failure.get());
+        assertEquals(2L * writes, table.lastResponseNs(0));
+        assertEquals(2.0 * writes, table.waiting(0));
+        assertEquals(2.0 * writes, table.running(0));
+        assertEquals(1.0, table.kvUse(0));
+        assertEquals(2L * writes, table.scrapes(0, ServerLoadTable.SCRAPE_OK));
+    }
+
+    @Test
+    void aModelShouldBeStaleOnlyAfterItsGraceWithNoFreshBackend()
+    {
+        final ServerLoadTable table = new ServerLoadTable(List.of(A1, A2), 2 * SECOND, 10 * SECOND);
+        assertFalse(table.stale(0, 11 * SECOND));
+        assertTrue(table.stale(0, 12 * SECOND));
+        assertTrue(table.recordLoad(1, 0, Double.NaN, 0.1, 12 * SECOND));
+        assertFalse(table.stale(0, 13 * SECOND));
+        assertTrue(table.stale(0, 14 * SECOND));
+        // An older response than the one stored changes nothing.
+        assertTrue(table.recordLoad(1, 5, Double.NaN, 0.5, 11 * SECOND));
+        assertEquals(0.0, table.waiting(1));
+        assertEquals(12 * SECOND, table.lastResponseNs(1));
+    }
 }
