@@ -157,16 +157,19 @@ class ServerLoadTableTest
         final ServerLoadTable table = new ServerLoadTable(List.of(A1), Long.MAX_VALUE / 4, 0);
         final AtomicReference<String> failure = new AtomicReference<>();
         final Thread[] writers = new Thread[2];
+        // A writer may give up when the other is preempted while it holds the slot (a lost write, as the table
+        // documents): each remembers its last write that was taken.
+        final long[] lastTaken = new long[2];
         for (int w = 0; w < 2; w++)
         {
-            final int first = w + 1;
+            final int writer = w;
             writers[w] = new Thread(() ->
             {
-                for (int t = first; t <= 2 * writes; t += 2)
+                for (int t = writer + 1; t <= 2 * writes; t += 2)
                 {
-                    if (!table.recordLoad(0, t, t, (double)t / (2 * writes), t))
+                    if (table.recordLoad(0, t, t, (double)t / (2 * writes), t))
                     {
-                        failure.compareAndSet(null, "write " + t + " gave up");
+                        lastTaken[writer] = t;
                     }
                     table.countScrape(0, ServerLoadTable.SCRAPE_OK);
                 }
@@ -199,10 +202,11 @@ class ServerLoadTableTest
         done.set(true);
         successors.join();
         assertNull(failure.get());
-        assertEquals(2L * writes, table.lastResponseNs(0));
-        assertEquals(2.0 * writes, table.waiting(0));
-        assertEquals(2.0 * writes, table.running(0));
-        assertEquals(1.0, table.kvUse(0));
+        final long newest = Math.max(lastTaken[0], lastTaken[1]);
+        assertEquals(newest, table.lastResponseNs(0));
+        assertEquals((double)newest, table.waiting(0));
+        assertEquals((double)newest, table.running(0));
+        assertEquals((double)newest / (2 * writes), table.kvUse(0));
         assertEquals(2L * writes, table.scrapes(0, ServerLoadTable.SCRAPE_OK));
     }
 
