@@ -2,7 +2,9 @@ package io.multifactor.kernel.engine;
 
 import io.multifactor.kernel.metrics.CounterLabel;
 import io.multifactor.kernel.metrics.CounterTypes;
+import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.scoring.CandidateSignals;
 import io.multifactor.kernel.signal.ServerLoadTable;
 import io.multifactor.kernel.signal.ServerSignals;
 import org.agrona.concurrent.AtomicBuffer;
@@ -152,6 +154,23 @@ final class ServerLoadPublisher
         if (counters.table == t)
         {
             publishCounters(t, nowNs);
+        }
+        // The same per decision, in candidate order: what select reads.
+        final LiveDecision[] decisions = s.decisions;
+        for (int decisionId = 0; decisionId < decisions.length; decisionId++)
+        {
+            final LiveDecision decision = decisions[decisionId];
+            if (decision == null)
+            {
+                continue;
+            }
+            final CandidateSignals candidates = decision.signals;
+            final DecisionPlan plan = decision.plan;
+            for (int i = 0; i < candidates.candidateCount(); i++)
+            {
+                final int modelId = plan.candidateModelId(i);
+                candidates.publishServerLoad(i, queueByHandle[modelId], kvCacheByHandle[modelId], staleByHandle[modelId]);
+            }
         }
     }
 
