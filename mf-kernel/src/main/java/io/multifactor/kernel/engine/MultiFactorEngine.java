@@ -378,9 +378,9 @@ public final class MultiFactorEngine extends EngineReadout
      *
      * @param modelId the model's handle.
      * @param backendKey the backend's origin, {@link ServerBackend#key()} ({@code http://host:port}).
-     * @param waiting waiting requests, finite and >= 0.
+     * @param waiting waiting requests, finite and >= 0, or NaN when not reported.
      * @param running running requests, or NaN when not reported.
-     * @param kvUse KV-cache use in [0, 1].
+     * @param kvUse KV-cache use in [0, 1], or NaN when not reported (not both NaN).
      * @return whether the values were taken: {@code false} for a model without server signals, a backend it does not
      *     list, or a value out of range (counted as a refused scrape).
      */

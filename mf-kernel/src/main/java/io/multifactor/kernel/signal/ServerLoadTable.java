@@ -284,9 +284,9 @@ public final class ServerLoadTable
      * then gives up) and published with a release store of it.
      *
      * @param backend a backend index.
-     * @param waiting waiting requests, finite and >= 0.
+     * @param waiting waiting requests, finite and >= 0, or NaN when not reported (a scrape always reports it).
      * @param running running requests, finite and >= 0, or NaN when the server did not say.
-     * @param kvUse KV-cache use, a fraction in [0, 1].
+     * @param kvUse KV-cache use, a fraction in [0, 1], or NaN when not reported (not both NaN).
      * @param responseNs when the response arrived, engine clock nanoseconds.
      * @return whether the values are valid (then they are stored, or a later response already was); {@code false}
      *     (nothing changed) when one is out of range, or another writer held the slot throughout.
@@ -294,7 +294,10 @@ public final class ServerLoadTable
     public boolean recordLoad(
         final int backend, final double waiting, final double running, final double kvUse, final long responseNs)
     {
-        if (!(waiting >= 0.0 && waiting < Double.POSITIVE_INFINITY) || !(kvUse >= 0.0 && kvUse <= 1.0) ||
+        final boolean waitingMissing = Double.isNaN(waiting);
+        final boolean kvMissing = Double.isNaN(kvUse);
+        if (!(waitingMissing || waiting >= 0.0 && waiting < Double.POSITIVE_INFINITY) ||
+            !(kvMissing || kvUse >= 0.0 && kvUse <= 1.0) || waitingMissing && kvMissing ||
             !(Double.isNaN(running) || running >= 0.0 && running < Double.POSITIVE_INFINITY) || responseNs == NEVER)
         {
             return false;
@@ -476,7 +479,8 @@ public final class ServerLoadTable
                 {
                     continue;
                 }
-                if (responseNs != NEVER && nowNs - responseNs < staleAfterNs && !(value >= smallest))
+                // A value not reported (NaN) is skipped; NaN smallest so far: the first value present is taken.
+                if (responseNs != NEVER && nowNs - responseNs < staleAfterNs && value == value && !(value >= smallest))
                 {
                     smallest = value;
                 }

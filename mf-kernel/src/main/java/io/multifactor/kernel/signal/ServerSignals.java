@@ -79,9 +79,9 @@ public final class ServerSignals
      *
      * @param model the model's name.
      * @param backendKey the backend's {@link ServerBackend#key()}.
-     * @param waiting waiting requests, finite and >= 0.
+     * @param waiting waiting requests, finite and >= 0, or NaN when not reported.
      * @param running running requests, or NaN when not reported.
-     * @param kvUse KV-cache use in [0, 1].
+     * @param kvUse KV-cache use in [0, 1], or NaN when not reported (not both NaN).
      * @param nowNs the engine clock now.
      * @return whether the values were taken: {@code false} when the model's server is not scraped, the backend is not
      *     one of it, or a value is out of range (then counted as a refused scrape of that backend).

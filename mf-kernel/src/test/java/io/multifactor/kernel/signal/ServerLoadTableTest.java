@@ -69,13 +69,26 @@ class ServerLoadTableTest
         final ServerLoadTable table = new ServerLoadTable(List.of(A1), SECOND, 0);
         assertTrue(table.recordLoad(0, 1, 1, 0.5, 10));
         assertFalse(table.recordLoad(0, -1, 1, 0.5, 20));
-        assertFalse(table.recordLoad(0, Double.NaN, 1, 0.5, 20));
+        assertFalse(table.recordLoad(0, Double.NaN, 1, Double.NaN, 20));
         assertFalse(table.recordLoad(0, Double.POSITIVE_INFINITY, 1, 0.5, 20));
         assertFalse(table.recordLoad(0, 1, 1, 1.5, 20));
-        assertFalse(table.recordLoad(0, 1, 1, Double.NaN, 20));
+        assertFalse(table.recordLoad(0, 1, 1, Double.NEGATIVE_INFINITY, 20));
         assertFalse(table.recordLoad(0, 1, -3, 0.5, 20));
         assertEquals(10, table.lastResponseNs(0));
         assertEquals(1.0, table.waiting(0));
+    }
+
+    @Test
+    void aValueNotReportedShouldBeMissingWithoutHidingTheOtherBackends()
+    {
+        // NaN is "not reported" (a direct report of one value; a scrape always has both): skipped by the minimum.
+        final ServerLoadTable table = new ServerLoadTable(List.of(A1, A2), 10 * SECOND, 0);
+        assertTrue(table.recordLoad(0, Double.NaN, Double.NaN, 0.3, SECOND));
+        assertTrue(table.recordLoad(1, 4, Double.NaN, Double.NaN, SECOND));
+        assertEquals(4.0, table.queue(0, 2 * SECOND));
+        assertEquals(0.3, table.kvCache(0, 2 * SECOND));
+        assertTrue(table.recordLoad(0, Double.NaN, Double.NaN, 0.6, 3 * SECOND));
+        assertEquals(0.6, table.kvCache(0, 4 * SECOND));
     }
 
     @Test
