@@ -131,6 +131,8 @@ public final class ScoringKernel
         final double maxKvCache = plan.effectiveMaxKvCache();
         final boolean dropsStale = plan.dropsStale();
         final boolean anyExcluded = exclusionsOrNull != null && !exclusionsOrNull.isEmpty();
+        // Signals beyond latency and in-flight requests are read only once one was published (a loop-invariant test).
+        final boolean extended = signals.hasExtendedSignals();
 
         double qMin = Double.POSITIVE_INFINITY;
         double qMax = Double.NEGATIVE_INFINITY;
@@ -156,21 +158,21 @@ public final class ScoringKernel
                 CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i)) :
                 plan.costPer1M(i);
             final long inflight = signals.inflight(i);
-            final long inflightTokens = signals.inflightTokens(i);
-            final double queue = signals.queue(i);
-            final double kvCache = signals.kvCache(i);
+            final long inflightTokens = extended ? signals.inflightTokens(i) : 0L;
+            final double queue = extended ? signals.queue(i) : Double.NaN;
+            final double kvCache = extended ? signals.kvCache(i) : Double.NaN;
             final double latency = latencyMetric == LatencyMetric.AUTO ? (tpot == tpot ? tpot : ttft) :
                 latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
             final double load = inflight;
             SelectionWriter.values(out, i, quality, latency, cost, load, queue, kvCache);
             // ejection: the candidate's published state; the decision's percent cap is applied where it is published.
-            final boolean ejected = signals.ejected(i);
+            final boolean ejected = extended && signals.ejected(i);
             // NaN compares false: a missing observation never breaks a ceiling; an off ceiling is +Infinity. A floor is
             // off for most decisions; a missing quality fails >= and breaks it. Non-short-circuit ORs: one branch for
             // the common case, the reason is worked out only for a drop.
             final boolean broken = ejected | qualityFloor & !(quality >= minQuality) | tpot > maxTpotMs |
                 ttft > maxTtftMs | cost > maxCost | inflight > maxInflight | inflightTokens > maxInflightTokens |
-                queue > maxQueue | kvCache > maxKvCache | dropsStale & signals.stale(i);
+                queue > maxQueue | kvCache > maxKvCache | (dropsStale && extended && signals.stale(i));
             if (broken || anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
                 final int reason = dropReason(plan, signals, exclusionsOrNull, i, quality, tpot, ttft, cost);
