@@ -2,7 +2,6 @@ package io.multifactor.kernel.scoring;
 
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Exclusions;
-import io.multifactor.api.Factor;
 import io.multifactor.api.LatencyMetric;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
@@ -123,12 +122,7 @@ public final class BaselineKernel
             kMin = kvCache < kMin ? kvCache : kMin;
             kMax = kvCache > kMax ? kvCache : kMax;
         }
-        SelectionWriter.bounds(out, Factor.QUALITY, qMin, qMax);
-        SelectionWriter.bounds(out, Factor.LATENCY, lMin, lMax);
-        SelectionWriter.bounds(out, Factor.COST, cMin, cMax);
-        SelectionWriter.bounds(out, Factor.LOAD, nMin, nMax);
-        SelectionWriter.bounds(out, Factor.QUEUE, wMin, wMax);
-        SelectionWriter.bounds(out, Factor.KV_CACHE, kMin, kMax);
+        FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax, wMin, wMax, kMin, kMax);
         if (survivors == 0)
         {
             SelectionWriter.outcome(out, Outcome.FAILED, -1);

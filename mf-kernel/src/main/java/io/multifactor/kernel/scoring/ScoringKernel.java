@@ -202,12 +202,7 @@ public final class ScoringKernel
             kMin = kvCache < kMin ? kvCache : kMin;
             kMax = kvCache > kMax ? kvCache : kMax;
         }
-        SelectionWriter.bounds(out, Factor.QUALITY, qMin, qMax);
-        SelectionWriter.bounds(out, Factor.LATENCY, lMin, lMax);
-        SelectionWriter.bounds(out, Factor.COST, cMin, cMax);
-        SelectionWriter.bounds(out, Factor.LOAD, nMin, nMax);
-        SelectionWriter.bounds(out, Factor.QUEUE, wMin, wMax);
-        SelectionWriter.bounds(out, Factor.KV_CACHE, kMin, kMax);
+        FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax, wMin, wMax, kMin, kMax);
 
         if (survivors == 0)
         {
