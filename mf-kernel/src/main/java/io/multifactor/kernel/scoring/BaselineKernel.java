@@ -84,10 +84,7 @@ public final class BaselineKernel
             final double cost = plan.costPer1M(i);
             final double latency = LatencyMetric.select(latencyMetric, tpot, ttft);
             final double load = inflight;
-            final double queue = signals.queue(i);
-            final double kvCache = signals.kvCache(i);
-            SelectionWriter.values(out, i, quality, latency, cost, load, queue, kvCache);
-            SelectionWriter.extraSignals(out, i, signals.inflightTokens(i), Double.NaN);
+            SelectionWriter.seedValues(out, i, latency, load);
             if (anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
                 SelectionWriter.observed(out, i, DropReason.EXCLUDED, tpot, ttft, inflight);
@@ -117,10 +114,6 @@ public final class BaselineKernel
             cMax = cost > cMax ? cost : cMax;
             nMin = load < nMin ? load : nMin;
             nMax = load > nMax ? load : nMax;
-            wMin = queue < wMin ? queue : wMin;
-            wMax = queue > wMax ? queue : wMax;
-            kMin = kvCache < kMin ? kvCache : kMin;
-            kMax = kvCache > kMax ? kvCache : kMax;
         }
         FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax, wMin, wMax, kMin, kMax);
         if (survivors == 0)
