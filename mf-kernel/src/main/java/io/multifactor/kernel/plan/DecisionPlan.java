@@ -267,7 +267,7 @@ public final class DecisionPlan
                 scoredFactors[scored++] = f;
             }
         }
-        this.configured = new SelectionWriter.Configured(this.candidateModelIds, this.weights);
+        this.configured = new SelectionWriter.Configured(this.candidateModelIds, this.quality, this.costPer1M, this.weights);
     }
 
     /** @return handle of this decision. */
