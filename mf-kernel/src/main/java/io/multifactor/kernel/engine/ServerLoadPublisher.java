@@ -166,7 +166,14 @@ final class ServerLoadPublisher
             }
             final CandidateSignals candidates = decision.signals;
             final DecisionPlan plan = decision.plan;
-            for (int i = 0; i < candidates.candidateCount(); i++)
+            final int n = candidates.candidateCount();
+            // A decision none of whose candidates has server signals is left alone: its kernel then reads none.
+            boolean scraped = candidates.hasExtendedSignals();
+            for (int i = 0; i < n && !scraped; i++)
+            {
+                scraped = tableModel[plan.candidateModelId(i)] != ServerLoadTable.NOT_FOUND;
+            }
+            for (int i = 0; scraped && i < n; i++)
             {
                 final int modelId = plan.candidateModelId(i);
                 candidates.publishServerLoad(i, queueByHandle[modelId], kvCacheByHandle[modelId], staleByHandle[modelId]);

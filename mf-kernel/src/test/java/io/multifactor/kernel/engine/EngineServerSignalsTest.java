@@ -50,6 +50,7 @@ class EngineServerSignalsTest
             .model("b", 0.9, 2.0)
             .model("c", 0.7, 1.5)
             .decision("d").candidates("a", "b", "c").add()
+            .decision("plain").candidates("b").add()
             .build();
     }
 
@@ -101,6 +102,11 @@ class EngineServerSignalsTest
             .containsEntry(CounterLabel.format("mf.server.scrapes", "backend", A1.key(), "result", "ok"), 1L)
             .containsEntry(CounterLabel.format("mf.server.scrapes", "backend", A1.key(), "result", "refused"), 0L)
             .doesNotContainKey(CounterLabel.format("mf.server.queue", "model", "b"));
+        // What select reads: the decision's candidate signals; a decision without a scraped model gets none.
+        final EngineState state = engine.installer.state;
+        assertThat(state.decision(engine.decisionId("d")).signals.queue(0)).isEqualTo(3.0);
+        assertThat(state.decision(engine.decisionId("d")).signals.kvCache(0)).isEqualTo(0.2);
+        assertThat(state.decision(engine.decisionId("plain")).signals.hasExtendedSignals()).isFalse();
     }
 
     @Test
