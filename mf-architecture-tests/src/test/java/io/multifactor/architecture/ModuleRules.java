@@ -54,7 +54,7 @@ final class ModuleRules
         return onlyOn("io.multifactor.api..", "io.multifactor.kernel..", "io.multifactor.servers..");
     }
 
-    /** @return mf-serving depends on mf-config, mf-servers (ORCA load reports) and Jackson only: no HTTP or gRPC stack. */
+    /** @return mf-serving depends on mf-config, mf-servers (ORCA reports) and Jackson only: no HTTP or gRPC stack. */
     static ArchRule serving()
     {
         return onlyOn("io.multifactor.api..", "io.multifactor.kernel..", "io.multifactor.config..",

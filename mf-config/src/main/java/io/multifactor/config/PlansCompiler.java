@@ -52,7 +52,8 @@ public final class PlansCompiler
                 .slo(slo.maxTpotMs(), slo.maxTtftMs(), slo.maxCostPer1M(), slo.maxInflight())
                 .minQuality(slo.minQuality())
                 // The servers' ceilings (0: off) and what all-stale servers mean (signals.server_metrics.when_stale).
-                .signalCeilings(new SignalCeilings(0L, ceiling(slo.maxQueue()), ceiling(slo.maxKvCache()), staleSaturated))
+                .signalCeilings(
+                    new SignalCeilings(0L, ceiling(slo.maxQueue()), ceiling(slo.maxKvCache()), staleSaturated))
                 .percentile(mf.latencyPercentile())
                 .policy(mf.onNoCandidates())
                 .latencyMetric(ranking.latencyMetric())

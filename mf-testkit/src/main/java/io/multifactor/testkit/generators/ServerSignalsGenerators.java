@@ -1,6 +1,7 @@
 package io.multifactor.testkit.generators;
 
 import io.multifactor.testkit.reference.ReferenceModel;
+import io.multifactor.testkit.reference.ServerSignalsCase;
 import org.quicktheories.core.Gen;
 import org.quicktheories.core.RandomnessSource;
 
@@ -79,7 +80,7 @@ public final class ServerSignalsGenerators
                 maxKv = Math.max(0.01, kv.get(pick(in, percent, names, kv)));
             }
             final boolean saturated = percent.generate(in) < 50;
-            return new ServerSignalsCase(base, queueWeight, kvWeight, maxQueue, maxKv, saturated, queue, kv, stale);
+            return new ServerSignalsCase(base.decision(), base.request(), queueWeight, kvWeight, maxQueue, maxKv, saturated, queue, kv, stale);
         };
     }
 

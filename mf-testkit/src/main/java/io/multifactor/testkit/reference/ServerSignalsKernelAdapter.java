@@ -11,7 +11,6 @@ import io.multifactor.kernel.plan.PlansBuilder;
 import io.multifactor.kernel.plan.SignalCeilings;
 import io.multifactor.kernel.scoring.CandidateSignals;
 import io.multifactor.kernel.scoring.ScoringKernel;
-import io.multifactor.testkit.generators.ServerSignalsCase;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -49,7 +48,7 @@ public final class ServerSignalsKernelAdapter
      */
     public static Selection selection(final ServerSignalsCase c, final boolean publishServers)
     {
-        final ReferenceDecision decision = c.base().decision();
+        final ReferenceDecision decision = c.decision();
         final PlansBuilder builder = new PlansBuilder();
         final String[] names = new String[decision.candidates().size()];
         for (int i = 0; i < names.length; i++)
@@ -77,7 +76,7 @@ public final class ServerSignalsKernelAdapter
         final Plans plans = builder.build();
         final DecisionPlan plan = plans.decision(plans.decisionId(decision.name()));
         final Exclusions exclusions = new Exclusions();
-        final CandidateSignals signals = KernelAdapter.signals(plans, plan, c.base().request(), exclusions);
+        final CandidateSignals signals = KernelAdapter.signals(plans, plan, c.request(), exclusions);
         if (publishServers)
         {
             for (int i = 0; i < plan.candidateCount(); i++)
@@ -94,7 +93,7 @@ public final class ServerSignalsKernelAdapter
 
     private static ReferenceResult toResult(final Selection selection, final ServerSignalsCase c)
     {
-        final List<ReferenceModel> models = c.base().decision().candidates();
+        final List<ReferenceModel> models = c.decision().candidates();
         final List<ReferenceCandidate> candidates = new ArrayList<>();
         for (int i = 0; i < selection.candidateCount(); i++)
         {
@@ -117,7 +116,7 @@ public final class ServerSignalsKernelAdapter
         {
             weights[f] = selection.weight(f);
         }
-        return new ReferenceResult(c.base().decision().name(), selection.outcome(), selection.selectedIndex(),
+        return new ReferenceResult(c.decision().name(), selection.outcome(), selection.selectedIndex(),
             selection.selectedIndex() >= 0 ? models.get(selection.selectedIndex()).name() : null,
             ServerSignalsReference.factors(weights), candidates);
     }

@@ -3,7 +3,6 @@ package io.multifactor.testkit.reference;
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Factor;
 import io.multifactor.api.Outcome;
-import io.multifactor.testkit.generators.ServerSignalsCase;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -41,8 +40,8 @@ public final class ServerSignalsReference
      */
     public static ReferenceResult select(final ServerSignalsCase c)
     {
-        final ReferenceDecision decision = c.base().decision();
-        final ReferenceRequest request = c.base().request();
+        final ReferenceDecision decision = c.decision();
+        final ReferenceRequest request = c.request();
         final double[] weights = effectiveWeights(new double[] {decision.qualityWeight(), decision.latencyWeight(),
             decision.costWeight(), decision.loadWeight(), c.queueWeight(), c.kvCacheWeight()});
         final List<ReferenceModel> models = decision.candidates();
@@ -211,7 +210,7 @@ public final class ServerSignalsReference
     private static ReferenceResult noSurvivor(final ServerSignalsCase c, final double[] weights,
         final List<Integer> reasons)
     {
-        final List<ReferenceModel> models = c.base().decision().candidates();
+        final List<ReferenceModel> models = c.decision().candidates();
         int first = -1;
         int cheapest = -1;
         for (int i = 0; i < models.size(); i++)
@@ -230,7 +229,7 @@ public final class ServerSignalsReference
                 cheapest = i;
             }
         }
-        switch (c.base().decision().policy())
+        switch (c.decision().policy())
         {
             case ReferenceDecision.FIRST:
                 return result(c, Outcome.FALLBACK_FIRST, first, weights, reasons, null, null);
@@ -251,13 +250,13 @@ public final class ServerSignalsReference
         final Map<Integer, double[]> normalizedByIndex,
         final Map<Integer, Double> scoreByIndex)
     {
-        final ReferenceDecision decision = c.base().decision();
+        final ReferenceDecision decision = c.decision();
         final List<ReferenceModel> models = decision.candidates();
         final List<ReferenceCandidate> candidates = new ArrayList<>();
         for (int i = 0; i < models.size(); i++)
         {
             final ReferenceModel model = models.get(i);
-            final ReferenceObservation observation = c.base().request().observation(model.name());
+            final ReferenceObservation observation = c.request().observation(model.name());
             final double[] n = normalizedByIndex == null ? null : normalizedByIndex.get(i);
             candidates.add(new ReferenceCandidate(model.name(), reasons.get(i), model.quality(), observation.tpotMs(),
                 observation.ttftMs(), model.promptPer1M(), observation.inflight(), n == null ? Map.of() : factors(n),

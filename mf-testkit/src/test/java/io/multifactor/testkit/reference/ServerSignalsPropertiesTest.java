@@ -2,7 +2,6 @@ package io.multifactor.testkit.reference;
 
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Selection;
-import io.multifactor.testkit.generators.ServerSignalsCase;
 import io.multifactor.testkit.generators.ServerSignalsGenerators;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -89,8 +88,8 @@ class ServerSignalsPropertiesTest
                 assertThat(Double.doubleToLongBits(with.score(i))).as("score of " + i)
                     .isEqualTo(Double.doubleToLongBits(without.score(i)));
             }
-            final ReferenceResult seed = ReferenceScorer.select(c.base().decision(), c.base().request());
-            final ReferenceResult kernel = KernelAdapter.select(c.base().decision(), c.base().request());
+            final ReferenceResult seed = ReferenceScorer.select(c.decision(), c.request());
+            final ReferenceResult kernel = KernelAdapter.select(c.decision(), c.request());
             ScoreTolerance.assertAgree(kernel, seed);
             assertThat(with.selectedIndex()).isEqualTo(kernel.selectedIndex());
         });

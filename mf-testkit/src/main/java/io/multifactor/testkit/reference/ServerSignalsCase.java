@@ -1,18 +1,19 @@
-package io.multifactor.testkit.generators;
+package io.multifactor.testkit.reference;
 
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
 /**
- * One generated selection problem with the model-server signals: a seed problem ({@link ScoringCase}), the decision's
+ * One selection problem with the model-server signals: a seed problem (a decision and a request), the decision's
  * {@code queue} and {@code kv_cache} weights and ceilings and {@code when_stale}, and per candidate what its servers
  * say: its queue W(m) and KV-cache use K(m) (absent from the map: missing, as when no backend is fresh) and whether it
  * is stale (every backend stale, past the grace period).
  * <p>
  * Instances are immutable and threadsafe.
  *
- * @param base the seed problem: candidates, seed weights and ceilings, observations, exclusions.
+ * @param decision the seed decision: candidates, seed weights and ceilings, policy.
+ * @param request the request's observations and exclusions.
  * @param queueWeight configured weight of the queue (clamped and normalized with the others).
  * @param kvCacheWeight configured weight of the KV-cache use.
  * @param maxQueue {@code max_queue}, 0 when off.
@@ -23,7 +24,8 @@ import java.util.Set;
  * @param stale the models whose servers are all stale.
  */
 public record ServerSignalsCase(
-    ScoringCase base,
+    ReferenceDecision decision,
+    ReferenceRequest request,
     double queueWeight,
     double kvCacheWeight,
     long maxQueue,
@@ -36,7 +38,8 @@ public record ServerSignalsCase(
     /** Copies the maps and the set. */
     public ServerSignalsCase
     {
-        Objects.requireNonNull(base, "base");
+        Objects.requireNonNull(decision, "decision");
+        Objects.requireNonNull(request, "request");
         queue = Map.copyOf(queue);
         kvCache = Map.copyOf(kvCache);
         stale = Set.copyOf(stale);
@@ -48,8 +51,8 @@ public record ServerSignalsCase(
      */
     public ServerSignalsCase withQueue(final Map<String, Double> nextQueue)
     {
-        return new ServerSignalsCase(base, queueWeight, kvCacheWeight, maxQueue, maxKvCache, whenStaleSaturated,
-            nextQueue, kvCache, stale);
+        return new ServerSignalsCase(decision, request, queueWeight, kvCacheWeight, maxQueue, maxKvCache,
+            whenStaleSaturated, nextQueue, kvCache, stale);
     }
 
     /**
@@ -58,8 +61,8 @@ public record ServerSignalsCase(
      */
     public ServerSignalsCase withKvCache(final Map<String, Double> nextKvCache)
     {
-        return new ServerSignalsCase(base, queueWeight, kvCacheWeight, maxQueue, maxKvCache, whenStaleSaturated, queue,
-            nextKvCache, stale);
+        return new ServerSignalsCase(decision, request, queueWeight, kvCacheWeight, maxQueue, maxKvCache,
+            whenStaleSaturated, queue, nextKvCache, stale);
     }
 
     /**
@@ -68,6 +71,6 @@ public record ServerSignalsCase(
      */
     public ServerSignalsCase unweighted()
     {
-        return new ServerSignalsCase(base, 0.0, 0.0, 0L, 0.0, whenStaleSaturated, queue, kvCache, stale);
+        return new ServerSignalsCase(decision, request, 0.0, 0.0, 0L, 0.0, whenStaleSaturated, queue, kvCache, stale);
     }
 }
