@@ -45,7 +45,7 @@ public final class ExtProcContext
     {
         this.engine = engine;
         this.mode = mode;
-        this.routing = RoutingTable.of(loaded);
+        this.routing = RoutingTable.of(loaded, engine);
     }
 
     /**
@@ -55,7 +55,7 @@ public final class ExtProcContext
      */
     public void reloaded(final LoadedConfig loaded)
     {
-        routing = RoutingTable.of(loaded);
+        routing = RoutingTable.of(loaded, engine);
     }
 
     /** @return the engine. */

@@ -71,7 +71,7 @@ public final class Gateway implements AutoCloseable
         this.reloader = new ConfigReloader(engine);
         this.port = options.port() == 0 ? freePort(options.host()) : options.port();
         this.routes = new GatewayRoutes(engine, new GatewayMeters(registry), options.withPort(port),
-            BackendChooser.of(loaded));
+            BackendChooser.following(loaded, engine));
         this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(options.eventLoops()));
         try
         {
@@ -129,7 +129,7 @@ public final class Gateway implements AutoCloseable
     private void install(final LoadedConfig loaded)
     {
         scraping.follow(loaded);
-        routes.chooser(BackendChooser.of(loaded));
+        routes.chooser(BackendChooser.following(loaded, engine));
     }
 
     /**
