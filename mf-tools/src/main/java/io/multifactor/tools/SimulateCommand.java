@@ -296,7 +296,7 @@ public final class SimulateCommand implements Callable<Integer>
      */
     public static SignalSettings settings(final SignalsConfig signals)
     {
-        return new SignalSettings(signals.latencyWindowNs(), signals.latencyRefreshNs(), signals.inflightMaxAgeNs());
+        return signals.settings();
     }
 
     /**

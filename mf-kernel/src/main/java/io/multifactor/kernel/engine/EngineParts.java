@@ -54,8 +54,8 @@ final class EngineParts
         final LeaseEpochs leaseEpochs = new LeaseEpochs(originNs, sweepPeriodNs);
         final SignalPublisher publisher = new SignalPublisher(values);
         counterBlocks = builder.countSelections ? new PerThreadCounterBlocks(values) : null;
-        installer = new StateInstaller(lock, layout, publisher, originNs, sliceNs, counterBlocks);
-        reserver = new ReserveOnSelect(leases, leaseEpochs);
+        installer = new StateInstaller(lock, layout, publisher, originNs, sliceNs, counterBlocks, settings, clock);
+        reserver = new ReserveOnSelect(leases, leaseEpochs, settings.defaultRequestTokens());
         selector = new Selector(reserver, counterBlocks);
         explainer = new Explainer(installer);
         samples = new SampleRecorder(installer, layout);
