@@ -24,31 +24,24 @@ public final class SelectionWriter
      */
     public static final class Configured
     {
-        /** The arrays of a decision without candidates. */
-        public static final Configured NONE = new Configured(new int[0], new double[0], new double[0], new double[Factor.COUNT]);
+        /** No candidates. */
+        public static final Configured NONE = new Configured(new int[0], new double[Factor.COUNT]);
 
         final int[] modelIds;
-        final double[] quality;
-        final double[] costPer1M;
         final double[] weights;
 
         /**
-         * @param modelIds model handle per candidate.
-         * @param quality quality score per candidate, NaN when not configured.
-         * @param costPer1M cost per 1M tokens per candidate under the decision's cost mix, NaN when not configured.
-         * @param weights effective weights indexed by {@link Factor}.
-         * @throws IllegalArgumentException when the arrays' lengths disagree.
+         * @param modelIds model handle per candidate, shared (never written through this object).
+         * @param weights effective weight per {@link Factor}, shared.
+         * @throws IllegalArgumentException when {@code weights} is not one per factor.
          */
-        public Configured(final int[] modelIds, final double[] quality, final double[] costPer1M, final double[] weights)
+        public Configured(final int[] modelIds, final double[] weights)
         {
-            if (quality.length != modelIds.length || costPer1M.length != modelIds.length || weights.length != Factor.COUNT)
+            if (weights.length != Factor.COUNT)
             {
-                throw new IllegalArgumentException("configured arrays of " + modelIds.length + " candidates: quality " +
-                    quality.length + ", cost " + costPer1M.length + ", weights " + weights.length);
+                throw new IllegalArgumentException("weights: " + weights.length + " for " + Factor.COUNT + " factors");
             }
             this.modelIds = modelIds;
-            this.quality = quality;
-            this.costPer1M = costPer1M;
             this.weights = weights;
         }
     }
@@ -86,26 +79,6 @@ public final class SelectionWriter
     }
 
     /**
-     * Makes the selection read costs written by {@link #costPer1M(Selection, int, double)} instead of the plan's.
-     *
-     * @param out the selection.
-     */
-    public static void ownCosts(final Selection out)
-    {
-        out.ownCosts();
-    }
-
-    /**
-     * @param out the selection.
-     * @param index candidate position.
-     * @param costPer1M its cost in USD per 1M tokens for this request, NaN when a price it needs is not configured.
-     */
-    public static void costPer1M(final Selection out, final int index, final double costPer1M)
-    {
-        out.costPer1M(index, costPer1M);
-    }
-
-    /**
      * @param out the selection.
      * @param index candidate position.
      * @param factor the {@link Factor} that took it out of the lexicographic finalists, or
@@ -132,30 +105,107 @@ public final class SelectionWriter
     }
 
     /**
-     * Records the bounds of each factor over the survivors that have it (+Infinity and -Infinity when none has it).
+     * Records the bounds of one factor over the survivors that have it (+Infinity and -Infinity when none has it).
      *
      * @param out the selection.
-     * @param qualityMin smallest quality score.
-     * @param qualityMax largest quality score.
-     * @param latencyMin smallest latency in milliseconds.
-     * @param latencyMax largest latency in milliseconds.
-     * @param costMin smallest cost per 1M tokens.
-     * @param costMax largest cost per 1M tokens.
-     * @param loadMin smallest in-flight count.
-     * @param loadMax largest in-flight count.
+     * @param factor a {@link Factor} index.
+     * @param min smallest value.
+     * @param max largest value.
      */
-    public static void bounds(
-        final Selection out,
-        final double qualityMin,
-        final double qualityMax,
-        final double latencyMin,
-        final double latencyMax,
-        final double costMin,
-        final double costMax,
-        final double loadMin,
-        final double loadMax)
+    public static void bounds(final Selection out, final int factor, final double min, final double max)
     {
-        out.bounds(qualityMin, qualityMax, latencyMin, latencyMax, costMin, costMax, loadMin, loadMax);
+        out.bounds(factor, min, max);
+    }
+
+    /**
+     * Records the value of every factor of one candidate, in {@link Factor} order (NaN where missing).
+     *
+     * @param out the selection.
+     * @param index candidate position.
+     * @param quality its quality score.
+     * @param latency its latency in milliseconds under the decision's latency metric.
+     * @param cost its cost per 1M tokens for this request.
+     * @param load its load (in-flight requests or tokens).
+     * @param queue its queue.
+     * @param kvCache its KV-cache use.
+     */
+    public static void values(
+        final Selection out,
+        final int index,
+        final double quality,
+        final double latency,
+        final double cost,
+        final double load,
+        final double queue,
+        final double kvCache)
+    {
+        out.values(index, quality, latency, cost, load, queue, kvCache);
+    }
+
+    /**
+     * The selection's factor columns, for the kernel's scoring loop: column f of {@link Factor} holds the values of
+     * factor f at {@code [f * stride(out), f * stride(out) + candidateCount)}. The kernel only.
+     *
+     * @param out the selection.
+     * @return its column array (not a copy).
+     */
+    public static double[] factorValues(final Selection out)
+    {
+        return out.factorValues();
+    }
+
+    /**
+     * @param out the selection.
+     * @return the distance between two factor columns in {@link #factorValues}.
+     */
+    public static int stride(final Selection out)
+    {
+        return out.stride();
+    }
+
+    /**
+     * @param out the selection.
+     * @return its per-candidate score array (not a copy), for the kernel's scoring loop.
+     */
+    public static double[] scores(final Selection out)
+    {
+        return out.scores();
+    }
+
+    /**
+     * @param out the selection.
+     * @return its per-candidate drop reason array (not a copy), for the kernel's scoring loop.
+     */
+    public static int[] dropReasons(final Selection out)
+    {
+        return out.dropReasons();
+    }
+
+    /**
+     * Records the value of one factor of one candidate.
+     *
+     * @param out the selection.
+     * @param index candidate position.
+     * @param factor a {@link Factor} index.
+     * @param value its value, NaN when missing.
+     */
+    public static void value(final Selection out, final int index, final int factor, final double value)
+    {
+        out.value(index, factor, value);
+    }
+
+    /**
+     * Records the signals of one candidate that are not factors of their own.
+     *
+     * @param out the selection.
+     * @param index candidate position.
+     * @param inflightTokens its in-flight tokens.
+     * @param ejectedMillisLeft milliseconds left of its ejection, NaN when not ejected.
+     */
+    public static void extraSignals(
+        final Selection out, final int index, final long inflightTokens, final double ejectedMillisLeft)
+    {
+        out.extraSignals(index, inflightTokens, ejectedMillisLeft);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.multifactor.kernel.scoring;
 
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Exclusions;
+import io.multifactor.api.Factor;
 import io.multifactor.api.LatencyMetric;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
@@ -67,6 +68,10 @@ public final class BaselineKernel
         double cMax = Double.NEGATIVE_INFINITY;
         double nMin = Double.POSITIVE_INFINITY;
         double nMax = Double.NEGATIVE_INFINITY;
+        double wMin = Double.POSITIVE_INFINITY;
+        double wMax = Double.NEGATIVE_INFINITY;
+        double kMin = Double.POSITIVE_INFINITY;
+        double kMax = Double.NEGATIVE_INFINITY;
         int survivors = 0;
         int fewestIndex = -1;
         int fastestIndex = -1;
@@ -76,6 +81,14 @@ public final class BaselineKernel
             final double tpot = signals.tpotMs(i);
             final double ttft = signals.ttftMs(i);
             final long inflight = signals.inflight(i);
+            final double quality = plan.quality(i);
+            final double cost = plan.costPer1M(i);
+            final double latency = LatencyMetric.select(latencyMetric, tpot, ttft);
+            final double load = inflight;
+            final double queue = signals.queue(i);
+            final double kvCache = signals.kvCache(i);
+            SelectionWriter.values(out, i, quality, latency, cost, load, queue, kvCache);
+            SelectionWriter.extraSignals(out, i, signals.inflightTokens(i), Double.NaN);
             if (anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
                 SelectionWriter.observed(out, i, DropReason.EXCLUDED, tpot, ttft, inflight);
@@ -84,10 +97,6 @@ public final class BaselineKernel
             SelectionWriter.observed(out, i, DropReason.NONE, tpot, ttft, inflight);
             SelectionWriter.score(out, i, 0.0);
             survivors++;
-            final double quality = plan.quality(i);
-            final double cost = plan.costPer1M(i);
-            final double latency = LatencyMetric.select(latencyMetric, tpot, ttft);
-            final double load = inflight;
             // Strict comparisons keep the earlier of equal values; a NaN latency never moves a bound.
             if (fewestIndex < 0 || load < nMin)
             {
@@ -109,8 +118,17 @@ public final class BaselineKernel
             cMax = cost > cMax ? cost : cMax;
             nMin = load < nMin ? load : nMin;
             nMax = load > nMax ? load : nMax;
+            wMin = queue < wMin ? queue : wMin;
+            wMax = queue > wMax ? queue : wMax;
+            kMin = kvCache < kMin ? kvCache : kMin;
+            kMax = kvCache > kMax ? kvCache : kMax;
         }
-        SelectionWriter.bounds(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
+        SelectionWriter.bounds(out, Factor.QUALITY, qMin, qMax);
+        SelectionWriter.bounds(out, Factor.LATENCY, lMin, lMax);
+        SelectionWriter.bounds(out, Factor.COST, cMin, cMax);
+        SelectionWriter.bounds(out, Factor.LOAD, nMin, nMax);
+        SelectionWriter.bounds(out, Factor.QUEUE, wMin, wMax);
+        SelectionWriter.bounds(out, Factor.KV_CACHE, kMin, kMax);
         if (survivors == 0)
         {
             SelectionWriter.outcome(out, Outcome.FAILED, -1);
