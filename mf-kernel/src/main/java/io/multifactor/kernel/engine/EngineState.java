@@ -101,12 +101,14 @@ final class EngineState
             {
                 final int n = plan.candidateCount();
                 final int[] offsets = new int[n];
+                final int[] tokenOffsets = new int[n];
                 final int[] dropIds = new int[n * DropReason.COUNT];
                 Arrays.fill(dropIds, -1);
                 for (int i = 0; i < n; i++)
                 {
                     final int modelId = plan.candidateModelId(i);
                     offsets[i] = counterOffsets[modelId];
+                    tokenOffsets[i] = tokenCounterOffsets[modelId];
                     if (dropCounterIds.length > 0)
                     {
                         System.arraycopy(dropCounterIds, modelId * DropReason.COUNT, dropIds, i * DropReason.COUNT,
@@ -116,7 +118,8 @@ final class EngineState
                 final int[] selectionIds = d < selectionCounterIds.length && selectionCounterIds[d] != null ?
                     selectionCounterIds[d] : noSelectionCounters(n);
                 decisions[d] =
-                    new LiveDecision(plan, new CandidateSignals(counterValues, offsets, dropIds), selectionIds);
+                    new LiveDecision(plan, new CandidateSignals(counterValues, offsets, dropIds, tokenOffsets),
+                        selectionIds);
             }
         }
         if (latencyCounterOffsetsOrNull == null)

@@ -11,8 +11,8 @@ import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.scoring.ReserveOrder;
 
 /**
- * Reserve on select: takes the lease on a selection's choice. Within {@code max_inflight} when the choice was scored
- * (an atomic check-and-increment on the model's counter), trying the next survivor in ranking order
+ * Reserve on select: takes the lease on a selection's choice. Within {@code max_inflight} and
+ * {@code max_inflight_tokens} when the choice was scored (atomic check-and-adds on the model's counters, count first), trying the next survivor in ranking order
  * ({@link ReserveOrder}) when the chosen one is full, and falling back as {@code on_no_candidates} says when none can
  * be reserved (a fallback pick is leased without the check); otherwise without a check. Every lease carries its token
  * weight ({@link #weight}) on the model's in-flight tokens counter, and its end takes that weight off again.
@@ -72,12 +72,14 @@ final class ReserveOnSelect
         final long tokens)
     {
         final long epoch = leaseEpochs.currentEpoch();
-        final long maxInflight = decision.plan.maxInflight();
-        if (maxInflight <= 0 || out.outcome() != Outcome.SCORED)
+        final DecisionPlan plan = decision.plan;
+        final long maxInflight = plan.effectiveMaxInflight();
+        final long maxTokens = plan.effectiveMaxInflightTokens();
+        if (maxInflight == Long.MAX_VALUE && maxTokens == Long.MAX_VALUE || out.outcome() != Outcome.SCORED)
         {
             return leaseUnchecked(s, out.selectedModel(), tokens, epoch);
         }
-        return reserveWithinSlowPath(s, decision, out, maxInflight, tokens, epoch, countsOrNull);
+        return reserveWithinSlowPath(s, decision, out, maxInflight, maxTokens, tokens, epoch, countsOrNull);
     }
 
     /**
@@ -96,6 +98,7 @@ final class ReserveOnSelect
         final LiveDecision decision,
         final Selection out,
         final long maxInflight,
+        final long maxTokens,
         final long tokens,
         final long epoch,
         final SingleWriterCounterBlock countsOrNull)
@@ -110,17 +113,18 @@ final class ReserveOnSelect
             final int counterOffset = counterOffsets[modelId];
             // A model retired by a concurrent reload has no counter (-1): it cannot be reserved.
             final long lease = counterOffset < 0 ? LeaseTable.AT_LIMIT : leases.acquireWithin(
-                counterOffset, maxInflight, tokenCounterOffsets[modelId], tokens, Long.MAX_VALUE, epoch);
-            if (lease != LeaseTable.AT_LIMIT)
+                counterOffset, maxInflight, tokenCounterOffsets[modelId], tokens, maxTokens, epoch);
+            if (lease != LeaseTable.AT_LIMIT && lease != LeaseTable.AT_TOKEN_LIMIT)
             {
                 return lease;
             }
+            final int reason = lease == LeaseTable.AT_LIMIT ? DropReason.INFLIGHT : DropReason.INFLIGHT_TOKENS;
             if (countsOrNull != null)
             {
                 // The candidate is dropped here, after scoring: counted here, as the kernel counts its own drops.
-                countsOrNull.increment(decision.signals.dropCounterId(index, DropReason.INFLIGHT));
+                countsOrNull.increment(decision.signals.dropCounterId(index, reason));
             }
-            index = ReserveOrder.dropFullAndChooseNext(plan, out, index);
+            index = ReserveOrder.dropFullAndChooseNext(plan, out, index, reason);
         }
         return ReserveOrder.fallback(plan, out) < 0 ? InflightTracker.NO_LEASE :
             leaseUnchecked(s, out.selectedModel(), tokens, epoch);
