@@ -60,7 +60,7 @@ class PickAndLoadConfigTest
             "r.yaml:25:19: decisions[0].algorithm.multi_factor.tie_band: tie_band must be 0 with pick: p2c, got 0.05 " +
             "(p2c picks the better of two survivors drawn at random on the weighted objective)",
             "r.yaml:26:20: decisions[0].algorithm.multi_factor.tie_break: tie_break: random does not go with pick: " +
-            "p2c, got \\"random\\" (p2c picks the better of two survivors drawn at random on the weighted objective)");
+            "p2c, got \"random\" (p2c picks the better of two survivors drawn at random on the weighted objective)");
     }
 
     @Test
