@@ -5,7 +5,11 @@ import io.multifactor.api.Selection;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.engine.SignalSettings;
 import io.multifactor.kernel.latency.LatencyEstimatorType;
+import io.multifactor.kernel.plan.LoadMetric;
+import io.multifactor.kernel.plan.NoCandidatesPolicy;
+import io.multifactor.kernel.plan.Pick;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.plan.PlansBuilder;
 import org.agrona.concurrent.CachedNanoClock;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -25,11 +29,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The signals of section 4.4 on the hot paths, each beside the default in the same run (the claims are ratios):
- * {@code select} with {@code latency_estimator: peak_ewma} against the percentile window (within 1.1x, 0 B/op), and
- * recording one TPOT sample into a peak-EWMA estimate against recording it into the window (within 1.2x, 0 B/op).
+ * {@code select} with {@code latency_estimator: peak_ewma}, with {@code pick: p2c} and with {@code load_metric: tokens}
+ * against the default {@code window} (each within 1.1x, 0 B/op), and recording one TPOT sample into a peak-EWMA
+ * estimate against recording it into the window (within 1.2x, 0 B/op; {@code recordTpot} of {@code p2c} and
+ * {@code tokens} is the window's again).
  * <ul>
  *   <li>{@code window}: the default estimator, the plain decisions of {@link SelectFixture};</li>
- *   <li>{@code peakEwma}: the same decisions and samples, with {@code signals.latency_estimator: peak_ewma}.</li>
+ *   <li>{@code peakEwma}: the same decisions and samples, with {@code signals.latency_estimator: peak_ewma};</li>
+ *   <li>{@code p2c}: the plain decisions with {@code pick: p2c};</li>
+ *   <li>{@code tokens}: the plain decisions with {@code load_metric: tokens} (the fixture's leases weigh 1000).</li>
  * </ul>
  * Run it on a quiet machine only for figures: {@code java -jar mf-bench/target/benchmarks.jar SignalVariants -prof gc}.
  * <p>
@@ -48,7 +56,7 @@ public class SignalVariantsBenchmark
     public int candidates;
 
     /** Which signal variant is on (see the class comment). */
-    @Param({ "window", "peakEwma" })
+    @Param({ "window", "peakEwma", "p2c", "tokens" })
     public String variant;
 
     MultiFactorEngine engine;
@@ -72,7 +80,7 @@ public class SignalVariantsBenchmark
         {
             settings = settings.withLatencyEstimator(LatencyEstimatorType.PEAK_EWMA, SignalSettings.DEFAULT_EWMA_DECAY_NS);
         }
-        else if (!"window".equals(variant))
+        else if (!"window".equals(variant) && !"p2c".equals(variant) && !"tokens".equals(variant))
         {
             throw new IllegalArgumentException("unknown variant " + variant);
         }
@@ -91,6 +99,10 @@ public class SignalVariantsBenchmark
             {
                 engine.begin(m);
             }
+        }
+        if ("p2c".equals(variant) || "tokens".equals(variant))
+        {
+            engine.replacePlans(plans(fixture, plans, variant));
         }
         engine.refreshNow();
         decisionIds = new int[SelectFixture.SETS];
@@ -142,5 +154,35 @@ public class SignalVariantsBenchmark
     public int recordTpot()
     {
         return engine.recordTpotMicros(sampleModel, sampleMicros);
+    }
+
+    private static Plans plans(final SelectFixture fixture, final Plans previous, final String variant)
+    {
+        final PlansBuilder builder = new PlansBuilder(previous);
+        for (int m = 0; m < SelectFixture.POOL_SIZE; m++)
+        {
+            builder.model(fixture.modelName(m), fixture.quality(m), fixture.promptPer1M(m));
+        }
+        for (int s = 0; s < SelectFixture.SETS; s++)
+        {
+            final String[] names = new String[fixture.candidatesPerDecision()];
+            for (int i = 0; i < names.length; i++)
+            {
+                names[i] = fixture.modelName(fixture.candidate(s, i));
+            }
+            final double[] w = fixture.weights(s);
+            final PlansBuilder.DecisionSpec spec = builder.decision(SelectFixture.decisionName(s)).candidates(names)
+                .weights(w[0], w[1], w[2], w[3]).percentile(fixture.percentile(s)).policy(NoCandidatesPolicy.CHEAPEST);
+            if ("p2c".equals(variant))
+            {
+                spec.pick(Pick.P2C);
+            }
+            else
+            {
+                spec.loadMetric(LoadMetric.TOKENS);
+            }
+            spec.add();
+        }
+        return builder.build();
     }
 }
