@@ -94,7 +94,15 @@ final class ExplainCommand implements Callable<Integer>
             .build())
         {
             final Request request = new Request(new Exclusions(plans.modelCapacity()));
-            clamped = ScenarioReplay.apply(scenario, engine, request, clock);
+            try
+            {
+                clamped = ScenarioReplay.apply(scenario, engine, request, clock);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                spec.commandLine().getErr().println(scenarioFile + ": " + ex.getMessage());
+                return ExitCodes.INVALID_INPUT;
+            }
             engine.refreshNow();
             explanation = engine.explain(request);
         }

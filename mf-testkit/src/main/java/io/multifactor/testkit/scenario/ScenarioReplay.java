@@ -10,7 +10,8 @@ import org.agrona.concurrent.CachedNanoClock;
 
 /**
  * Feeds a {@link Scenario} into a real engine through its public recording API: every latency sample with
- * {@code recordTpotMs}/{@code recordTtftMs}, every in-flight request with {@code begin}; then the caller refreshes and
+ * {@code recordTpotMs}/{@code recordTtftMs}, every in-flight request with {@code begin}, its {@code inflight_tokens}
+ * spread over those leases' weights (0 when absent, not {@code default_request_tokens}); then the caller refreshes and
  * selects with the scenario's exclusions.
  * <p>
  * With {@code latency_estimator: peak_ewma} and the engine's clock in hand ({@link #apply(Scenario, MultiFactorEngine,
@@ -54,6 +55,7 @@ public final class ScenarioReplay
      * @param exclusions filled with the models the scenario excludes.
      * @return the number of samples the engine clamped to its trackable maximum.
      * @throws IllegalStateException when the engine refuses a sample or a lease (a scenario it was not sized for).
+     * @throws IllegalArgumentException when a model has {@code inflight_tokens} but no request in flight to carry them.
      */
     public static int apply(final Scenario scenario, final MultiFactorEngine engine, final Exclusions exclusions)
     {
@@ -85,9 +87,18 @@ public final class ScenarioReplay
                 at(clock, requestNs, ttft.length - 1 - i);
                 clamped += check(engine.recordTtftMs(modelId, ttft[i]), model, ttft[i]);
             }
-            for (long i = 0; i < model.inflight(); i++)
+            final long inflight = model.inflight();
+            final long tokens = model.inflightTokens();
+            if (inflight == 0 && tokens > 0)
             {
-                if (engine.begin(modelId) == InflightTracker.NO_LEASE)
+                throw new IllegalArgumentException("models." + model.model().name() + ".inflight_tokens: " + tokens +
+                    " tokens need requests to carry them, but inflight is 0 (set inflight >= 1)");
+            }
+            for (long i = 0; i < inflight; i++)
+            {
+                // The scenario's in-flight tokens spread over its in-flight requests, the last taking the remainder.
+                final long weight = i < inflight - 1 ? tokens / inflight : tokens - (inflight - 1) * (tokens / inflight);
+                if (engine.begin(modelId, weight) == InflightTracker.NO_LEASE)
                 {
                     throw new IllegalStateException("the engine refused an in-flight lease for " + model.model().name());
                 }
