@@ -46,18 +46,28 @@ public final class Selection
     // the decision does.
     private SelectionWriter.Configured configured = SelectionWriter.Configured.NONE;
 
-    // Written per call.
-    private int stride;
+    // Written per call. The factor columns: quality is the plan's array, cost the plan's unless the request prices
+    // the candidates itself (ownCosts), the servers' queue and KV-cache the all-missing column unless the decision's
+    // signals have them (serverSignals); in-flight tokens and ejections read 0 and missing unless written (extras).
+    // So a decision without the extensions stores per candidate only what it observed: reason, TPOT, TTFT, in-flight,
+    // latency and load.
+    private boolean ownCosts;
+    private boolean serverSignals;
+    private boolean extras;
     private int[] dropReasons;
     private double[] tpotMs;
     private double[] ttftMs;
     private long[] inflight;
+    private double[] latencyMs;
+    private double[] load;
+    private double[] ownCostPer1M;
+    private double[] queue;
+    private double[] kvCache;
+    private double[] missing;
     private long[] inflightTokens;
     private double[] ejectedMillisLeft;
     private double[] scores;
     private int[] eliminatedBy;
-    // Column f of the signal table at [f * stride, f * stride + candidateCount): the value of factor f per candidate.
-    private double[] factorValues;
     private final double[] boundMin = new double[Factor.COUNT];
     private final double[] boundMax = new double[Factor.COUNT];
 
@@ -107,6 +117,9 @@ public final class Selection
         this.objective = objective;
         this.latencyMetric = latencyMetric;
         this.lease = InflightTracker.NO_LEASE;
+        this.ownCosts = false;
+        this.serverSignals = false;
+        this.extras = false;
         if (this.configured != configured)
         {
             this.configured = configured;
@@ -141,44 +154,57 @@ public final class Selection
         this.inflight[index] = inflight;
     }
 
-    void extraSignals(final int index, final long inflightTokens, final double ejectedMillisLeft)
+    void ownCosts()
     {
+        ownCosts = true;
+    }
+
+    void costPer1M(final int index, final double costPer1M)
+    {
+        ownCostPer1M[index] = costPer1M;
+    }
+
+    void seedValues(final int index, final double latencyMs, final double load)
+    {
+        this.latencyMs[index] = latencyMs;
+        this.load[index] = load;
+    }
+
+    void extendedSignals()
+    {
+        serverSignals = true;
+        extras = true;
+    }
+
+    void extendedValues(
+        final int index, final double queue, final double kvCache, final long inflightTokens,
+        final double ejectedMillisLeft)
+    {
+        this.queue[index] = queue;
+        this.kvCache[index] = kvCache;
         this.inflightTokens[index] = inflightTokens;
         this.ejectedMillisLeft[index] = ejectedMillisLeft;
     }
 
-    void value(final int index, final int factor, final double value)
+    double[] column(final int factor)
     {
-        factorValues[factor * stride + index] = value;
-    }
-
-    void values(
-        final int index,
-        final double quality,
-        final double latency,
-        final double cost,
-        final double load,
-        final double queue,
-        final double kvCache)
-    {
-        final double[] v = factorValues;
-        final int s = stride;
-        v[index] = quality;
-        v[s + index] = latency;
-        v[2 * s + index] = cost;
-        v[3 * s + index] = load;
-        v[4 * s + index] = queue;
-        v[5 * s + index] = kvCache;
-    }
-
-    double[] factorValues()
-    {
-        return factorValues;
-    }
-
-    int stride()
-    {
-        return stride;
+        switch (factor)
+        {
+            case Factor.QUALITY:
+                return configured.quality;
+            case Factor.LATENCY:
+                return latencyMs;
+            case Factor.COST:
+                return ownCosts ? ownCostPer1M : configured.costPer1M;
+            case Factor.LOAD:
+                return load;
+            case Factor.QUEUE:
+                return serverSignals ? queue : missing;
+            case Factor.KV_CACHE:
+                return serverSignals ? kvCache : missing;
+            default:
+                throw new IllegalArgumentException("unknown factor: " + factor);
+        }
     }
 
     double[] scores()
@@ -366,7 +392,7 @@ public final class Selection
      */
     public double quality(final int index)
     {
-        return factorValues[index];
+        return configured.quality[index];
     }
 
     /**
@@ -376,7 +402,7 @@ public final class Selection
      */
     public double latencyMs(final int index)
     {
-        return factorValues[stride + index];
+        return latencyMs[index];
     }
 
     /**
@@ -404,7 +430,7 @@ public final class Selection
      */
     public double costPer1M(final int index)
     {
-        return factorValues[2 * stride + index];
+        return ownCosts ? ownCostPer1M[index] : configured.costPer1M[index];
     }
 
     /**
@@ -422,7 +448,7 @@ public final class Selection
      */
     public long inflightTokens(final int index)
     {
-        return inflightTokens[index];
+        return extras ? inflightTokens[index] : 0L;
     }
 
     /**
@@ -432,7 +458,7 @@ public final class Selection
      */
     public double load(final int index)
     {
-        return factorValues[3 * stride + index];
+        return load[index];
     }
 
     /**
@@ -442,7 +468,7 @@ public final class Selection
      */
     public double queue(final int index)
     {
-        return factorValues[4 * stride + index];
+        return serverSignals ? queue[index] : Double.NaN;
     }
 
     /**
@@ -452,7 +478,7 @@ public final class Selection
      */
     public double kvCache(final int index)
     {
-        return factorValues[5 * stride + index];
+        return serverSignals ? kvCache[index] : Double.NaN;
     }
 
     /**
@@ -461,7 +487,7 @@ public final class Selection
      */
     public double ejectedMillisLeft(final int index)
     {
-        return ejectedMillisLeft[index];
+        return extras ? ejectedMillisLeft[index] : Double.NaN;
     }
 
     /**
@@ -476,7 +502,7 @@ public final class Selection
         {
             throw new IllegalArgumentException("unknown factor: " + factor);
         }
-        return factorValues[factor * stride + index];
+        return column(factor)[index];
     }
 
     /**
@@ -569,11 +595,14 @@ public final class Selection
         scores = new double[capacity];
         eliminatedBy = new int[capacity];
         java.util.Arrays.fill(eliminatedBy, NOT_ELIMINATED);
+        latencyMs = new double[capacity];
+        load = new double[capacity];
+        ownCostPer1M = new double[capacity];
+        queue = new double[capacity];
+        kvCache = new double[capacity];
+        missing = new double[capacity];
+        java.util.Arrays.fill(missing, Double.NaN);
         inflightTokens = new long[capacity];
         ejectedMillisLeft = new double[capacity];
-        java.util.Arrays.fill(ejectedMillisLeft, Double.NaN);
-        factorValues = new double[Factor.COUNT * capacity];
-        java.util.Arrays.fill(factorValues, Double.NaN);
-        stride = capacity;
     }
 }

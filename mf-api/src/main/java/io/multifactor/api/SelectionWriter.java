@@ -25,23 +25,32 @@ public final class SelectionWriter
     public static final class Configured
     {
         /** No candidates. */
-        public static final Configured NONE = new Configured(new int[0], new double[Factor.COUNT]);
+        public static final Configured NONE =
+            new Configured(new int[0], new double[0], new double[0], new double[Factor.COUNT]);
 
         final int[] modelIds;
+        final double[] quality;
+        final double[] costPer1M;
         final double[] weights;
 
         /**
          * @param modelIds model handle per candidate, shared (never written through this object).
+         * @param quality quality score per candidate (NaN when absent), shared: the selection's quality column.
+         * @param costPer1M cost per 1M tokens per candidate under the decision's cost mix (NaN when absent), shared:
+         *     the selection's cost column unless a request prices the candidates itself.
          * @param weights effective weight per {@link Factor}, shared.
-         * @throws IllegalArgumentException when {@code weights} is not one per factor.
+         * @throws IllegalArgumentException when the arrays disagree in length or {@code weights} is not one per factor.
          */
-        public Configured(final int[] modelIds, final double[] weights)
+        public Configured(final int[] modelIds, final double[] quality, final double[] costPer1M, final double[] weights)
         {
-            if (weights.length != Factor.COUNT)
+            if (quality.length != modelIds.length || costPer1M.length != modelIds.length || weights.length != Factor.COUNT)
             {
-                throw new IllegalArgumentException("weights: " + weights.length + " for " + Factor.COUNT + " factors");
+                throw new IllegalArgumentException("configured arrays of " + modelIds.length + " candidates: quality " +
+                    quality.length + ", cost " + costPer1M.length + ", weights " + weights.length);
             }
             this.modelIds = modelIds;
+            this.quality = quality;
+            this.costPer1M = costPer1M;
             this.weights = weights;
         }
     }
@@ -105,6 +114,80 @@ public final class SelectionWriter
     }
 
     /**
+     * Makes the selection read costs written by {@link #costPer1M(Selection, int, double)} for this call instead of
+     * the plan's (the request prices the candidates with its own token counts).
+     *
+     * @param out the selection.
+     */
+    public static void ownCosts(final Selection out)
+    {
+        out.ownCosts();
+    }
+
+    /**
+     * @param out the selection.
+     * @param index candidate position.
+     * @param costPer1M its cost in USD per 1M tokens for this request, NaN when a price it needs is not configured.
+     */
+    public static void costPer1M(final Selection out, final int index, final double costPer1M)
+    {
+        out.costPer1M(index, costPer1M);
+    }
+
+    /**
+     * Records the latency and load factor values of one candidate (quality and cost are the plan's columns).
+     *
+     * @param out the selection.
+     * @param index candidate position.
+     * @param latencyMs its latency in milliseconds under the decision's latency metric, NaN when missing.
+     * @param load its load: in-flight requests, or tokens with {@code load_metric: tokens}.
+     */
+    public static void seedValues(final Selection out, final int index, final double latencyMs, final double load)
+    {
+        out.seedValues(index, latencyMs, load);
+    }
+
+    /**
+     * Makes the selection read, for this call, the servers' queue and KV-cache use, in-flight tokens and ejections
+     * written by {@link #extendedValues} (without it, they read missing, 0 and not ejected).
+     *
+     * @param out the selection.
+     */
+    public static void extendedSignals(final Selection out)
+    {
+        out.extendedSignals();
+    }
+
+    /**
+     * @param out the selection.
+     * @param index candidate position.
+     * @param queue the smallest queue among its fresh servers, NaN when missing.
+     * @param kvCache the smallest KV-cache use among its fresh servers, NaN when missing.
+     * @param inflightTokens its in-flight tokens.
+     * @param ejectedMillisLeft milliseconds left of its ejection, NaN when not ejected.
+     */
+    public static void extendedValues(
+        final Selection out, final int index, final double queue, final double kvCache, final long inflightTokens,
+        final double ejectedMillisLeft)
+    {
+        out.extendedValues(index, queue, kvCache, inflightTokens, ejectedMillisLeft);
+    }
+
+    /**
+     * The column of one factor as the selection reads it this call, for the kernel's ranking loop: the value of that
+     * factor per candidate (a plan's array, the selection's own, or an all-missing column). The kernel only; never
+     * written through.
+     *
+     * @param out the selection.
+     * @param factor a {@link Factor} index.
+     * @return the column (not a copy), at least {@code candidateCount} long.
+     */
+    public static double[] column(final Selection out, final int factor)
+    {
+        return out.column(factor);
+    }
+
+    /**
      * Records the bounds of one factor over the survivors that have it (+Infinity and -Infinity when none has it).
      *
      * @param out the selection.
@@ -115,52 +198,6 @@ public final class SelectionWriter
     public static void bounds(final Selection out, final int factor, final double min, final double max)
     {
         out.bounds(factor, min, max);
-    }
-
-    /**
-     * Records the value of every factor of one candidate, in {@link Factor} order (NaN where missing).
-     *
-     * @param out the selection.
-     * @param index candidate position.
-     * @param quality its quality score.
-     * @param latency its latency in milliseconds under the decision's latency metric.
-     * @param cost its cost per 1M tokens for this request.
-     * @param load its load (in-flight requests or tokens).
-     * @param queue its queue.
-     * @param kvCache its KV-cache use.
-     */
-    public static void values(
-        final Selection out,
-        final int index,
-        final double quality,
-        final double latency,
-        final double cost,
-        final double load,
-        final double queue,
-        final double kvCache)
-    {
-        out.values(index, quality, latency, cost, load, queue, kvCache);
-    }
-
-    /**
-     * The selection's factor columns, for the kernel's scoring loop: column f of {@link Factor} holds the values of
-     * factor f at {@code [f * stride(out), f * stride(out) + candidateCount)}. The kernel only.
-     *
-     * @param out the selection.
-     * @return its column array (not a copy).
-     */
-    public static double[] factorValues(final Selection out)
-    {
-        return out.factorValues();
-    }
-
-    /**
-     * @param out the selection.
-     * @return the distance between two factor columns in {@link #factorValues}.
-     */
-    public static int stride(final Selection out)
-    {
-        return out.stride();
     }
 
     /**
@@ -179,33 +216,6 @@ public final class SelectionWriter
     public static int[] dropReasons(final Selection out)
     {
         return out.dropReasons();
-    }
-
-    /**
-     * Records the value of one factor of one candidate.
-     *
-     * @param out the selection.
-     * @param index candidate position.
-     * @param factor a {@link Factor} index.
-     * @param value its value, NaN when missing.
-     */
-    public static void value(final Selection out, final int index, final int factor, final double value)
-    {
-        out.value(index, factor, value);
-    }
-
-    /**
-     * Records the signals of one candidate that are not factors of their own.
-     *
-     * @param out the selection.
-     * @param index candidate position.
-     * @param inflightTokens its in-flight tokens.
-     * @param ejectedMillisLeft milliseconds left of its ejection, NaN when not ejected.
-     */
-    public static void extraSignals(
-        final Selection out, final int index, final long inflightTokens, final double ejectedMillisLeft)
-    {
-        out.extraSignals(index, inflightTokens, ejectedMillisLeft);
     }
 
     /**

@@ -46,6 +46,7 @@ public final class DecisionPlan
     private final int pick;
     private final int loadMetric;
     private final boolean tokenLoad;
+    private final boolean readsTokens;
     private final double maxTpotMs;
     private final double maxTtftMs;
     private final double maxCostPer1M;
@@ -335,6 +336,7 @@ public final class DecisionPlan
         this.effectiveMaxQueue = signalCeilings.effectiveMaxQueue();
         this.effectiveMaxKvCache = signalCeilings.effectiveMaxKvCache();
         this.dropsStale = signalCeilings.dropsStale();
+        this.readsTokens = tokenLoad || effectiveMaxInflightTokens != Long.MAX_VALUE;
         int scored = 0;
         for (int f = 0; f < Factor.COUNT; f++)
         {
@@ -349,7 +351,7 @@ public final class DecisionPlan
                 scoredFactors[scored++] = f;
             }
         }
-        this.configured = new SelectionWriter.Configured(this.candidateModelIds, this.weights);
+        this.configured = new SelectionWriter.Configured(this.candidateModelIds, this.quality, this.costPer1M, this.weights);
     }
 
     /** @return handle of this decision. */
@@ -650,6 +652,15 @@ public final class DecisionPlan
     public int loadMetric()
     {
         return loadMetric;
+    }
+
+    /**
+     * @return whether the decision reads the tokens in flight: {@code load_metric: tokens} or a
+     *     {@code max_inflight_tokens} ceiling.
+     */
+    public boolean readsTokens()
+    {
+        return readsTokens;
     }
 
     /** @return whether the load factor counts tokens in flight ({@code load_metric: tokens}) rather than requests. */

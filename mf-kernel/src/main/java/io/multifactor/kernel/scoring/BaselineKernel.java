@@ -2,7 +2,6 @@ package io.multifactor.kernel.scoring;
 
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Exclusions;
-import io.multifactor.api.Factor;
 import io.multifactor.api.LatencyMetric;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
@@ -85,10 +84,7 @@ public final class BaselineKernel
             final double cost = plan.costPer1M(i);
             final double latency = LatencyMetric.select(latencyMetric, tpot, ttft);
             final double load = inflight;
-            final double queue = signals.queue(i);
-            final double kvCache = signals.kvCache(i);
-            SelectionWriter.values(out, i, quality, latency, cost, load, queue, kvCache);
-            SelectionWriter.extraSignals(out, i, signals.inflightTokens(i), Double.NaN);
+            SelectionWriter.seedValues(out, i, latency, load);
             if (anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
                 SelectionWriter.observed(out, i, DropReason.EXCLUDED, tpot, ttft, inflight);
@@ -118,17 +114,8 @@ public final class BaselineKernel
             cMax = cost > cMax ? cost : cMax;
             nMin = load < nMin ? load : nMin;
             nMax = load > nMax ? load : nMax;
-            wMin = queue < wMin ? queue : wMin;
-            wMax = queue > wMax ? queue : wMax;
-            kMin = kvCache < kMin ? kvCache : kMin;
-            kMax = kvCache > kMax ? kvCache : kMax;
         }
-        SelectionWriter.bounds(out, Factor.QUALITY, qMin, qMax);
-        SelectionWriter.bounds(out, Factor.LATENCY, lMin, lMax);
-        SelectionWriter.bounds(out, Factor.COST, cMin, cMax);
-        SelectionWriter.bounds(out, Factor.LOAD, nMin, nMax);
-        SelectionWriter.bounds(out, Factor.QUEUE, wMin, wMax);
-        SelectionWriter.bounds(out, Factor.KV_CACHE, kMin, kMax);
+        FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax, wMin, wMax, kMin, kMax);
         if (survivors == 0)
         {
             SelectionWriter.outcome(out, Outcome.FAILED, -1);

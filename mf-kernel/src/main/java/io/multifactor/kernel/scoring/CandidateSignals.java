@@ -63,6 +63,10 @@ public final class CandidateSignals
     final AtomicBuffer tokenValues;
     final int[] tokenOffsets;
     final double[] ejectedMillisLeft;
+    // Whether any signal beyond latency and in-flight requests was ever published here: until then the kernel reads
+    // none of them (every one is missing, 0 or "not ejected"), so a decision without them pays no loads for them.
+    // Plain field: set once, never cleared; the publication of the values themselves is ordered.
+    private boolean extendedSignals;
     // The round_robin baseline's turn counter: shared by every thread selecting this decision (one atomic add per
     // selection, no lock); a multi_factor decision never touches it.
     @SuppressWarnings("unused")
@@ -211,6 +215,7 @@ public final class CandidateSignals
      */
     public void publishServerLoad(final int index, final double queue, final double kvCache, final boolean allStale)
     {
+        extendedSignals = true;
         DOUBLES.setRelease(serverLoad, index << 1, queue);
         DOUBLES.setRelease(serverLoad, (index << 1) + 1, kvCache);
         BYTES.setRelease(stale, index, allStale ? (byte)1 : (byte)0);
@@ -225,6 +230,7 @@ public final class CandidateSignals
      */
     public void publishInflightTokens(final int index, final long tokens)
     {
+        extendedSignals = true;
         tokenValues.putLongRelease(tokenOffsets[index], tokens);
     }
 
@@ -237,7 +243,17 @@ public final class CandidateSignals
      */
     public void publishEjection(final int index, final double millisLeft)
     {
+        extendedSignals = true;
         DOUBLES.setRelease(ejectedMillisLeft, index, millisLeft);
+    }
+
+    /**
+     * @return whether a server load, in-flight token count or ejection was ever published on these signals (until then
+     *     the kernel does not read them).
+     */
+    public boolean hasExtendedSignals()
+    {
+        return extendedSignals;
     }
 
     /**

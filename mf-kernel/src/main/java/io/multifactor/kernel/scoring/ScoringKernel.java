@@ -133,6 +133,17 @@ public final class ScoringKernel
         final boolean dropsStale = plan.dropsStale();
         final boolean tokenLoad = plan.tokenLoad();
         final boolean anyExcluded = exclusionsOrNull != null && !exclusionsOrNull.isEmpty();
+        // Signals beyond latency and in-flight requests are read only once one was published (a loop-invariant test).
+        // A decision that counts tokens (load_metric: tokens, max_inflight_tokens) reads them from the lease counters.
+        final boolean extended = signals.hasExtendedSignals() || plan.readsTokens();
+        if (requestMix)
+        {
+            SelectionWriter.ownCosts(out);
+        }
+        if (extended)
+        {
+            SelectionWriter.extendedSignals(out);
+        }
 
         double qMin = Double.POSITIVE_INFINITY;
         double qMax = Double.NEGATIVE_INFINITY;
@@ -158,27 +169,34 @@ public final class ScoringKernel
                 CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i)) :
                 plan.costPer1M(i);
             final long inflight = signals.inflight(i);
-            final long inflightTokens = signals.inflightTokens(i);
-            final double queue = signals.queue(i);
-            final double kvCache = signals.kvCache(i);
+            final long inflightTokens = extended ? signals.inflightTokens(i) : 0L;
+            final double queue = extended ? signals.queue(i) : Double.NaN;
+            final double kvCache = extended ? signals.kvCache(i) : Double.NaN;
             final double latency = latencyMetric == LatencyMetric.AUTO ? (tpot == tpot ? tpot : ttft) :
                 latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
             // load_metric: requests (the default) or tokens.
             final double load = tokenLoad ? inflightTokens : inflight;
-            SelectionWriter.values(out, i, quality, latency, cost, load, queue, kvCache);
+            SelectionWriter.seedValues(out, i, latency, load);
+            if (requestMix)
+            {
+                SelectionWriter.costPer1M(out, i, cost);
+            }
+            if (extended)
+            {
+                SelectionWriter.extendedValues(out, i, queue, kvCache, inflightTokens, signals.ejectedMillisLeft(i));
+            }
             // ejection: the candidate's published state; the decision's percent cap is applied where it is published.
-            final boolean ejected = signals.ejected(i);
+            final boolean ejected = extended && signals.ejected(i);
             // NaN compares false: a missing observation never breaks a ceiling; an off ceiling is +Infinity. A floor is
             // off for most decisions; a missing quality fails >= and breaks it. Non-short-circuit ORs: one branch for
             // the common case, the reason is worked out only for a drop.
             final boolean broken = ejected | qualityFloor & !(quality >= minQuality) | tpot > maxTpotMs |
                 ttft > maxTtftMs | cost > maxCost | inflight > maxInflight | inflightTokens > maxInflightTokens |
-                queue > maxQueue | kvCache > maxKvCache | dropsStale & signals.stale(i);
+                queue > maxQueue | kvCache > maxKvCache | (dropsStale && extended && signals.stale(i));
             if (broken || anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
                 final int reason = dropReason(plan, signals, exclusionsOrNull, i, quality, tpot, ttft, cost);
                 SelectionWriter.observed(out, i, reason, tpot, ttft, inflight);
-                SelectionWriter.extraSignals(out, i, inflightTokens, signals.ejectedMillisLeft(i));
                 if (dropCountsOrNull != null)
                 {
                     // Counted here, in the drop branch: no other pass over the candidates looks for drops.
@@ -187,7 +205,6 @@ public final class ScoringKernel
                 continue;
             }
             SelectionWriter.observed(out, i, DropReason.NONE, tpot, ttft, inflight);
-            SelectionWriter.extraSignals(out, i, inflightTokens, Double.NaN);
             survivors++;
             // Selects, not Math.min/max: a NaN fails both comparisons, so a missing signal never moves a bound.
             qMin = quality < qMin ? quality : qMin;
@@ -203,12 +220,7 @@ public final class ScoringKernel
             kMin = kvCache < kMin ? kvCache : kMin;
             kMax = kvCache > kMax ? kvCache : kMax;
         }
-        SelectionWriter.bounds(out, Factor.QUALITY, qMin, qMax);
-        SelectionWriter.bounds(out, Factor.LATENCY, lMin, lMax);
-        SelectionWriter.bounds(out, Factor.COST, cMin, cMax);
-        SelectionWriter.bounds(out, Factor.LOAD, nMin, nMax);
-        SelectionWriter.bounds(out, Factor.QUEUE, wMin, wMax);
-        SelectionWriter.bounds(out, Factor.KV_CACHE, kMin, kMax);
+        FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax, wMin, wMax, kMin, kMax);
 
         if (survivors == 0)
         {
@@ -259,8 +271,6 @@ public final class ScoringKernel
     private static void rank(final DecisionPlan plan, final Selection out, final Request requestOrNull)
     {
         final int n = plan.candidateCount();
-        final double[] values = SelectionWriter.factorValues(out);
-        final int stride = SelectionWriter.stride(out);
         final double[] scores = SelectionWriter.scores(out);
         final int[] drops = SelectionWriter.dropReasons(out);
         for (int i = 0; i < n; i++)
@@ -284,10 +294,10 @@ public final class ScoringKernel
                 return;
             }
             final double base = spread ? (lower ? w : 0.0) : 0.5 * w;
-            final int column = f * stride;
+            final double[] column = SelectionWriter.column(out, f);
             for (int i = 0; i < n; i++)
             {
-                final double x = values[column + i];
+                final double x = column[i];
                 // A dropped candidate's sum is never read.
                 scores[i] += x == x ? base + slope * (x - min) : 0.0;
             }
