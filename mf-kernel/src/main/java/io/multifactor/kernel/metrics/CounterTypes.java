@@ -66,6 +66,9 @@ public final class CounterTypes
     /** Live remote replicas. */
     public static final int FLEET_REPLICAS = 1_612;
 
+    /** Tokens in flight on one model: the weights of its live leases ({@code mf.inflight.tokens}). */
+    public static final int INFLIGHT_TOKENS = 1_619;
+
     /** Value of a {@link #LATENCY} counter whose window holds no sample. */
     public static final long NO_OBSERVATION = -1L;
 
@@ -88,6 +91,6 @@ public final class CounterTypes
      */
     public static boolean isEngineType(final int typeId)
     {
-        return typeId >= INFLIGHT && typeId <= FLEET_REPLICAS;
+        return typeId >= INFLIGHT && typeId <= FLEET_REPLICAS || typeId == INFLIGHT_TOKENS;
     }
 }
