@@ -79,6 +79,8 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     private boolean failedStatus;
     private boolean answeredLocally;
     private long retryAfterMs;
+    /** A message was handled and the next one is not requested yet: the answers wait for the transport. */
+    private boolean readPending;
 
     ExtProcStream(final ExtProcContext context, final ServerCallStreamObserver<ProcessingResponse> out,
         final Set<ExtProcStream> open)
@@ -119,6 +121,35 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         {
             context.internalErrors.increment();
             refuse(Status.INTERNAL, "the processor failed on this message: " + ex);
+        }
+        requestNext();
+    }
+
+    /** Reads the next message when the answers sent so far have gone to the transport; else on {@link #onReady()}. */
+    private void requestNext()
+    {
+        if (state == CLOSED)
+        {
+            return;
+        }
+        if (out.isReady())
+        {
+            readPending = false;
+            out.request(1);
+        }
+        else
+        {
+            readPending = true;
+        }
+    }
+
+    /** The transport took the queued answers: read the next message if one is waiting for that. */
+    void onReady()
+    {
+        if (readPending && state != CLOSED)
+        {
+            readPending = false;
+            out.request(1);
         }
     }
 
