@@ -1,8 +1,9 @@
 package io.multifactor.api;
 
 /**
- * Why a candidate did not take part in scoring. The quality floor and the SLO ceilings are checked in the order of these
- * codes (quality, TPOT, TTFT, cost, in-flight) and the first one broken is the reason.
+ * Why a candidate did not take part in scoring. The exclusion, ejection, quality floor and ceilings are checked in the
+ * order of these codes (excluded, ejected, quality, TPOT, TTFT, cost, in-flight, in-flight tokens, queue, KV-cache,
+ * stale) and the first one that applies is the reason.
  * <p>
  * This class is stateless and threadsafe.
  */
@@ -14,25 +15,42 @@ public final class DropReason
     /** The request excluded this candidate (for example it just failed on a retry). */
     public static final int EXCLUDED = 1;
 
+    /** The model is ejected after failures or a {@code Retry-After} (its {@code reliability}), or its probe is out. */
+    public static final int EJECTED = 2;
+
     /** Its quality score is below {@code slo.min_quality}, or it has none while the decision has that floor. */
-    public static final int QUALITY = 2;
+    public static final int QUALITY = 3;
 
-    /** Its TPOT percentile is above {@code max_tpot_ms}. */
-    public static final int TPOT = 3;
+    /** Its TPOT latency is above {@code max_tpot_ms}. */
+    public static final int TPOT = 4;
 
-    /** Its TTFT percentile is above {@code max_ttft_ms}. */
-    public static final int TTFT = 4;
+    /** Its TTFT latency is above {@code max_ttft_ms}. */
+    public static final int TTFT = 5;
 
     /** Its cost per 1M tokens (the decision's or the request's token mix) is above {@code max_cost_per_1m}. */
-    public static final int COST = 5;
+    public static final int COST = 6;
 
     /** Its in-flight count is above {@code max_inflight}. */
-    public static final int INFLIGHT = 6;
+    public static final int INFLIGHT = 7;
+
+    /** Its in-flight tokens are above {@code max_inflight_tokens}. */
+    public static final int INFLIGHT_TOKENS = 8;
+
+    /** The smallest queue of its fresh servers is above {@code max_queue}. */
+    public static final int QUEUE = 9;
+
+    /** The smallest KV-cache use of its fresh servers is above {@code max_kv_cache}. */
+    public static final int KV_CACHE = 10;
+
+    /** Every server of the model is stale and the decision treats stale as saturated ({@code when_stale}). */
+    public static final int STALE = 11;
 
     /** Number of codes (0 to {@code COUNT - 1}), for arrays indexed by reason. */
-    public static final int COUNT = 7;
+    public static final int COUNT = 12;
 
-    private static final String[] LABELS = { "none", "excluded", "quality", "tpot", "ttft", "cost", "inflight" };
+    private static final String[] LABELS = {
+        "none", "excluded", "ejected", "quality", "tpot", "ttft", "cost", "inflight", "inflight_tokens", "queue",
+        "kv_cache", "stale" };
 
     private DropReason()
     {

@@ -1,7 +1,19 @@
 package io.multifactor.api;
 
 /**
- * Indices of the four scoring factors, used for weights and normalized values.
+ * The signal table: every scoring factor described once, by index. Weights, normalized values, bounds, the kernel's
+ * scoring loop, {@code explain}, the configuration readers and the reference implementation iterate it, so a new factor
+ * is an entry here and one source of values (a {@link FactorSource}), not an edit of every layer.
+ * <pre>
+ *   index  label      better  source
+ *   0      quality    higher  configuration (quality_score)
+ *   1      latency    lower   latency estimator (TPOT, else TTFT)
+ *   2      cost       lower   configuration (prices under the cost mix)
+ *   3      load       lower   leases (in-flight requests, or tokens)
+ *   4      queue      lower   model-server metrics (waiting requests)
+ *   5      kv_cache   lower   model-server metrics (KV-cache use, 0..1)
+ * </pre>
+ * The first four are the seed's factors: a decision without {@code weights} gives each 0.25 and the last two 0.
  * <p>
  * This class is stateless and threadsafe.
  */
@@ -10,19 +22,32 @@ public final class Factor
     /** Configured {@code quality_score}; higher is better. */
     public static final int QUALITY = 0;
 
-    /** Observed latency percentile (by default TPOT, else TTFT; see {@link LatencyMetric}); lower is better. */
+    /** Observed latency (by default the TPOT percentile, else TTFT; see {@link LatencyMetric}); lower is better. */
     public static final int LATENCY = 1;
 
     /** Configured price per 1M tokens ({@code prompt_per_1m}, or the decision's {@code cost_mix}); lower is better. */
     public static final int COST = 2;
 
-    /** Current in-flight count; lower is better. */
+    /** Current in-flight load (requests, or tokens with {@code load_metric: tokens}); lower is better. */
     public static final int LOAD = 3;
 
-    /** Number of factors. */
-    public static final int COUNT = 4;
+    /** Requests waiting on the model's freshest-scraped servers (the smallest queue); lower is better. */
+    public static final int QUEUE = 4;
 
-    private static final String[] LABELS = { "quality", "latency", "cost", "load" };
+    /** KV-cache use of the model's servers, 0..1 (the emptiest server's); lower is better. */
+    public static final int KV_CACHE = 5;
+
+    /** Number of factors. */
+    public static final int COUNT = 6;
+
+    /** Number of the seed's factors (quality, latency, cost, load), which share the default weights. */
+    public static final int SEED_COUNT = 4;
+
+    private static final String[] LABELS = { "quality", "latency", "cost", "load", "queue", "kv_cache" };
+    private static final boolean[] LOWER_IS_BETTER = { false, true, true, true, true, true };
+    private static final int[] SOURCES = {
+        FactorSource.CONFIGURATION, FactorSource.LATENCY_ESTIMATOR, FactorSource.CONFIGURATION, FactorSource.LEASES,
+        FactorSource.SERVER_METRICS, FactorSource.SERVER_METRICS };
 
     private Factor()
     {
@@ -37,11 +62,30 @@ public final class Factor
      */
     public static String label(final int factor)
     {
-        if (factor < 0 || factor >= COUNT)
-        {
-            throw new IllegalArgumentException("unknown factor: " + factor);
-        }
+        check(factor);
         return LABELS[factor];
+    }
+
+    /**
+     * @param factor one of the indices of this class.
+     * @return whether a lower value is better (then its normalized value is inverted as {@code 1 - t}).
+     * @throws IllegalArgumentException for an index that is not one of this class.
+     */
+    public static boolean lowerIsBetter(final int factor)
+    {
+        check(factor);
+        return LOWER_IS_BETTER[factor];
+    }
+
+    /**
+     * @param factor one of the indices of this class.
+     * @return the {@link FactorSource} code of where its values come from.
+     * @throws IllegalArgumentException for an index that is not one of this class.
+     */
+    public static int source(final int factor)
+    {
+        check(factor);
+        return SOURCES[factor];
     }
 
     /**
@@ -58,5 +102,13 @@ public final class Factor
             }
         }
         return -1;
+    }
+
+    private static void check(final int factor)
+    {
+        if (factor < 0 || factor >= COUNT)
+        {
+            throw new IllegalArgumentException("unknown factor: " + factor);
+        }
     }
 }

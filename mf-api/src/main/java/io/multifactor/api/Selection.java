@@ -11,11 +11,12 @@ package io.multifactor.api;
  * normalized value of the first priority factor, and {@link #eliminatedBy(int)} names the factor that took a survivor
  * out of the finalists.
  * <p>
- * What the engine writes per call is only what cannot be derived afterwards: per candidate the observed signals (TPOT
- * and TTFT percentiles, in-flight count), the drop reason and, for survivors, the score; per call the bounds of each
- * factor over the survivors. The configured values (model handles, quality, price, weights) are the decision plan's own
- * read-only arrays, shared, not copied (one reference per decision); normalized factors are computed when read, from the
- * bounds, by {@link #normalized(double, double, double, boolean)}.
+ * What the engine writes per call is only what cannot be derived afterwards: per candidate the value of every factor of
+ * the signal table ({@link Factor}: one column per factor), the raw signals behind them (TPOT and TTFT, in-flight
+ * requests and tokens, the time left of an ejection), the drop reason and, for survivors, the score; per call the bounds
+ * of each factor over the survivors. The model handles and weights are the decision plan's own read-only arrays,
+ * shared, not copied (one reference per decision); normalized factors are computed when read, from the bounds, by
+ * {@link #normalized(double, double, double, boolean)}.
  * <p>
  * Storage is parallel primitive arrays sized by the largest decision seen; {@link #start} grows them the
  * first time a larger decision is selected (the only allocation, off the steady state).
@@ -43,24 +44,31 @@ public final class Selection
     // Shared, read-only: the decision plan's arrays (never written here), behind one reference that changes only when
     // the decision does.
     private SelectionWriter.Configured configured = SelectionWriter.Configured.NONE;
-    private boolean ownCosts;
 
-    // Written per call.
+    // Written per call. The factor columns: quality is the plan's array, cost the plan's unless the request prices
+    // the candidates itself (ownCosts), the servers' queue and KV-cache the all-missing column unless the decision's
+    // signals have them (serverSignals); in-flight tokens and ejections read 0 and missing unless written (extras).
+    // So a decision without the extensions stores per candidate only what it observed: reason, TPOT, TTFT, in-flight,
+    // latency and load.
+    private boolean ownCosts;
+    private boolean serverSignals;
+    private boolean extras;
     private int[] dropReasons;
     private double[] tpotMs;
     private double[] ttftMs;
     private long[] inflight;
+    private double[] latencyMs;
+    private double[] load;
+    private double[] ownCostPer1M;
+    private double[] queue;
+    private double[] kvCache;
+    private double[] missing;
+    private long[] inflightTokens;
+    private double[] ejectedMillisLeft;
     private double[] scores;
     private int[] eliminatedBy;
-    private double[] ownCostPer1M;
-    private double qualityMin;
-    private double qualityMax;
-    private double latencyMin;
-    private double latencyMax;
-    private double costMin;
-    private double costMax;
-    private double loadMin;
-    private double loadMax;
+    private final double[] boundMin = new double[Factor.COUNT];
+    private final double[] boundMax = new double[Factor.COUNT];
 
     /** A selection sized for decisions of up to 16 candidates; it grows on demand. */
     public Selection()
@@ -108,6 +116,8 @@ public final class Selection
         this.latencyMetric = latencyMetric;
         this.lease = InflightTracker.NO_LEASE;
         this.ownCosts = false;
+        this.serverSignals = false;
+        this.extras = false;
         if (this.configured != configured)
         {
             this.configured = configured;
@@ -129,43 +139,11 @@ public final class Selection
      * Makes {@link #costPer1M(int)} read costs written by {@link #costPer1M(int, double)} instead of the plan's: for a
      * request whose token counts blend the prices its own way. Called by the kernel after {@link #start}.
      */
-    void ownCosts()
-    {
-        ownCosts = true;
-    }
-
-    /**
-     * Sets the cost of candidate {@code index} for this request, after {@link #ownCosts()}. Called by the kernel.
-     *
-     * @param index candidate position.
-     * @param costPer1M its cost in USD per 1M tokens, NaN when a price it needs is not configured.
-     */
-    void costPer1M(final int index, final double costPer1M)
-    {
-        ownCostPer1M[index] = costPer1M;
-    }
-
-    /**
-     * Records the factor that took a lexicographic survivor out of the finalists; the lexicographic ranking sets it
-     * for every candidate ({@link #NOT_ELIMINATED} for the others). Called by the kernel.
-     *
-     * @param index candidate position.
-     * @param factor a {@link Factor} index, or {@link #NOT_ELIMINATED}.
-     */
     void eliminatedBy(final int index, final int factor)
     {
         eliminatedBy[index] = factor;
     }
 
-    /**
-     * Records what was observed about candidate {@code index} and whether it was dropped. Called by the kernel.
-     *
-     * @param index candidate position in {@code modelRefs} order.
-     * @param dropReason a {@link DropReason} code, {@link DropReason#NONE} for a survivor.
-     * @param tpotMs its TPOT percentile in milliseconds, NaN when not observed.
-     * @param ttftMs its TTFT percentile in milliseconds, NaN when not observed.
-     * @param inflight its in-flight count.
-     */
     void observed(final int index, final int dropReason, final double tpotMs, final double ttftMs, final long inflight)
     {
         dropReasons[index] = dropReason;
@@ -174,45 +152,75 @@ public final class Selection
         this.inflight[index] = inflight;
     }
 
-    /**
-     * Records the bounds of each factor over the survivors that have it (+Infinity and -Infinity when none has it),
-     * from which {@link #normalized(int, int)} is computed. Called by the kernel.
-     *
-     * @param qualityMin smallest quality score.
-     * @param qualityMax largest quality score.
-     * @param latencyMin smallest latency in milliseconds.
-     * @param latencyMax largest latency in milliseconds.
-     * @param costMin smallest cost per 1M tokens.
-     * @param costMax largest cost per 1M tokens.
-     * @param loadMin smallest in-flight count.
-     * @param loadMax largest in-flight count.
-     */
-    void bounds(
-        final double qualityMin,
-        final double qualityMax,
-        final double latencyMin,
-        final double latencyMax,
-        final double costMin,
-        final double costMax,
-        final double loadMin,
-        final double loadMax)
+    void ownCosts()
     {
-        this.qualityMin = qualityMin;
-        this.qualityMax = qualityMax;
-        this.latencyMin = latencyMin;
-        this.latencyMax = latencyMax;
-        this.costMin = costMin;
-        this.costMax = costMax;
-        this.loadMin = loadMin;
-        this.loadMax = loadMax;
+        ownCosts = true;
     }
 
-    /**
-     * Sets the score of surviving candidate {@code index}. Called by the kernel.
-     *
-     * @param index candidate position.
-     * @param score weighted score in [0, 1].
-     */
+    void costPer1M(final int index, final double costPer1M)
+    {
+        ownCostPer1M[index] = costPer1M;
+    }
+
+    void seedValues(final int index, final double latencyMs, final double load)
+    {
+        this.latencyMs[index] = latencyMs;
+        this.load[index] = load;
+    }
+
+    void extendedSignals()
+    {
+        serverSignals = true;
+        extras = true;
+    }
+
+    void extendedValues(
+        final int index, final double queue, final double kvCache, final long inflightTokens,
+        final double ejectedMillisLeft)
+    {
+        this.queue[index] = queue;
+        this.kvCache[index] = kvCache;
+        this.inflightTokens[index] = inflightTokens;
+        this.ejectedMillisLeft[index] = ejectedMillisLeft;
+    }
+
+    double[] column(final int factor)
+    {
+        switch (factor)
+        {
+            case Factor.QUALITY:
+                return configured.quality;
+            case Factor.LATENCY:
+                return latencyMs;
+            case Factor.COST:
+                return ownCosts ? ownCostPer1M : configured.costPer1M;
+            case Factor.LOAD:
+                return load;
+            case Factor.QUEUE:
+                return serverSignals ? queue : missing;
+            case Factor.KV_CACHE:
+                return serverSignals ? kvCache : missing;
+            default:
+                throw new IllegalArgumentException("unknown factor: " + factor);
+        }
+    }
+
+    double[] scores()
+    {
+        return scores;
+    }
+
+    int[] dropReasons()
+    {
+        return dropReasons;
+    }
+
+    void bounds(final int factor, final double min, final double max)
+    {
+        boundMin[factor] = min;
+        boundMax[factor] = max;
+    }
+
     void score(final int index, final double score)
     {
         scores[index] = score;
@@ -373,7 +381,7 @@ public final class Selection
      */
     public double latencyMs(final int index)
     {
-        return LatencyMetric.select(latencyMetric, tpotMs[index], ttftMs[index]);
+        return latencyMs[index];
     }
 
     /**
@@ -415,6 +423,87 @@ public final class Selection
 
     /**
      * @param index candidate position.
+     * @return its in-flight tokens when selected (the sum of its leases' token weights), 0 when none.
+     */
+    public long inflightTokens(final int index)
+    {
+        return extras ? inflightTokens[index] : 0L;
+    }
+
+    /**
+     * @param index candidate position.
+     * @return the load value that was scored: its in-flight requests, or its in-flight tokens with
+     *     {@code load_metric: tokens}.
+     */
+    public double load(final int index)
+    {
+        return load[index];
+    }
+
+    /**
+     * @param index candidate position.
+     * @return the smallest number of waiting requests among its servers with fresh metrics, NaN when none is fresh or
+     *     the model is not scraped.
+     */
+    public double queue(final int index)
+    {
+        return serverSignals ? queue[index] : Double.NaN;
+    }
+
+    /**
+     * @param index candidate position.
+     * @return the smallest KV-cache use (0..1) among its servers with fresh metrics, NaN when none is fresh or the
+     *     model is not scraped.
+     */
+    public double kvCache(final int index)
+    {
+        return serverSignals ? kvCache[index] : Double.NaN;
+    }
+
+    /**
+     * @param index candidate position.
+     * @return milliseconds left of its ejection when selected, NaN when it was not ejected.
+     */
+    public double ejectedMillisLeft(final int index)
+    {
+        return extras ? ejectedMillisLeft[index] : Double.NaN;
+    }
+
+    /**
+     * @param index candidate position.
+     * @param factor a {@link Factor} index.
+     * @return its value of that factor as scored (quality, latency in ms, cost per 1M, load, queue, KV-cache use), NaN
+     *     when missing.
+     */
+    public double value(final int index, final int factor)
+    {
+        if (factor < 0 || factor >= Factor.COUNT)
+        {
+            throw new IllegalArgumentException("unknown factor: " + factor);
+        }
+        return column(factor)[index];
+    }
+
+    /**
+     * @param factor a {@link Factor} index.
+     * @return the smallest value of that factor among the survivors that have it; +Infinity when none has it.
+     */
+    public double boundMin(final int factor)
+    {
+        return boundMin[factor];
+    }
+
+    /**
+     * @param factor a {@link Factor} index.
+     * @return the largest value of that factor among the survivors that have it; -Infinity when none has it.
+     */
+    public double boundMax(final int factor)
+    {
+        return boundMax[factor];
+    }
+
+    /**
+     * @param index candidate position.
      * @return its weighted score, NaN when it was not scored (excluded or dropped).
      */
     public double score(final int index)
@@ -433,19 +522,7 @@ public final class Selection
         {
             return Double.NaN;
         }
-        switch (factor)
-        {
-            case Factor.QUALITY:
-                return normalized(quality(index), qualityMin, qualityMax, false);
-            case Factor.LATENCY:
-                return normalized(latencyMs(index), latencyMin, latencyMax, true);
-            case Factor.COST:
-                return normalized(costPer1M(index), costMin, costMax, true);
-            case Factor.LOAD:
-                return normalized(inflight[index], loadMin, loadMax, true);
-            default:
-                throw new IllegalArgumentException("unknown factor: " + factor);
-        }
+        return normalized(value(index, factor), boundMin[factor], boundMax[factor], Factor.lowerIsBetter(factor));
     }
 
     /**
@@ -497,6 +574,14 @@ public final class Selection
         scores = new double[capacity];
         eliminatedBy = new int[capacity];
         java.util.Arrays.fill(eliminatedBy, NOT_ELIMINATED);
+        latencyMs = new double[capacity];
+        load = new double[capacity];
         ownCostPer1M = new double[capacity];
+        queue = new double[capacity];
+        kvCache = new double[capacity];
+        missing = new double[capacity];
+        java.util.Arrays.fill(missing, Double.NaN);
+        inflightTokens = new long[capacity];
+        ejectedMillisLeft = new double[capacity];
     }
 }

@@ -24,8 +24,9 @@ public final class SelectionWriter
      */
     public static final class Configured
     {
-        /** The arrays of a decision without candidates. */
-        public static final Configured NONE = new Configured(new int[0], new double[0], new double[0], new double[Factor.COUNT]);
+        /** No candidates. */
+        public static final Configured NONE =
+            new Configured(new int[0], new double[0], new double[0], new double[Factor.COUNT]);
 
         final int[] modelIds;
         final double[] quality;
@@ -33,11 +34,12 @@ public final class SelectionWriter
         final double[] weights;
 
         /**
-         * @param modelIds model handle per candidate.
-         * @param quality quality score per candidate, NaN when not configured.
-         * @param costPer1M cost per 1M tokens per candidate under the decision's cost mix, NaN when not configured.
-         * @param weights effective weights indexed by {@link Factor}.
-         * @throws IllegalArgumentException when the arrays' lengths disagree.
+         * @param modelIds model handle per candidate, shared (never written through this object).
+         * @param quality quality score per candidate (NaN when absent), shared: the selection's quality column.
+         * @param costPer1M cost per 1M tokens per candidate under the decision's cost mix (NaN when absent), shared:
+         *     the selection's cost column unless a request prices the candidates itself.
+         * @param weights effective weight per {@link Factor}, shared.
+         * @throws IllegalArgumentException when the arrays disagree in length or {@code weights} is not one per factor.
          */
         public Configured(final int[] modelIds, final double[] quality, final double[] costPer1M, final double[] weights)
         {
@@ -86,26 +88,6 @@ public final class SelectionWriter
     }
 
     /**
-     * Makes the selection read costs written by {@link #costPer1M(Selection, int, double)} instead of the plan's.
-     *
-     * @param out the selection.
-     */
-    public static void ownCosts(final Selection out)
-    {
-        out.ownCosts();
-    }
-
-    /**
-     * @param out the selection.
-     * @param index candidate position.
-     * @param costPer1M its cost in USD per 1M tokens for this request, NaN when a price it needs is not configured.
-     */
-    public static void costPer1M(final Selection out, final int index, final double costPer1M)
-    {
-        out.costPer1M(index, costPer1M);
-    }
-
-    /**
      * @param out the selection.
      * @param index candidate position.
      * @param factor the {@link Factor} that took it out of the lexicographic finalists, or
@@ -132,30 +114,108 @@ public final class SelectionWriter
     }
 
     /**
-     * Records the bounds of each factor over the survivors that have it (+Infinity and -Infinity when none has it).
+     * Makes the selection read costs written by {@link #costPer1M(Selection, int, double)} for this call instead of
+     * the plan's (the request prices the candidates with its own token counts).
      *
      * @param out the selection.
-     * @param qualityMin smallest quality score.
-     * @param qualityMax largest quality score.
-     * @param latencyMin smallest latency in milliseconds.
-     * @param latencyMax largest latency in milliseconds.
-     * @param costMin smallest cost per 1M tokens.
-     * @param costMax largest cost per 1M tokens.
-     * @param loadMin smallest in-flight count.
-     * @param loadMax largest in-flight count.
      */
-    public static void bounds(
-        final Selection out,
-        final double qualityMin,
-        final double qualityMax,
-        final double latencyMin,
-        final double latencyMax,
-        final double costMin,
-        final double costMax,
-        final double loadMin,
-        final double loadMax)
+    public static void ownCosts(final Selection out)
     {
-        out.bounds(qualityMin, qualityMax, latencyMin, latencyMax, costMin, costMax, loadMin, loadMax);
+        out.ownCosts();
+    }
+
+    /**
+     * @param out the selection.
+     * @param index candidate position.
+     * @param costPer1M its cost in USD per 1M tokens for this request, NaN when a price it needs is not configured.
+     */
+    public static void costPer1M(final Selection out, final int index, final double costPer1M)
+    {
+        out.costPer1M(index, costPer1M);
+    }
+
+    /**
+     * Records the latency and load factor values of one candidate (quality and cost are the plan's columns).
+     *
+     * @param out the selection.
+     * @param index candidate position.
+     * @param latencyMs its latency in milliseconds under the decision's latency metric, NaN when missing.
+     * @param load its load: in-flight requests, or tokens with {@code load_metric: tokens}.
+     */
+    public static void seedValues(final Selection out, final int index, final double latencyMs, final double load)
+    {
+        out.seedValues(index, latencyMs, load);
+    }
+
+    /**
+     * Makes the selection read, for this call, the servers' queue and KV-cache use, in-flight tokens and ejections
+     * written by {@link #extendedValues} (without it, they read missing, 0 and not ejected).
+     *
+     * @param out the selection.
+     */
+    public static void extendedSignals(final Selection out)
+    {
+        out.extendedSignals();
+    }
+
+    /**
+     * @param out the selection.
+     * @param index candidate position.
+     * @param queue the smallest queue among its fresh servers, NaN when missing.
+     * @param kvCache the smallest KV-cache use among its fresh servers, NaN when missing.
+     * @param inflightTokens its in-flight tokens.
+     * @param ejectedMillisLeft milliseconds left of its ejection, NaN when not ejected.
+     */
+    public static void extendedValues(
+        final Selection out, final int index, final double queue, final double kvCache, final long inflightTokens,
+        final double ejectedMillisLeft)
+    {
+        out.extendedValues(index, queue, kvCache, inflightTokens, ejectedMillisLeft);
+    }
+
+    /**
+     * The column of one factor as the selection reads it this call, for the kernel's ranking loop: the value of that
+     * factor per candidate (a plan's array, the selection's own, or an all-missing column). The kernel only; never
+     * written through.
+     *
+     * @param out the selection.
+     * @param factor a {@link Factor} index.
+     * @return the column (not a copy), at least {@code candidateCount} long.
+     */
+    public static double[] column(final Selection out, final int factor)
+    {
+        return out.column(factor);
+    }
+
+    /**
+     * Records the bounds of one factor over the survivors that have it (+Infinity and -Infinity when none has it).
+     *
+     * @param out the selection.
+     * @param factor a {@link Factor} index.
+     * @param min smallest value.
+     * @param max largest value.
+     */
+    public static void bounds(final Selection out, final int factor, final double min, final double max)
+    {
+        out.bounds(factor, min, max);
+    }
+
+    /**
+     * @param out the selection.
+     * @return its per-candidate score array (not a copy), for the kernel's scoring loop.
+     */
+    public static double[] scores(final Selection out)
+    {
+        return out.scores();
+    }
+
+    /**
+     * @param out the selection.
+     * @return its per-candidate drop reason array (not a copy), for the kernel's scoring loop.
+     */
+    public static int[] dropReasons(final Selection out)
+    {
+        return out.dropReasons();
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.multifactor.config;
 
+import io.multifactor.api.Factor;
 import io.multifactor.config.model.MultiFactorConfig;
 import io.multifactor.config.model.SloConfig;
 import io.multifactor.config.model.WeightsConfig;
@@ -24,7 +25,7 @@ final class MultiFactorReader
     static final List<String> KEYS = List.of(
         "weights", "slo", "latency_percentile", "on_no_candidates",
         "latency_metric", "cost_mix", "objective", "priority", "tolerance", "tie_band", "tie_break");
-    static final List<String> WEIGHT_KEYS = List.of("quality", "latency", "cost", "load");
+    static final List<String> WEIGHT_KEYS = weightKeys();
     static final List<String> SLO_KEYS =
         List.of("max_tpot_ms", "max_ttft_ms", "max_cost_per_1m", "max_inflight", "min_quality");
     static final List<String> POLICIES = List.of("cheapest", "first", "fail");
@@ -101,9 +102,20 @@ final class MultiFactorReader
         else if (sum == 0.0 && !problems.hasErrors())
         {
             problems.warning(weights.node(), weights.path(),
-                "every weight is 0 after clamping; equal weights (0.25 each) are used");
+                "every weight is 0 after clamping; equal weights (0.25 for each of quality, latency, cost and load) are used");
         }
-        return new WeightsConfig(w[0], w[1], w[2], w[3]);
+        return WeightsConfig.of(w);
+    }
+
+    /** The keys of {@code weights}: every factor of the signal table, in table order. */
+    private static List<String> weightKeys()
+    {
+        final String[] keys = new String[Factor.COUNT];
+        for (int f = 0; f < Factor.COUNT; f++)
+        {
+            keys[f] = Factor.label(f);
+        }
+        return List.of(keys);
     }
 
     private static SloConfig slo(final MappingReader mf)

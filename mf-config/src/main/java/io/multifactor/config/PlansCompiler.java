@@ -43,7 +43,7 @@ public final class PlansCompiler
             final RankingConfig ranking = mf.ranking();
             final PlansBuilder.DecisionSpec spec = builder.decision(decision.name())
                 .candidates(decision.modelRefs().toArray(new String[0]))
-                .weights(w.quality(), w.latency(), w.cost(), w.load())
+                .weights(w.byFactor())
                 .slo(slo.maxTpotMs(), slo.maxTtftMs(), slo.maxCostPer1M(), slo.maxInflight())
                 .minQuality(slo.minQuality())
                 .percentile(mf.latencyPercentile())

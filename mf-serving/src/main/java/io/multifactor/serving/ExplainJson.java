@@ -79,7 +79,8 @@ public final class ExplainJson
         sb.append(compact ? "" : " ").append("\"objective\"").append(colon)
             .append(JsonText.string(explanation.objective())).append(line);
         sb.append(compact ? "" : " ").append("\"weights\"").append(colon);
-        factors(sb, explanation.weights(), colon, comma);
+        final int factors = explanation.extended() ? Factor.COUNT : Factor.SEED_COUNT;
+        factors(sb, explanation.weights(), factors, colon, comma);
         sb.append(line);
         sb.append(compact ? "" : " ").append("\"candidates\"").append(colon).append('[');
         for (int i = 0; i < explanation.candidates().size(); i++)
@@ -102,9 +103,17 @@ public final class ExplainJson
             sb.append(comma).append("\"tpot_ms\"").append(colon).append(JsonText.number(c.tpotMs()));
             sb.append(comma).append("\"ttft_ms\"").append(colon).append(JsonText.number(c.ttftMs())).append(inner);
             sb.append("\"cost_per_1m\"").append(colon).append(JsonText.number(c.costPer1M()));
-            sb.append(comma).append("\"inflight\"").append(colon).append(c.inflight()).append(inner);
+            sb.append(comma).append("\"inflight\"").append(colon).append(c.inflight());
+            if (explanation.extended())
+            {
+                sb.append(comma).append("\"inflight_tokens\"").append(colon).append(c.inflightTokens()).append(inner);
+                sb.append("\"queue\"").append(colon).append(JsonText.number(c.queue()));
+                sb.append(comma).append("\"kv_cache\"").append(colon).append(JsonText.number(c.kvCache()));
+                sb.append(comma).append("\"ejected_ms\"").append(colon).append(JsonText.number(c.ejectedMs()));
+            }
+            sb.append(inner);
             sb.append("\"normalized\"").append(colon);
-            factors(sb, c.normalized(), colon, comma);
+            factors(sb, c.normalized(), factors, colon, comma);
             sb.append(inner).append("\"eliminated_by\"").append(colon).append(JsonText.string(c.eliminatedBy()));
             sb.append('}');
         }
@@ -116,10 +125,11 @@ public final class ExplainJson
         return sb.toString();
     }
 
-    private static void factors(final StringBuilder sb, final List<Double> values, final String colon, final String comma)
+    private static void factors(
+        final StringBuilder sb, final List<Double> values, final int factors, final String colon, final String comma)
     {
         sb.append('{');
-        for (int f = 0; f < Factor.COUNT; f++)
+        for (int f = 0; f < factors; f++)
         {
             if (f > 0)
             {

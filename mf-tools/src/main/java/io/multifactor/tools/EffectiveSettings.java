@@ -35,7 +35,11 @@ final class EffectiveSettings
         sb.append(INDENT).append("weights ");
         for (int f = 0; f < Factor.COUNT; f++)
         {
-            sb.append("  ").append(Factor.label(f)).append(' ').append(Format.fixed(plan.weight(f), 3));
+            // The servers' factors are listed only when weighed, so a seed decision reads as it always did.
+            if (f < Factor.SEED_COUNT || plan.weight(f) > 0.0)
+            {
+                sb.append("  ").append(Factor.label(f)).append(' ').append(Format.fixed(plan.weight(f), 3));
+            }
         }
         sb.append(lexicographic ? "  (ignored: lexicographic)" : "  (normalized)").append('\n');
 

@@ -39,7 +39,8 @@ public final class ExplainTable
         }
         sb.append("  tie_break ").append(explanation.tieBreak()).append('\n');
         sb.append("weights  ");
-        for (int f = 0; f < Factor.COUNT; f++)
+        final int factors = explanation.extended() ? Factor.COUNT : Factor.SEED_COUNT;
+        for (int f = 0; f < factors; f++)
         {
             sb.append(' ').append(Factor.label(f)).append(' ').append(Format.fixed(explanation.weights().get(f), 3));
         }
@@ -53,10 +54,22 @@ public final class ExplainTable
             width = Math.max(width, c.model().length());
             dropWidth = Math.max(dropWidth, c.dropped() == null ? 1 : c.dropped().length());
         }
-        final String rowFormat = "%-2s%-" + width + "s  %-" + dropWidth + "s  %7s  %7s  %10s  %9s  %9s  %11s  %8s  %5s %5s %5s %5s" +
-            (lexicographic ? "  %s%n" : "%s%n");
+        // The servers' signals get columns only when a candidate has one or the decision weighs them.
+        boolean server = explanation.extended() &&
+            (explanation.weights().get(Factor.QUEUE) > 0.0 || explanation.weights().get(Factor.KV_CACHE) > 0.0);
+        boolean tokens = false;
+        for (final Explanation.Candidate c : explanation.candidates())
+        {
+            server |= !Double.isNaN(c.queue()) || !Double.isNaN(c.kvCache());
+            tokens |= c.inflightTokens() != 0;
+        }
+        final String rowFormat = "%-2s%-" + width + "s  %-" + dropWidth + "s  %7s  %7s  %10s  %9s  %9s  %11s  %8s%s%s" +
+            "  %5s %5s %5s %5s%s" + (lexicographic ? "  %s%n" : "%s%n");
         sb.append(String.format(java.util.Locale.ROOT, rowFormat, "", "model", "dropped", "score", "quality",
-            "latency_ms", "tpot_ms", "ttft_ms", "cost_per_1m", "inflight", "nQ", "nL", "nC", "nN",
+            "latency_ms", "tpot_ms", "ttft_ms", "cost_per_1m", "inflight",
+            tokens ? String.format(java.util.Locale.ROOT, "  %15s", "inflight_tokens") : "",
+            server ? String.format(java.util.Locale.ROOT, "  %6s  %8s", "queue", "kv_cache") : "",
+            "nQ", "nL", "nC", "nN", server ? String.format(java.util.Locale.ROOT, " %5s %5s", "nW", "nK") : "",
             lexicographic ? "eliminated_by" : ""));
         for (final Explanation.Candidate c : explanation.candidates())
         {
@@ -72,13 +85,19 @@ public final class ExplainTable
                 Format.fixed(c.ttftMs(), 1),
                 Format.fixed(c.costPer1M(), 3),
                 Long.toString(c.inflight()),
+                tokens ? String.format(java.util.Locale.ROOT, "  %15d", c.inflightTokens()) : "",
+                server ? String.format(java.util.Locale.ROOT, "  %6s  %8s", Format.fixed(c.queue(), 0),
+                    Format.fixed(c.kvCache(), 3)) : "",
                 Format.fixed(c.normalized().get(Factor.QUALITY), 2),
                 Format.fixed(c.normalized().get(Factor.LATENCY), 2),
                 Format.fixed(c.normalized().get(Factor.COST), 2),
                 Format.fixed(c.normalized().get(Factor.LOAD), 2),
+                server ? String.format(java.util.Locale.ROOT, " %5s %5s", Format.fixed(c.normalized().get(Factor.QUEUE), 2),
+                    Format.fixed(c.normalized().get(Factor.KV_CACHE), 2)) : "",
                 lexicographic ? (c.eliminatedBy() == null ? "-" : c.eliminatedBy()) : ""));
         }
-        sb.append("\n* selected; nQ nL nC nN: normalized quality, latency, cost, load before weighting (higher is better)\n");
+        sb.append("\n* selected; nQ nL nC nN").append(server ? " nW nK" : "").append(": normalized quality, latency, cost, load")
+            .append(server ? ", queue, KV-cache" : "").append(" before weighting (higher is better)\n");
         if (lexicographic)
         {
             sb.append("score: the normalized first priority factor; eliminated_by: the factor that left a survivor out " +

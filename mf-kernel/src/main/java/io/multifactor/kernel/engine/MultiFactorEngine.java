@@ -127,8 +127,9 @@ public final class MultiFactorEngine extends EngineReadout
      * <p>
      * Reads the published state once (one volatile load), then, in the kernel's first loop over the candidates, the
      * decision's published percentiles and in-flight counters (plain loads after that volatile load, see
-     * {@link io.multifactor.kernel.scoring.CandidateSignals}). The kernel makes two loops over the candidates (gather,
-     * filter and bound; then rank); with counting on, the first counts each dropped candidate where it drops it, and
+     * {@link io.multifactor.kernel.scoring.CandidateSignals}). The kernel makes one loop over the candidates that
+     * gathers, filters and bounds, then one per factor with a weight above 0 and one that picks the best; with counting
+     * on, the first counts each dropped candidate where it drops it, and
      * the selection is counted once, all into the calling thread's own counter block (plain stores; the refresh agent
      * adds the blocks into the shared counters once per period). Allocates nothing (once {@code out} is large enough), takes no lock, never throws for an expected outcome.
      *

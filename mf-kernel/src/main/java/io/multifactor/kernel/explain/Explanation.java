@@ -31,6 +31,9 @@ import java.util.List;
  * @param tieBand the weighted tie band.
  * @param tieBreak {@code first} or {@code random}.
  * @param latencyMetric {@code auto}, {@code tpot} or {@code ttft}.
+ * @param extended whether the signals beyond the seed's take part: the decision weighs or bounds the servers'
+ *     queue, KV-cache or in-flight tokens, or a candidate has one of them or is ejected; then the JSON and the table
+ *     show them.
  */
 public record Explanation(
     String decision,
@@ -44,7 +47,8 @@ public record Explanation(
     double tolerance,
     double tieBand,
     String tieBreak,
-    String latencyMetric)
+    String latencyMetric,
+    boolean extended)
 {
     /**
      * @param decision the decision's name.
@@ -59,6 +63,7 @@ public record Explanation(
      * @param tieBand the weighted tie band.
      * @param tieBreak the tie-break label.
      * @param latencyMetric the latency metric label.
+     * @param extended whether the signals beyond the seed's take part (see {@link #of}).
      */
     public Explanation
     {
@@ -83,13 +88,18 @@ public record Explanation(
      * @param ttftMs TTFT percentile in milliseconds, NaN when not observed.
      * @param costPer1M cost per 1M tokens under the cost mix or the request's token counts, NaN when missing.
      * @param inflight in-flight count.
+     * @param queue the smallest queue of its fresh servers, NaN when missing.
+     * @param kvCache the smallest KV-cache use of its fresh servers, NaN when missing.
+     * @param inflightTokens in-flight tokens.
+     * @param ejectedMs milliseconds left of its ejection, NaN when not ejected.
      * @param normalized each factor before weighting, indexed by {@link Factor}, NaN when not scored.
      * @param eliminatedBy the factor label that took this lexicographic survivor out of the finalists, {@code null}
      *     otherwise.
      */
     public record Candidate(
         String model, String dropped, double score, double quality, double latencyMs, double tpotMs, double ttftMs,
-        double costPer1M, long inflight, List<Double> normalized, String eliminatedBy)
+        double costPer1M, long inflight, double queue, double kvCache, long inflightTokens, double ejectedMs,
+        List<Double> normalized, String eliminatedBy)
     {
         /**
          * @param model its name.
@@ -141,6 +151,10 @@ public record Explanation(
                 selection.ttftMs(i),
                 selection.costPer1M(i),
                 selection.inflight(i),
+                selection.queue(i),
+                selection.kvCache(i),
+                selection.inflightTokens(i),
+                selection.ejectedMillisLeft(i),
                 normalized,
                 selection.eliminatedBy(i) == Selection.NOT_ELIMINATED ? null : Factor.label(selection.eliminatedBy(i))));
         }
@@ -152,7 +166,26 @@ public record Explanation(
         }
         return new Explanation(plan.name(), Outcome.label(selection.outcome()), selected, plan.percentile(), weights,
             candidates, Objective.label(plan.objective()), priority, plan.tolerance(), plan.tieBand(),
-            TieBreak.label(plan.tieBreak()), LatencyMetric.label(plan.latencyMetric()));
+            TieBreak.label(plan.tieBreak()), LatencyMetric.label(plan.latencyMetric()), extended(plan, selection));
+    }
+
+    /**
+     * Whether the signals beyond the seed's take part: the decision weighs the servers' queue or KV-cache or sets a
+     * ceiling on them or on in-flight tokens, or a candidate has one of them (a server's queue or KV-cache use,
+     * in-flight tokens, an ejection).
+     */
+    private static boolean extended(final DecisionPlan plan, final Selection selection)
+    {
+        boolean extended = plan.weight(Factor.QUEUE) > 0.0 || plan.weight(Factor.KV_CACHE) > 0.0 ||
+            plan.effectiveMaxQueue() != Double.POSITIVE_INFINITY || plan.effectiveMaxKvCache() != Double.POSITIVE_INFINITY ||
+            plan.effectiveMaxInflightTokens() != Long.MAX_VALUE || plan.whenStaleSaturated();
+        for (int i = 0; i < selection.candidateCount() && !extended; i++)
+        {
+            extended = !Double.isNaN(selection.queue(i)) || !Double.isNaN(selection.kvCache(i)) ||
+                selection.inflightTokens(i) != 0 || !Double.isNaN(selection.ejectedMillisLeft(i)) ||
+                selection.dropReason(i) == DropReason.EJECTED || selection.dropReason(i) == DropReason.STALE;
+        }
+        return extended;
     }
 
     private static String dropReason(final DecisionPlan plan, final Selection selection, final int i)
@@ -175,8 +208,23 @@ public record Explanation(
                 return "cost_per_1m=" + selection.costPer1M(i) + '>' + plan.maxCostPer1M();
             case DropReason.INFLIGHT:
                 return "inflight=" + selection.inflight(i) + '>' + plan.maxInflight();
+            case DropReason.INFLIGHT_TOKENS:
+                return "inflight_tokens=" + selection.inflightTokens(i) + '>' + plan.signalCeilings().maxInflightTokens();
+            case DropReason.QUEUE:
+                return "queue=" + count(selection.queue(i)) + '>' + count(plan.effectiveMaxQueue());
+            case DropReason.KV_CACHE:
+                return "kv_cache=" + selection.kvCache(i) + '>' + plan.effectiveMaxKvCache();
+            case DropReason.EJECTED:
+                return "ejected(" + String.format(java.util.Locale.ROOT, "%.1f", selection.ejectedMillisLeft(i) / 1000.0) +
+                    "s left)";
             default:
                 return DropReason.label(selection.dropReason(i));
         }
+    }
+
+    /** A queue length as written in a drop reason: {@code 12}, not {@code 12.0}, when it is a whole number. */
+    private static String count(final double value)
+    {
+        return value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long)value) : Double.toString(value);
     }
 }

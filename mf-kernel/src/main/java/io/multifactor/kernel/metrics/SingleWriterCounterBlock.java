@@ -16,8 +16,8 @@ import java.lang.ref.WeakReference;
  * their adjacent-line pairs) apart, wherever the heap places the arrays. A counter id above the array's end grows it
  * (its owner copies, then publishes the new array with a release store); an id below 0 counts nothing.
  * <p>
- * This class is not threadsafe for writers: only the owner thread calls {@link #increment} (stores with release
- * semantics, no {@code lock}-prefixed instruction); the aggregator reads the counts with acquire loads. A block
+ * This class is not threadsafe for writers: only the owner thread calls {@link #increment} (opaque stores, no
+ * {@code lock}-prefixed instruction); the aggregator reads the counts with acquire loads. A block
  * changes owner only through {@link PerThreadCounterBlocks}, after its previous owner died.
  */
 public final class SingleWriterCounterBlock
@@ -69,8 +69,11 @@ public final class SingleWriterCounterBlock
         final int index = counterId + PADDING;
         if (counterId >= 0 && index < values.length - PADDING)
         {
-            // Release, a plain store on x86: the owner is the only writer, so no atomic read-modify-write is needed.
-            LONGS.setRelease(values, index, values[index] + 1);
+            // Opaque: a plain store on x86 that the JIT may not tear or drop, and that orders nothing else, so the kernel's
+            // loop around a drop keeps its values in registers (a release store would pin earlier stores before it).
+            // The owner is the only writer, so no atomic read-modify-write is needed; the aggregator sees the count at
+            // most a period late, and every count of a thread that ended (its termination happens-before the fold).
+            LONGS.setOpaque(values, index, values[index] + 1);
         }
         else
         {

@@ -55,6 +55,12 @@ public final class DecisionPlan
     private final int percentileSlot;
     private final int policy;
     private final int algorithmType;
+    private final SignalCeilings signalCeilings;
+    private final long effectiveMaxInflightTokens;
+    private final double effectiveMaxQueue;
+    private final double effectiveMaxKvCache;
+    private final boolean dropsStale;
+    private final int[] scoredFactors;
 
     /**
      * @param id handle of this decision.
@@ -109,7 +115,7 @@ public final class DecisionPlan
     {
         this(id, name, candidateModelIds, quality, promptPer1M, completionPer1M, weights, minQuality, maxTpotMs, maxTtftMs,
             maxCostPer1M, maxInflight, percentile, percentileSlot, policy, latencyMetric, costMixPrompt, costMixCompletion,
-            objective, priority, tolerance, tieBand, tieBreak, AlgorithmType.MULTI_FACTOR);
+            objective, priority, tolerance, tieBand, tieBreak, AlgorithmType.MULTI_FACTOR, SignalCeilings.NONE);
     }
 
     /**
@@ -140,6 +146,7 @@ public final class DecisionPlan
      * @param tieBand weighted tie band, 0..1 (0 for the lexicographic objective).
      * @param tieBreak a {@link TieBreak} code.
      * @param algorithmType an {@link AlgorithmType} code.
+     * @param signalCeilings ceilings on in-flight tokens and the servers' signals ({@link SignalCeilings#NONE}: off).
      * @throws IllegalArgumentException when the arrays disagree in length, are empty, or a value is out of range.
      */
     public DecisionPlan(
@@ -166,7 +173,8 @@ public final class DecisionPlan
         final double tolerance,
         final double tieBand,
         final int tieBreak,
-        final int algorithmType)
+        final int algorithmType,
+        final SignalCeilings signalCeilings)
     {
         final int n = candidateModelIds.length;
         if (n == 0 || quality.length != n || promptPer1M.length != n || completionPer1M.length != n ||
@@ -240,6 +248,25 @@ public final class DecisionPlan
         this.percentileSlot = percentileSlot;
         this.policy = policy;
         this.algorithmType = algorithmType;
+        this.signalCeilings = signalCeilings;
+        this.effectiveMaxInflightTokens = signalCeilings.effectiveMaxInflightTokens();
+        this.effectiveMaxQueue = signalCeilings.effectiveMaxQueue();
+        this.effectiveMaxKvCache = signalCeilings.effectiveMaxKvCache();
+        this.dropsStale = signalCeilings.dropsStale();
+        int scored = 0;
+        for (int f = 0; f < Factor.COUNT; f++)
+        {
+            scored += this.weights[f] > 0.0 ? 1 : 0;
+        }
+        this.scoredFactors = new int[scored];
+        scored = 0;
+        for (int f = 0; f < Factor.COUNT; f++)
+        {
+            if (this.weights[f] > 0.0)
+            {
+                scoredFactors[scored++] = f;
+            }
+        }
         this.configured = new SelectionWriter.Configured(this.candidateModelIds, this.quality, this.costPer1M, this.weights);
     }
 
@@ -375,6 +402,58 @@ public final class DecisionPlan
     public long effectiveMaxInflight()
     {
         return effectiveMaxInflight;
+    }
+
+    /** @return the decision's ceilings on in-flight tokens and the servers' signals. */
+    public SignalCeilings signalCeilings()
+    {
+        return signalCeilings;
+    }
+
+    /** @return the in-flight token ceiling, {@code Long.MAX_VALUE} when off. */
+    public long effectiveMaxInflightTokens()
+    {
+        return effectiveMaxInflightTokens;
+    }
+
+    /** @return the queue ceiling (waiting requests), {@code +Infinity} when off. */
+    public double effectiveMaxQueue()
+    {
+        return effectiveMaxQueue;
+    }
+
+    /** @return the KV-cache use ceiling, {@code +Infinity} when off. */
+    public double effectiveMaxKvCache()
+    {
+        return effectiveMaxKvCache;
+    }
+
+    /** @return whether a model whose servers are all stale is dropped with reason {@code stale}. */
+    public boolean dropsStale()
+    {
+        return dropsStale;
+    }
+
+    /** @return whether {@code when_stale: saturated} is set (it drops only with a server ceiling: {@link #dropsStale}). */
+    public boolean whenStaleSaturated()
+    {
+        return signalCeilings.whenStaleSaturated();
+    }
+
+    /** @return number of factors with a weight above 0, which the scoring loop visits. */
+    public int scoredFactorCount()
+    {
+        return scoredFactors.length;
+    }
+
+    /**
+     * @param rank position, 0 to {@link #scoredFactorCount()} - 1.
+     * @return the {@link io.multifactor.api.Factor} index of the {@code rank}-th factor with a weight above 0, in
+     *     table order.
+     */
+    public int scoredFactor(final int rank)
+    {
+        return scoredFactors[rank];
     }
 
     /** @return latency percentile read for this decision, 1..100. */

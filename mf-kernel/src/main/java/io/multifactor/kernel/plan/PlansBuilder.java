@@ -218,7 +218,8 @@ public final class PlansBuilder
         private final PlansBuilder builder;
         private final String name;
         private final List<String> candidates = new ArrayList<>();
-        private double[] weights = { Weights.EQUAL, Weights.EQUAL, Weights.EQUAL, Weights.EQUAL };
+        private double[] weights = Weights.defaults();
+        private SignalCeilings signalCeilings = SignalCeilings.NONE;
         private double maxTpotMs;
         private double maxTtftMs;
         private double maxCostPer1M;
@@ -268,6 +269,30 @@ public final class PlansBuilder
         public DecisionSpec weights(final double quality, final double latency, final double cost, final double load)
         {
             this.weights = Weights.normalize(quality, latency, cost, load);
+            return this;
+        }
+
+        /**
+         * Configured weights of every factor of the signal table; clamped and normalized by
+         * {@link Weights#normalize(double[])}.
+         *
+         * @param configured weight per {@link Factor} index, 0 where a key is absent.
+         * @return this specification.
+         */
+        public DecisionSpec weights(final double[] configured)
+        {
+            this.weights = Weights.normalize(configured);
+            return this;
+        }
+
+        /**
+         * @param signalCeilings ceilings on in-flight tokens and the servers' queue and KV-cache use, and
+         *     {@code when_stale}.
+         * @return this specification.
+         */
+        public DecisionSpec signalCeilings(final SignalCeilings signalCeilings)
+        {
+            this.signalCeilings = java.util.Objects.requireNonNull(signalCeilings, "signalCeilings");
             return this;
         }
 
@@ -465,7 +490,8 @@ public final class PlansBuilder
                 id, name, modelIds, quality, prompt, completion, w, baseline ? 0.0 : minQuality,
                 baseline ? 0.0 : maxTpotMs, baseline ? 0.0 : maxTtftMs, baseline ? 0.0 : maxCostPer1M,
                 baseline ? 0L : maxInflight, percentile, slot, policy, latencyMetric, costMixPrompt, costMixCompletion,
-                objective, priority, tolerance, tieBand, tieBreak, algorithmType);
+                objective, priority, tolerance, tieBand, tieBreak, algorithmType,
+                baseline ? SignalCeilings.NONE : signalCeilings);
         }
     }
 }

@@ -67,6 +67,10 @@ public final class BaselineKernel
         double cMax = Double.NEGATIVE_INFINITY;
         double nMin = Double.POSITIVE_INFINITY;
         double nMax = Double.NEGATIVE_INFINITY;
+        double wMin = Double.POSITIVE_INFINITY;
+        double wMax = Double.NEGATIVE_INFINITY;
+        double kMin = Double.POSITIVE_INFINITY;
+        double kMax = Double.NEGATIVE_INFINITY;
         int survivors = 0;
         int fewestIndex = -1;
         int fastestIndex = -1;
@@ -76,6 +80,11 @@ public final class BaselineKernel
             final double tpot = signals.tpotMs(i);
             final double ttft = signals.ttftMs(i);
             final long inflight = signals.inflight(i);
+            final double quality = plan.quality(i);
+            final double cost = plan.costPer1M(i);
+            final double latency = LatencyMetric.select(latencyMetric, tpot, ttft);
+            final double load = inflight;
+            SelectionWriter.seedValues(out, i, latency, load);
             if (anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
                 SelectionWriter.observed(out, i, DropReason.EXCLUDED, tpot, ttft, inflight);
@@ -84,10 +93,6 @@ public final class BaselineKernel
             SelectionWriter.observed(out, i, DropReason.NONE, tpot, ttft, inflight);
             SelectionWriter.score(out, i, 0.0);
             survivors++;
-            final double quality = plan.quality(i);
-            final double cost = plan.costPer1M(i);
-            final double latency = LatencyMetric.select(latencyMetric, tpot, ttft);
-            final double load = inflight;
             // Strict comparisons keep the earlier of equal values; a NaN latency never moves a bound.
             if (fewestIndex < 0 || load < nMin)
             {
@@ -110,7 +115,7 @@ public final class BaselineKernel
             nMin = load < nMin ? load : nMin;
             nMax = load > nMax ? load : nMax;
         }
-        SelectionWriter.bounds(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
+        FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax, wMin, wMax, kMin, kMax);
         if (survivors == 0)
         {
             SelectionWriter.outcome(out, Outcome.FAILED, -1);

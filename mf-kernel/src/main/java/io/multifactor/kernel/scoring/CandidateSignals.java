@@ -10,10 +10,16 @@ import java.lang.invoke.VarHandle;
 
 /**
  * The live signals of one decision's candidates, laid out in candidate order so that the kernel reads them in the
- * same loop that filters and bounds: the published latency percentiles of each candidate at the decision's percentile,
- * and where each candidate's in-flight counter lives.
+ * same loop that filters and bounds: one source per signal of the table ({@link io.multifactor.api.Factor}) that is
+ * not configuration - the published latency of each candidate at the decision's percentile, where each candidate's
+ * in-flight counter lives, its in-flight tokens, its servers' queue and KV-cache use with their staleness, and whether
+ * it is ejected.
  * <pre>
  *   latencyMs:        [ tpot(0) | ttft(0) | tpot(1) | ttft(1) | ... ]    milliseconds, NaN = no observation
+ *   serverLoad:       [ queue(0) | kv(0) | queue(1) | kv(1) | ... ]       NaN = no fresh server
+ *   stale:            [ s(0) | s(1) | ... ]                                1 = every server of the model is stale
+ *   inflightTokens:   [ t(0) | t(1) | ... ]                                tokens of the candidate's live leases
+ *   ejectedMillisLeft:[ e(0) | e(1) | ... ]                                NaN = not ejected
  *   inflightOffsets:  [ off(0)  | off(1)  | ... ]                          value offsets in inflightValues
  *   dropCounterIds:   [ id(0, reason 0) ... id(0, COUNT - 1) | id(1, 0) ... ]   counter id per candidate and reason
  * </pre>
@@ -30,6 +36,8 @@ import java.lang.invoke.VarHandle;
 public final class CandidateSignals
 {
     private static final VarHandle DOUBLES = MethodHandles.arrayElementVarHandle(double[].class);
+    private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle BYTES = MethodHandles.arrayElementVarHandle(byte[].class);
     private static final VarHandle TURNS;
 
     static
@@ -49,6 +57,14 @@ public final class CandidateSignals
     final AtomicBuffer inflightValues;
     final int[] inflightOffsets;
     final int[] dropCounterIds;
+    final double[] serverLoad;
+    final byte[] stale;
+    final long[] inflightTokens;
+    final double[] ejectedMillisLeft;
+    // Whether any signal beyond latency and in-flight requests was ever published here: until then the kernel reads
+    // none of them (every one is missing, 0 or "not ejected"), so a decision without them pays no loads for them.
+    // Plain field: set once, never cleared; the publication of the values themselves is ordered.
+    private boolean extendedSignals;
     // The round_robin baseline's turn counter: shared by every thread selecting this decision (one atomic add per
     // selection, no lock); a multi_factor decision never touches it.
     @SuppressWarnings("unused")
@@ -85,6 +101,12 @@ public final class CandidateSignals
         this.inflightValues = inflightValues;
         this.inflightOffsets = inflightOffsets.clone();
         this.dropCounterIds = dropCounterIds.clone();
+        this.serverLoad = new double[Math.max(1, candidateCount * 2)];
+        java.util.Arrays.fill(serverLoad, Double.NaN);
+        this.stale = new byte[Math.max(1, candidateCount)];
+        this.inflightTokens = new long[Math.max(1, candidateCount)];
+        this.ejectedMillisLeft = new double[Math.max(1, candidateCount)];
+        java.util.Arrays.fill(ejectedMillisLeft, Double.NaN);
     }
 
     /**
@@ -133,6 +155,112 @@ public final class CandidateSignals
     {
         DOUBLES.setRelease(latencyMs, index << 1, tpotMs);
         DOUBLES.setRelease(latencyMs, (index << 1) + 1, ttftMs);
+    }
+
+    /**
+     * Publishes the model-server signals of one candidate (release stores). One publisher at a time.
+     *
+     * @param index candidate position.
+     * @param queue the smallest number of waiting requests among its fresh servers, NaN when none is fresh.
+     * @param kvCache the smallest KV-cache use (0..1) among its fresh servers, NaN when none is fresh.
+     * @param allStale whether the model has servers and every one of them is stale (past its grace period).
+     */
+    public void publishServerLoad(final int index, final double queue, final double kvCache, final boolean allStale)
+    {
+        extendedSignals = true;
+        DOUBLES.setRelease(serverLoad, index << 1, queue);
+        DOUBLES.setRelease(serverLoad, (index << 1) + 1, kvCache);
+        BYTES.setRelease(stale, index, allStale ? (byte)1 : (byte)0);
+    }
+
+    /**
+     * Publishes the in-flight tokens of one candidate (release store), for signals whose token counts nothing else
+     * keeps.
+     *
+     * @param index candidate position.
+     * @param tokens the sum of the token weights of its live leases.
+     */
+    public void publishInflightTokens(final int index, final long tokens)
+    {
+        extendedSignals = true;
+        LONGS.setRelease(inflightTokens, index, tokens);
+    }
+
+    /**
+     * Publishes whether one candidate is ejected (release store).
+     *
+     * @param index candidate position.
+     * @param millisLeft milliseconds left of its ejection (the probe's state counts as ejected too), NaN when it is not
+     *     ejected.
+     */
+    public void publishEjection(final int index, final double millisLeft)
+    {
+        extendedSignals = true;
+        DOUBLES.setRelease(ejectedMillisLeft, index, millisLeft);
+    }
+
+    /**
+     * @return whether a server load, in-flight token count or ejection was ever published on these signals (until then
+     *     the kernel does not read them).
+     */
+    public boolean hasExtendedSignals()
+    {
+        return extendedSignals;
+    }
+
+    /**
+     * @param index candidate position.
+     * @return the smallest queue among its fresh servers, NaN when none is fresh or it has no servers.
+     */
+    public double queue(final int index)
+    {
+        return serverLoad[index << 1];
+    }
+
+    /**
+     * @param index candidate position.
+     * @return the smallest KV-cache use among its fresh servers, NaN when none is fresh or it has no servers.
+     */
+    public double kvCache(final int index)
+    {
+        return serverLoad[(index << 1) + 1];
+    }
+
+    /**
+     * @param index candidate position.
+     * @return whether the model has servers and all of them are stale.
+     */
+    public boolean stale(final int index)
+    {
+        return stale[index] != 0;
+    }
+
+    /**
+     * @param index candidate position.
+     * @return its in-flight tokens.
+     */
+    public long inflightTokens(final int index)
+    {
+        return inflightTokens[index];
+    }
+
+    /**
+     * @param index candidate position.
+     * @return whether it is ejected now (dropped with reason {@code ejected}, within the decision's percent cap).
+     */
+    public boolean ejected(final int index)
+    {
+        // ejection: the reliability state feeds this (NaN compares false).
+        return ejectedMillisLeft[index] >= 0.0;
+    }
+
+    /**
+     * @param index candidate position.
+     * @return milliseconds left of its ejection, NaN when it is not ejected.
+     */
+    public double ejectedMillisLeft(final int index)
+    {
+        return ejectedMillisLeft[index];
     }
 
     /**

@@ -18,32 +18,35 @@ import io.multifactor.kernel.plan.TieBreak;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Selects one candidate of a decision as the semantics (section 4.1 of the user docs) define it, in two loops over the
- * candidates and nothing else (a dropped candidate is counted where it is dropped, into the calling thread's counter
- * block, when the engine passes one):
+ * Selects one candidate of a decision as the semantics (section 4.1 of the user docs, with the extensions of 4.2-4.5)
+ * define it, over the signal table ({@link Factor}: quality, latency, cost, load, queue, KV-cache). A dropped candidate
+ * is counted where it is dropped, into the calling thread's counter block, when the engine passes one.
  * <ol>
- *   <li><b>Gather, filter, bound</b> (every candidate): read its published signals ({@link CandidateSignals}) and its
- *       configured values (the plan; its cost under the request's token counts when the request has them), record
- *       what was observed in the {@link Selection}, drop it at the quality floor or the first broken ceiling (quality,
- *       TPOT, TTFT, cost, in-flight; a missing value never breaks a ceiling, a missing quality breaks a floor) or when
- *       the request excludes it, and widen the bounds of each factor over the survivors that have it.</li>
+ *   <li><b>Gather, filter, bound</b> (one loop over every candidate): read each factor's value from its source - the
+ *       plan for quality and cost (its cost under the request's token counts when the request has them), the
+ *       {@link CandidateSignals} for latency, load, the servers' queue and KV-cache use, in-flight tokens and
+ *       ejection - and write them into the {@link Selection}'s factor columns; drop the candidate when the request
+ *       excludes it or at the first limit that applies (ejected, quality floor, TPOT, TTFT, cost, in-flight, in-flight
+ *       tokens, queue, KV-cache, stale; a missing value never breaks a ceiling, a missing quality breaks a floor); and
+ *       widen the bounds of each factor over the survivors that have it.</li>
  *   <li>No survivor: the plan's policy ({@code cheapest}, {@code first}, {@code fail}), off the common path; every
  *       candidate excluded fails.</li>
- *   <li><b>Rank</b> (survivors): the weighted score and the first highest; the normalized factors are not stored, the
- *       selection computes them from the bounds when read. A decision with a tie band or a random tie-break then
- *       chooses among the scores within the band ({@link #tieSlowPath}); a lexicographic decision is ranked factor by
- *       factor instead ({@link #lexicographicSlowPath}).</li>
+ *   <li><b>Rank</b>: for each factor whose weight is above 0, one pass over that factor's column adding its term to
+ *       each candidate's score; then one pass that keeps the first highest survivor. The normalized factors are not
+ *       stored: the selection computes them from the bounds when read. A decision with a tie band or a random
+ *       tie-break then chooses among the scores within the band ({@link #tieSlowPath}); a lexicographic decision is
+ *       ranked factor by factor instead ({@link #lexicographicSlowPath}).</li>
  * </ol>
  * The score is {@code sum over factors of w * n}, with {@code n = (x - min) / (max - min)} (inverted as {@code 1 - n}
- * for latency, cost and load), 0.5 when every survivor that has the signal shares one value, 0 when the candidate
- * lacks it. The loop computes each term as {@code base + slope * (x - min)} with {@code slope = +-w / (max - min)}
- * prepared once per call: no division, clamp or shared-value branch per candidate. It agrees with the plain formula
- * within a few ulps (the reference implementation checks 1e-9); a range so small that {@code w / (max - min)}
+ * for a factor where lower is better), 0.5 when every survivor that has the signal shares one value, 0 when the
+ * candidate lacks it. Each term is computed as {@code base + slope * (x - min)} with {@code slope = +-w / (max - min)}
+ * prepared once per factor and call: no division, clamp or shared-value branch per candidate. It agrees with the plain
+ * formula within a few ulps (the reference implementation checks 1e-9); a range so small that {@code w / (max - min)}
  * overflows (values below about 1e-292) takes {@link #rankByDivisionSlowPath}, which uses the plain formula.
  * <p>
- * A decision that uses none of the extensions pays for them one predictable branch each: the floor test at the head of
- * the drop chain, the request-mix test on the cost line, the latency-metric test, and one test of the objective and one
- * of the tie settings per call.
+ * A decision that uses none of the extensions pays for them with the ceilings' comparisons (an off ceiling is
+ * {@code +Infinity}), one store per factor column per candidate, and one test of the objective and one of the tie
+ * settings per call; a factor with weight 0 costs no ranking pass.
  * <p>
  * This class is stateless and threadsafe. {@link #select} allocates nothing, takes no lock and never throws for an
  * expected outcome.
@@ -119,15 +122,25 @@ public final class ScoringKernel
         final boolean requestMix = requestOrNull != null && requestOrNull.hasTokens();
         final double promptShare = requestMix ? requestOrNull.promptShare() : 0.0;
         final double completionShare = requestMix ? requestOrNull.completionShare() : 0.0;
-        if (requestMix)
-        {
-            SelectionWriter.ownCosts(out);
-        }
         final double maxTpotMs = plan.effectiveMaxTpotMs();
         final double maxTtftMs = plan.effectiveMaxTtftMs();
         final double maxCost = plan.effectiveMaxCostPer1M();
         final long maxInflight = plan.effectiveMaxInflight();
+        final long maxInflightTokens = plan.effectiveMaxInflightTokens();
+        final double maxQueue = plan.effectiveMaxQueue();
+        final double maxKvCache = plan.effectiveMaxKvCache();
+        final boolean dropsStale = plan.dropsStale();
         final boolean anyExcluded = exclusionsOrNull != null && !exclusionsOrNull.isEmpty();
+        // Signals beyond latency and in-flight requests are read only once one was published (a loop-invariant test).
+        final boolean extended = signals.hasExtendedSignals();
+        if (requestMix)
+        {
+            SelectionWriter.ownCosts(out);
+        }
+        if (extended)
+        {
+            SelectionWriter.extendedSignals(out);
+        }
 
         double qMin = Double.POSITIVE_INFINITY;
         double qMax = Double.NEGATIVE_INFINITY;
@@ -137,32 +150,48 @@ public final class ScoringKernel
         double cMax = Double.NEGATIVE_INFINITY;
         double nMin = Double.POSITIVE_INFINITY;
         double nMax = Double.NEGATIVE_INFINITY;
+        double wMin = Double.POSITIVE_INFINITY;
+        double wMax = Double.NEGATIVE_INFINITY;
+        double kMin = Double.POSITIVE_INFINITY;
+        double kMax = Double.NEGATIVE_INFINITY;
         int survivors = 0;
 
         for (int i = 0; i < n; i++)
         {
+            // One source per signal of the table: configuration, the latency estimator, the leases, the servers.
+            final double quality = plan.quality(i);
             final double tpot = signals.tpotMs(i);
             final double ttft = signals.ttftMs(i);
+            final double cost = requestMix ?
+                CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i)) :
+                plan.costPer1M(i);
             final long inflight = signals.inflight(i);
-            final double quality = plan.quality(i);
-            final double cost;
+            final long inflightTokens = extended ? signals.inflightTokens(i) : 0L;
+            final double queue = extended ? signals.queue(i) : Double.NaN;
+            final double kvCache = extended ? signals.kvCache(i) : Double.NaN;
+            final double latency = latencyMetric == LatencyMetric.AUTO ? (tpot == tpot ? tpot : ttft) :
+                latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
+            final double load = inflight;
+            SelectionWriter.seedValues(out, i, latency, load);
             if (requestMix)
             {
-                cost = CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i));
                 SelectionWriter.costPer1M(out, i, cost);
             }
-            else
+            if (extended)
             {
-                cost = plan.costPer1M(i);
+                SelectionWriter.extendedValues(out, i, queue, kvCache, inflightTokens, signals.ejectedMillisLeft(i));
             }
+            // ejection: the candidate's published state; the decision's percent cap is applied where it is published.
+            final boolean ejected = extended && signals.ejected(i);
             // NaN compares false: a missing observation never breaks a ceiling; an off ceiling is +Infinity. A floor is
             // off for most decisions; a missing quality fails >= and breaks it. Non-short-circuit ORs: one branch for
             // the common case, the reason is worked out only for a drop.
-            final boolean broken = qualityFloor & !(quality >= minQuality) | tpot > maxTpotMs | ttft > maxTtftMs |
-                cost > maxCost | inflight > maxInflight;
+            final boolean broken = ejected | qualityFloor & !(quality >= minQuality) | tpot > maxTpotMs |
+                ttft > maxTtftMs | cost > maxCost | inflight > maxInflight | inflightTokens > maxInflightTokens |
+                queue > maxQueue | kvCache > maxKvCache | (dropsStale && extended && signals.stale(i));
             if (broken || anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
-                final int reason = dropReason(plan, exclusionsOrNull, i, tpot, ttft, cost, inflight);
+                final int reason = dropReason(plan, signals, exclusionsOrNull, i, quality, tpot, ttft, cost);
                 SelectionWriter.observed(out, i, reason, tpot, ttft, inflight);
                 if (dropCountsOrNull != null)
                 {
@@ -173,9 +202,6 @@ public final class ScoringKernel
             }
             SelectionWriter.observed(out, i, DropReason.NONE, tpot, ttft, inflight);
             survivors++;
-            final double latency = latencyMetric == LatencyMetric.AUTO ? (tpot == tpot ? tpot : ttft) :
-                latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
-            final double load = inflight;
             // Selects, not Math.min/max: a NaN fails both comparisons, so a missing signal never moves a bound.
             qMin = quality < qMin ? quality : qMin;
             qMax = quality > qMax ? quality : qMax;
@@ -185,8 +211,12 @@ public final class ScoringKernel
             cMax = cost > cMax ? cost : cMax;
             nMin = load < nMin ? load : nMin;
             nMax = load > nMax ? load : nMax;
+            wMin = queue < wMin ? queue : wMin;
+            wMax = queue > wMax ? queue : wMax;
+            kMin = kvCache < kMin ? kvCache : kMin;
+            kMax = kvCache > kMax ? kvCache : kMax;
         }
-        SelectionWriter.bounds(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
+        FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax, wMin, wMax, kMin, kMax);
 
         if (survivors == 0)
         {
@@ -198,85 +228,87 @@ public final class ScoringKernel
             lexicographicSlowPath(plan, out, requestOrNull);
             return;
         }
-        rank(plan, out, requestOrNull, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
+        rank(plan, out, requestOrNull);
     }
 
-    /** The first broken limit, in the order quality floor, TPOT, TTFT, cost, in-flight; {@code EXCLUDED} first of all. */
+    /**
+     * The first reason that applies, in the order excluded, ejected, quality floor, TPOT, TTFT, cost, in-flight,
+     * in-flight tokens, queue, KV-cache, stale.
+     */
     private static int dropReason(
         final DecisionPlan plan,
+        final CandidateSignals signals,
         final Exclusions exclusionsOrNull,
         final int i,
+        final double quality,
         final double tpot,
         final double ttft,
-        final double cost,
-        final long inflight)
+        final double cost)
     {
         if (exclusionsOrNull != null && exclusionsOrNull.contains(plan.candidateModelId(i)))
         {
             return DropReason.EXCLUDED;
         }
-        return plan.hasQualityFloor() && !(plan.quality(i) >= plan.minQuality()) ? DropReason.QUALITY :
+        return signals.ejected(i) ? DropReason.EJECTED :
+            plan.hasQualityFloor() && !(quality >= plan.minQuality()) ? DropReason.QUALITY :
             tpot > plan.effectiveMaxTpotMs() ? DropReason.TPOT :
             ttft > plan.effectiveMaxTtftMs() ? DropReason.TTFT :
-            cost > plan.effectiveMaxCostPer1M() ? DropReason.COST : DropReason.INFLIGHT;
+            cost > plan.effectiveMaxCostPer1M() ? DropReason.COST :
+            signals.inflight(i) > plan.effectiveMaxInflight() ? DropReason.INFLIGHT :
+            signals.inflightTokens(i) > plan.effectiveMaxInflightTokens() ? DropReason.INFLIGHT_TOKENS :
+            signals.queue(i) > plan.effectiveMaxQueue() ? DropReason.QUEUE :
+            signals.kvCache(i) > plan.effectiveMaxKvCache() ? DropReason.KV_CACHE : DropReason.STALE;
     }
 
-    private static void rank(
-        final DecisionPlan plan,
-        final Selection out,
-        final Request requestOrNull,
-        final double qMin,
-        final double qMax,
-        final double lMin,
-        final double lMax,
-        final double cMin,
-        final double cMax,
-        final double nMin,
-        final double nMax)
+    /**
+     * The weighted score, factor by factor over the signal table's columns (only the factors with a weight above 0),
+     * then the first highest survivor.
+     */
+    private static void rank(final DecisionPlan plan, final Selection out, final Request requestOrNull)
     {
-        final double wQ = plan.weight(Factor.QUALITY);
-        final double wL = plan.weight(Factor.LATENCY);
-        final double wC = plan.weight(Factor.COST);
-        final double wN = plan.weight(Factor.LOAD);
-        // Term of a factor: base + slope * (x - min); one shared value: slope 0, base w / 2.
-        final boolean qSpread = qMax > qMin;
-        final boolean lSpread = lMax > lMin;
-        final boolean cSpread = cMax > cMin;
-        final boolean nSpread = nMax > nMin;
-        final double qSlope = qSpread ? wQ / (qMax - qMin) : 0.0;
-        final double lSlope = lSpread ? -wL / (lMax - lMin) : 0.0;
-        final double cSlope = cSpread ? -wC / (cMax - cMin) : 0.0;
-        final double nSlope = nSpread ? -wN / (nMax - nMin) : 0.0;
-        if (Math.abs(qSlope) + Math.abs(lSlope) + Math.abs(cSlope) + Math.abs(nSlope) == Double.POSITIVE_INFINITY)
-        {
-            rankByDivisionSlowPath(plan, out, requestOrNull);
-            return;
-        }
-        final double qBase = qSpread ? 0.0 : 0.5 * wQ;
-        final double lBase = lSpread ? wL : 0.5 * wL;
-        final double cBase = cSpread ? wC : 0.5 * wC;
-        final double nBase = nSpread ? wN : 0.5 * wN;
-
         final int n = plan.candidateCount();
+        final double[] scores = SelectionWriter.scores(out);
+        final int[] drops = SelectionWriter.dropReasons(out);
+        for (int i = 0; i < n; i++)
+        {
+            scores[i] = 0.0;
+        }
+        final int scored = plan.scoredFactorCount();
+        for (int r = 0; r < scored; r++)
+        {
+            final int f = plan.scoredFactor(r);
+            final double w = plan.weight(f);
+            final double min = out.boundMin(f);
+            final double max = out.boundMax(f);
+            // Term of a factor: base + slope * (x - min); one shared value: slope 0, base w / 2; missing: 0.
+            final boolean spread = max > min;
+            final boolean lower = Factor.lowerIsBetter(f);
+            final double slope = spread ? (lower ? -w : w) / (max - min) : 0.0;
+            if (slope == Double.POSITIVE_INFINITY || slope == Double.NEGATIVE_INFINITY)
+            {
+                rankByDivisionSlowPath(plan, out, requestOrNull);
+                return;
+            }
+            final double base = spread ? (lower ? w : 0.0) : 0.5 * w;
+            final double[] column = SelectionWriter.column(out, f);
+            for (int i = 0; i < n; i++)
+            {
+                final double x = column[i];
+                // A dropped candidate's sum is never read.
+                scores[i] += x == x ? base + slope * (x - min) : 0.0;
+            }
+        }
         int best = -1;
         double bestScore = Double.NEGATIVE_INFINITY;
         for (int i = 0; i < n; i++)
         {
-            if (out.dropReason(i) != DropReason.NONE)
+            if (drops[i] != DropReason.NONE)
             {
                 continue;
             }
-            final double quality = out.quality(i);
-            final double latency = out.latencyMs(i);
-            final double cost = out.costPer1M(i);
-            final double load = out.inflight(i);
-            double score = nBase + nSlope * (load - nMin);
-            score += quality == quality ? qBase + qSlope * (quality - qMin) : 0.0;
-            score += latency == latency ? lBase + lSlope * (latency - lMin) : 0.0;
-            score += cost == cost ? cBase + cSlope * (cost - cMin) : 0.0;
             // Rounding can leave a hair outside [0, 1] (the weights themselves can add up to one ulp more than 1).
-            score = score < 0.0 ? 0.0 : score > 1.0 ? 1.0 : score;
-            SelectionWriter.score(out, i, score);
+            final double score = scores[i] < 0.0 ? 0.0 : scores[i] > 1.0 ? 1.0 : scores[i];
+            scores[i] = score;
             if (score > bestScore)
             {
                 bestScore = score;

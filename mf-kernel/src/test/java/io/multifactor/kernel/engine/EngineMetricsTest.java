@@ -365,7 +365,7 @@ class EngineMetricsTest
     void shouldKeepInflightCounterOfRetiredModelUntilItsLeasesEnd()
     {
         final Plans first = plans(0.0, NoCandidatesPolicy.CHEAPEST);
-        final MultiFactorEngine engine = engine(MultiFactorEngine.builder(first).counterCapacity(80));
+        final MultiFactorEngine engine = engine(MultiFactorEngine.builder(first).counterCapacity(100));
         final long lease = engine.begin(engine.modelId("smart"));
         Plans plans = new PlansBuilder(first).model("fast", 0.5, 1.0).decision("e").candidates("fast").add().build();
         engine.replacePlans(plans);

@@ -11,25 +11,25 @@ class WeightsTest
     @Test
     void shouldNormalizeFourTwoTwoTwoToPointFourAndPointTwos()
     {
-        assertThat(Weights.normalize(4, 2, 2, 2)).containsExactly(0.4, 0.2, 0.2, 0.2);
+        assertThat(Weights.normalize(4, 2, 2, 2)).containsExactly(0.4, 0.2, 0.2, 0.2, 0.0, 0.0);
     }
 
     @Test
     void shouldUseEqualWeightsWhenAllAreZero()
     {
-        assertThat(Weights.normalize(0, 0, 0, 0)).containsExactly(0.25, 0.25, 0.25, 0.25);
+        assertThat(Weights.normalize(0, 0, 0, 0)).containsExactly(0.25, 0.25, 0.25, 0.25, 0.0, 0.0);
     }
 
     @Test
     void shouldUseEqualWeightsWhenAllAreNegative()
     {
-        assertThat(Weights.normalize(-1, -2, 0, -0.5)).containsExactly(0.25, 0.25, 0.25, 0.25);
+        assertThat(Weights.normalize(-1, -2, 0, -0.5)).containsExactly(0.25, 0.25, 0.25, 0.25, 0.0, 0.0);
     }
 
     @Test
     void shouldClampNegativeWeightToZero()
     {
-        assertThat(Weights.normalize(-3, 1, 0, 1)).containsExactly(0.0, 0.5, 0.0, 0.5);
+        assertThat(Weights.normalize(-3, 1, 0, 1)).containsExactly(0.0, 0.5, 0.0, 0.5, 0.0, 0.0);
     }
 
     @Test
@@ -58,9 +58,21 @@ class WeightsTest
     {
         final Plans plans = new PlansBuilder().model("m", 0.5, 1.0).decision("d").candidates("m").add().build();
         final DecisionPlan plan = plans.decision(plans.decisionId("d"));
-        for (int f = 0; f < Factor.COUNT; f++)
+        for (int f = 0; f < Factor.SEED_COUNT; f++)
         {
             assertThat(plan.weight(f)).isEqualTo(0.25);
         }
+        assertThat(plan.weight(Factor.QUEUE)).isZero();
+        assertThat(plan.weight(Factor.KV_CACHE)).isZero();
+    }
+
+    @Test
+    void shouldNormalizeSixWeightsAndGiveTheSeedFactorsEqualSharesWhenAllAreZero()
+    {
+        assertThat(Weights.normalize(new double[] { 1, 0, 0, 1, 1, 1 })).containsExactly(0.25, 0.0, 0.0, 0.25, 0.25, 0.25);
+        assertThat(Weights.normalize(new double[] { 0, 0, 0, 0, 0, -1 }))
+            .containsExactly(0.25, 0.25, 0.25, 0.25, 0.0, 0.0);
+        assertThatThrownBy(() -> Weights.normalize(new double[] { 1, 1, 1, 1 }))
+            .isInstanceOf(IllegalArgumentException.class);
     }
 }

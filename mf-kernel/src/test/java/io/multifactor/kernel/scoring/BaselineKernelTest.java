@@ -9,6 +9,7 @@ import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.plan.SignalCeilings;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;
@@ -82,8 +83,8 @@ class BaselineKernelTest
     void shouldRefuseAPlanOfABaselineWithACeiling()
     {
         assertThatThrownBy(() -> new DecisionPlan(0, "d", new int[] { 0 }, new double[] { 1 }, new double[] { 1 },
-            new double[] { 1 }, new double[] { 0.25, 0.25, 0.25, 0.25 }, 0, 0, 0, 0, 5, 95, 0, 0, 0, 1, 0, 0,
-            new int[0], 0, 0, 0, AlgorithmType.RANDOM))
+            new double[] { 1 }, new double[] { 0.25, 0.25, 0.25, 0.25, 0, 0 }, 0, 0, 0, 0, 5, 95, 0, 0, 0, 1, 0, 0,
+            new int[0], 0, 0, 0, AlgorithmType.RANDOM, SignalCeilings.NONE))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("random decision takes no floor");
     }
 

@@ -226,10 +226,13 @@ class ScoringKernelTest
         final Selection s = select(plans, "d", obs(30, NaN, 3));
         assertThat(s.outcome()).isEqualTo(Outcome.SCORED);
         assertThat(s.selectedIndex()).isZero();
-        for (int f = 0; f < Factor.COUNT; f++)
+        for (int f = 0; f < Factor.SEED_COUNT; f++)
         {
             assertThat(s.normalized(0, f)).isEqualTo(0.5);
         }
+        // No server signals: missing, so 0 (and weight 0).
+        assertThat(s.normalized(0, Factor.QUEUE)).isZero();
+        assertThat(s.normalized(0, Factor.KV_CACHE)).isZero();
         assertThat(s.selectedScore()).isEqualTo(0.5);
     }
 

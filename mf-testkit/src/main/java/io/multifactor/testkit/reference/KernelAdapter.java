@@ -189,7 +189,7 @@ public final class KernelAdapter
             final boolean scored = selection.dropReason(i) == DropReason.NONE && !Double.isNaN(selection.score(i));
             if (scored)
             {
-                for (int f = 0; f < Factor.COUNT; f++)
+                for (int f = 0; f < Factor.SEED_COUNT; f++)
                 {
                     normalized.put(Factor.label(f), selection.normalized(i, f));
                 }
@@ -207,8 +207,8 @@ public final class KernelAdapter
                 selection.eliminatedBy(i) == Selection.NOT_ELIMINATED ? null : Factor.label(selection.eliminatedBy(i)),
                 false));
         }
-        final double[] weights = new double[Factor.COUNT];
-        for (int f = 0; f < Factor.COUNT; f++)
+        final double[] weights = new double[Factor.SEED_COUNT];
+        for (int f = 0; f < Factor.SEED_COUNT; f++)
         {
             weights[f] = selection.weight(f);
         }

@@ -104,7 +104,7 @@ public final class ReferenceScorer
             final int i = survivors.get(s);
             final double[] n = { nq.get(s), nl.get(s), nc.get(s), nn.get(s) };
             double score = 0.0;
-            for (int f = 0; f < Factor.COUNT; f++)
+            for (int f = 0; f < Factor.SEED_COUNT; f++)
             {
                 score += weights[f] * n[f];
             }
@@ -305,7 +305,7 @@ public final class ReferenceScorer
     static Map<String, Double> factorMap(final double[] values)
     {
         final Map<String, Double> map = new LinkedHashMap<>();
-        for (int f = 0; f < Factor.COUNT; f++)
+        for (int f = 0; f < Factor.SEED_COUNT; f++)
         {
             map.put(Factor.label(f), values[f]);
         }

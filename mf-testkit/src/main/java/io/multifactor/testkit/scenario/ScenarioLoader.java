@@ -29,7 +29,8 @@ public final class ScenarioLoader
 {
     private static final List<String> ROOT_KEYS =
         List.of("decision", "exclude", "prompt_tokens", "max_output_tokens", "seed", "models");
-    private static final List<String> MODEL_KEYS = List.of("tpot_ms", "ttft_ms", "inflight");
+    private static final List<String> MODEL_KEYS =
+        List.of("tpot_ms", "ttft_ms", "inflight", "inflight_tokens", "queue", "kv_cache", "ejected_ms");
 
     /** The largest in-flight count a scenario may give one model (each one is a real lease in the engine). */
     public static final long MAX_INFLIGHT = 1_000_000L;
@@ -133,9 +134,40 @@ public final class ScenarioLoader
             final double[] tpot = samples(model, "tpot_ms", problems);
             final double[] ttft = samples(model, "ttft_ms", problems);
             final long inflight = model.optionalInteger("inflight", 0L, 0L, MAX_INFLIGHT);
+            final long inflightTokens = model.optionalInteger("inflight_tokens", 0L, 0L, MAX_TOKENS);
+            final double queue = model.has("queue") ?
+                (double)model.optionalInteger("queue", 0L, 0L, MAX_INFLIGHT) : Double.NaN;
+            final double kvCache = model.has("kv_cache") ? unitFraction(model, problems) : Double.NaN;
+            final double ejectedMs = model.has("ejected_ms") ? positiveMillis(model, problems) : Double.NaN;
             models.add(new ModelObservations(
-                new LocatedName(entry.key(), entry.keyLine(), entry.keyColumn(), path), tpot, ttft, inflight));
+                new LocatedName(entry.key(), entry.keyLine(), entry.keyColumn(), path), tpot, ttft, inflight,
+                inflightTokens, queue, kvCache, ejectedMs));
         }
+    }
+
+    private static double unitFraction(final MappingReader model, final Problems problems)
+    {
+        final double value = model.optionalNumber("kv_cache", Double.NaN, false);
+        if (value == value && !(value >= 0.0 && value <= 1.0))
+        {
+            problems.error(model.value("kv_cache"), model.path("kv_cache"),
+                "kv_cache is a fraction of the KV cache in use, 0..1, got " + ((YamlScalar)model.value("kv_cache")).text());
+            return Double.NaN;
+        }
+        return value;
+    }
+
+    private static double positiveMillis(final MappingReader model, final Problems problems)
+    {
+        final double value = model.optionalNumber("ejected_ms", Double.NaN, false);
+        if (value == value && !(value > 0.0))
+        {
+            problems.error(model.value("ejected_ms"), model.path("ejected_ms"),
+                "ejected_ms must be > 0 (how long the model is still ejected), got " +
+                    ((YamlScalar)model.value("ejected_ms")).text());
+            return Double.NaN;
+        }
+        return value;
     }
 
     /** @return a token count, {@code null} when absent; the largest accepted is {@link #MAX_TOKENS}. */
