@@ -359,14 +359,19 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         lifecycle.onResponseStatus(status,
             contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17));
         final Plans plans = context.engine().plans();
-        final HeaderMutation.Builder mutation = HeaderMutation.newBuilder()
-            .addSetHeaders(ExtProcResponses.set(DecisionResolver.HEADER, plans.decision(decisionId) == null ?
-                "" : plans.decision(decisionId).name()))
-            .addSetHeaders(ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, modelName));
+        final ProcessingResponse answer;
         if (explain)
         {
-            mutation.addSetHeaders(ExtProcResponses.set(EXPLAIN_HEADER,
-                ExplainJson.compact(plans, lifecycle.selection())));
+            answer = ExtProcResponses.responseHeaders(HeaderMutation.newBuilder()
+                .addSetHeaders(ExtProcResponses.set(DecisionResolver.HEADER, plans.decision(decisionId) == null ?
+                    "" : plans.decision(decisionId).name()))
+                .addSetHeaders(ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, modelName))
+                .addSetHeaders(ExtProcResponses.set(EXPLAIN_HEADER, ExplainJson.compact(plans, lifecycle.selection()))));
+        }
+        else
+        {
+            // The same for every request of this decision and model: built once per plans snapshot.
+            answer = context.responseHeaderAnswers(plans).answer(decisionId, modelId, modelName);
         }
         if (headers.getEndOfStream())
         {
@@ -376,7 +381,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         {
             state = RESPONSE_BODY;
         }
-        send(ExtProcResponses.responseHeaders(mutation));
+        send(answer);
     }
 
     private void onResponseBody(final HttpBody message)
