@@ -51,15 +51,17 @@ public final class PlansCompiler
                 .weights(w.byFactor())
                 .slo(slo.maxTpotMs(), slo.maxTtftMs(), slo.maxCostPer1M(), slo.maxInflight())
                 .minQuality(slo.minQuality())
-                // The servers' ceilings (0: off) and what all-stale servers mean (signals.server_metrics.when_stale).
-                .signalCeilings(
-                    new SignalCeilings(0L, ceiling(slo.maxQueue()), ceiling(slo.maxKvCache()), staleSaturated))
+                // In-flight tokens, the servers' ceilings (0: off) and what all-stale servers mean (when_stale).
+                .signalCeilings(new SignalCeilings(slo.maxInflightTokens(), ceiling(slo.maxQueue()),
+                    ceiling(slo.maxKvCache()), staleSaturated))
                 .percentile(mf.latencyPercentile())
                 .policy(mf.onNoCandidates())
                 .latencyMetric(ranking.latencyMetric())
                 .costMix(ranking.costMixPrompt(), ranking.costMixCompletion())
                 .tieBand(ranking.tieBand())
                 .tieBreak(ranking.tieBreak())
+                .pick(ranking.pick())
+                .loadMetric(ranking.loadMetric())
                 .algorithmType(decision.algorithmType());
             if (!ranking.priority().isEmpty() && decision.algorithmType() == AlgorithmType.MULTI_FACTOR)
             {

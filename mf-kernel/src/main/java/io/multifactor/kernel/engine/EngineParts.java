@@ -1,6 +1,7 @@
 package io.multifactor.kernel.engine;
 
 import io.multifactor.kernel.inflight.LeaseTable;
+import io.multifactor.kernel.latency.LatencyEstimatorType;
 import io.multifactor.kernel.latency.LatencyWindow;
 import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
@@ -62,10 +63,11 @@ final class EngineParts
         }
         serverPublisher = new ServerLoadPublisher(serverSignals, values);
         counterBlocks = builder.countSelections ? new PerThreadCounterBlocks(values) : null;
-        installer = new StateInstaller(lock, layout, publisher, serverPublisher, originNs, sliceNs, counterBlocks);
-        reserver = new ReserveOnSelect(leases, leaseEpochs);
+        installer = new StateInstaller(lock, layout, publisher, serverPublisher, originNs, sliceNs, counterBlocks,
+            settings, clock);
+        reserver = new ReserveOnSelect(leases, leaseEpochs, settings.defaultRequestTokens());
         selector = new Selector(reserver, counterBlocks);
-        explainer = new Explainer(installer);
+        explainer = new Explainer(installer, settings.latencyEstimator() == LatencyEstimatorType.PEAK_EWMA);
         samples = new SampleRecorder(installer, layout);
         refreshCycle = new RefreshCycle(
             lock, clock, settings, originNs, installer, publisher, serverPublisher, layout, leases, leaseEpochs,

@@ -42,6 +42,8 @@ final class EngineState
     final int slotCount;
     final double[] latencyMs;
     final int[] counterOffsets;
+    /** In-flight tokens counter offset per model handle (-1 = none). */
+    final int[] tokenCounterOffsets;
     final ModelSignals[] byModel;
     final LiveDecision[] decisions;
 
@@ -80,12 +82,15 @@ final class EngineState
         this.latencyMs = new double[latencyLength(byModel.length, slotCount)];
         Arrays.fill(latencyMs, Double.NaN);
         this.counterOffsets = new int[byModel.length];
+        this.tokenCounterOffsets = new int[byModel.length];
         Arrays.fill(counterOffsets, -1);
+        Arrays.fill(tokenCounterOffsets, -1);
         for (int i = 0; i < byModel.length; i++)
         {
             if (byModel[i] != null)
             {
                 counterOffsets[i] = byModel[i].counterOffset;
+                tokenCounterOffsets[i] = byModel[i].tokenCounterOffset;
             }
         }
         this.decisions = new LiveDecision[plans.decisionCapacity()];
@@ -96,12 +101,14 @@ final class EngineState
             {
                 final int n = plan.candidateCount();
                 final int[] offsets = new int[n];
+                final int[] tokenOffsets = new int[n];
                 final int[] dropIds = new int[n * DropReason.COUNT];
                 Arrays.fill(dropIds, -1);
                 for (int i = 0; i < n; i++)
                 {
                     final int modelId = plan.candidateModelId(i);
                     offsets[i] = counterOffsets[modelId];
+                    tokenOffsets[i] = tokenCounterOffsets[modelId];
                     if (dropCounterIds.length > 0)
                     {
                         System.arraycopy(dropCounterIds, modelId * DropReason.COUNT, dropIds, i * DropReason.COUNT,
@@ -111,7 +118,8 @@ final class EngineState
                 final int[] selectionIds = d < selectionCounterIds.length && selectionCounterIds[d] != null ?
                     selectionCounterIds[d] : noSelectionCounters(n);
                 decisions[d] =
-                    new LiveDecision(plan, new CandidateSignals(counterValues, offsets, dropIds), selectionIds);
+                    new LiveDecision(plan, new CandidateSignals(counterValues, offsets, dropIds, tokenOffsets),
+                        selectionIds);
             }
         }
         if (latencyCounterOffsetsOrNull == null)

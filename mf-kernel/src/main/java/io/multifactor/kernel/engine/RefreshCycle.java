@@ -230,12 +230,11 @@ final class RefreshCycle
         {
             if (signals != null)
             {
-                signals.ttft.advance(sliceIndex);
-                signals.tpot.advance(sliceIndex);
+                signals.refresh(sliceIndex, nowNs);
                 work++;
             }
         }
-        publisher.publish(s);
+        publisher.publish(s, nowNs);
         publishServerSignals(s, nowNs);
         if (counterBlocksOrNull != null)
         {

@@ -3,6 +3,7 @@ package io.multifactor.kernel.engine;
 import io.multifactor.api.DropReason;
 import io.multifactor.api.InflightTracker;
 import io.multifactor.api.Outcome;
+import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.inflight.LeaseTable;
 import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
@@ -10,10 +11,11 @@ import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.scoring.ReserveOrder;
 
 /**
- * Reserve on select: takes the lease on a selection's choice. Within {@code max_inflight} when the choice was scored
- * (an atomic check-and-increment on the model's counter), trying the next survivor in ranking order
+ * Reserve on select: takes the lease on a selection's choice. Within {@code max_inflight} and
+ * {@code max_inflight_tokens} when the choice was scored (atomic check-and-adds on the model's counters, count first), trying the next survivor in ranking order
  * ({@link ReserveOrder}) when the chosen one is full, and falling back as {@code on_no_candidates} says when none can
- * be reserved (a fallback pick is leased without the check); otherwise without a check.
+ * be reserved (a fallback pick is leased without the check); otherwise without a check. Every lease carries its token
+ * weight ({@link #weight}) on the model's in-flight tokens counter, and its end takes that weight off again.
  * <p>
  * This class is threadsafe: lock-free, it allocates nothing; each call writes only the caller's {@link Selection}.
  */
@@ -21,11 +23,37 @@ final class ReserveOnSelect
 {
     private final LeaseTable leases;
     private final LeaseEpochs leaseEpochs;
+    private final long defaultRequestTokens;
 
-    ReserveOnSelect(final LeaseTable leases, final LeaseEpochs leaseEpochs)
+    ReserveOnSelect(final LeaseTable leases, final LeaseEpochs leaseEpochs, final long defaultRequestTokens)
     {
         this.leases = leases;
         this.leaseEpochs = leaseEpochs;
+        this.defaultRequestTokens = defaultRequestTokens;
+    }
+
+    /**
+     * The token weight of a lease: the request's {@code prompt_tokens + max_output_tokens} when it carries either (a
+     * count not set counting 0), else {@code default_request_tokens}.
+     *
+     * @param requestOrNull the request, or null.
+     * @return the weight, {@code >= 0}.
+     */
+    long weight(final Request requestOrNull)
+    {
+        if (requestOrNull == null)
+        {
+            return defaultRequestTokens;
+        }
+        final long prompt = requestOrNull.promptTokens();
+        final long output = requestOrNull.maxOutputTokens();
+        if (prompt == Request.NO_TOKENS && output == Request.NO_TOKENS)
+        {
+            return defaultRequestTokens;
+        }
+        final long sum = Math.max(0L, prompt) + Math.max(0L, output);
+        // Two counts near Long.MAX_VALUE: saturate rather than wrap into a negative weight.
+        return sum < 0 ? Long.MAX_VALUE / 4 : Math.min(sum, Long.MAX_VALUE / 4);
     }
 
     /**
@@ -33,65 +61,79 @@ final class ReserveOnSelect
      * @param decision the decision of that state it ran on.
      * @param out a selection with a choice; reserve may drop full candidates and choose again.
      * @param countsOrNull the calling thread's counter block, where a candidate dropped as full is counted, or null.
+     * @param tokens the lease's token weight ({@link #weight}).
      * @return the lease, or {@link InflightTracker#NO_LEASE}.
      */
     long reserve(
-        final EngineState s, final LiveDecision decision, final Selection out, final SingleWriterCounterBlock countsOrNull)
+        final EngineState s,
+        final LiveDecision decision,
+        final Selection out,
+        final SingleWriterCounterBlock countsOrNull,
+        final long tokens)
     {
         final long epoch = leaseEpochs.currentEpoch();
-        final long maxInflight = decision.plan.maxInflight();
-        if (maxInflight <= 0 || out.outcome() != Outcome.SCORED)
+        final DecisionPlan plan = decision.plan;
+        final long maxInflight = plan.effectiveMaxInflight();
+        final long maxTokens = plan.effectiveMaxInflightTokens();
+        if (maxInflight == Long.MAX_VALUE && maxTokens == Long.MAX_VALUE || out.outcome() != Outcome.SCORED)
         {
-            return leaseUnchecked(s.counterOffsets, out.selectedModel(), epoch);
+            return leaseUnchecked(s, out.selectedModel(), tokens, epoch);
         }
-        return reserveWithinSlowPath(s.counterOffsets, decision, out, maxInflight, epoch, countsOrNull);
+        return reserveWithinSlowPath(s, decision, out, maxInflight, maxTokens, tokens, epoch, countsOrNull);
     }
 
     /**
-     * @param counterOffsets in-flight counter offset per model handle of the current state (-1 = none).
+     * @param s the current state.
      * @param modelId a model handle within range.
+     * @param tokens the lease's token weight.
      * @return a lease on it without a limit, or {@link InflightTracker#NO_LEASE}.
      */
-    long begin(final int[] counterOffsets, final int modelId)
+    long begin(final EngineState s, final int modelId, final long tokens)
     {
-        final int counterOffset = counterOffsets[modelId];
-        return counterOffset < 0 ? InflightTracker.NO_LEASE : leases.acquire(counterOffset, leaseEpochs.currentEpoch());
+        return leaseUnchecked(s, modelId, tokens, leaseEpochs.currentEpoch());
     }
 
     private long reserveWithinSlowPath(
-        final int[] counterOffsets,
+        final EngineState s,
         final LiveDecision decision,
         final Selection out,
         final long maxInflight,
+        final long maxTokens,
+        final long tokens,
         final long epoch,
         final SingleWriterCounterBlock countsOrNull)
     {
         final DecisionPlan plan = decision.plan;
+        final int[] counterOffsets = s.counterOffsets;
+        final int[] tokenCounterOffsets = s.tokenCounterOffsets;
         int index = out.selectedIndex();
         while (index >= 0)
         {
-            final int counterOffset = counterOffsets[out.modelId(index)];
+            final int modelId = out.modelId(index);
+            final int counterOffset = counterOffsets[modelId];
             // A model retired by a concurrent reload has no counter (-1): it cannot be reserved.
-            final long lease = counterOffset < 0 ? LeaseTable.AT_LIMIT :
-                leases.acquireWithin(counterOffset, maxInflight, epoch);
-            if (lease != LeaseTable.AT_LIMIT)
+            final long lease = counterOffset < 0 ? LeaseTable.AT_LIMIT : leases.acquireWithin(
+                counterOffset, maxInflight, tokenCounterOffsets[modelId], tokens, maxTokens, epoch);
+            if (lease != LeaseTable.AT_LIMIT && lease != LeaseTable.AT_TOKEN_LIMIT)
             {
                 return lease;
             }
+            final int reason = lease == LeaseTable.AT_LIMIT ? DropReason.INFLIGHT : DropReason.INFLIGHT_TOKENS;
             if (countsOrNull != null)
             {
                 // The candidate is dropped here, after scoring: counted here, as the kernel counts its own drops.
-                countsOrNull.increment(decision.signals.dropCounterId(index, DropReason.INFLIGHT));
+                countsOrNull.increment(decision.signals.dropCounterId(index, reason));
             }
-            index = ReserveOrder.dropFullAndChooseNext(plan, out, index);
+            index = ReserveOrder.dropFullAndChooseNext(plan, out, index, reason);
         }
         return ReserveOrder.fallback(plan, out) < 0 ? InflightTracker.NO_LEASE :
-            leaseUnchecked(counterOffsets, out.selectedModel(), epoch);
+            leaseUnchecked(s, out.selectedModel(), tokens, epoch);
     }
 
-    private long leaseUnchecked(final int[] counterOffsets, final int modelId, final long epoch)
+    private long leaseUnchecked(final EngineState s, final int modelId, final long tokens, final long epoch)
     {
-        final int counterOffset = counterOffsets[modelId];
-        return counterOffset < 0 ? InflightTracker.NO_LEASE : leases.acquire(counterOffset, epoch);
+        final int counterOffset = s.counterOffsets[modelId];
+        return counterOffset < 0 ? InflightTracker.NO_LEASE :
+            leases.acquire(counterOffset, s.tokenCounterOffsets[modelId], tokens, epoch);
     }
 }

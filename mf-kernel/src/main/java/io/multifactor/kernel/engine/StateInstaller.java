@@ -35,6 +35,8 @@ final class StateInstaller
     private final long originNs;
     private final long sliceNs;
     private final PerThreadCounterBlocks counterBlocksOrNull;
+    private final SignalSettings settings;
+    private final NanoClock clock;
 
     // Guarded by the engine's lock.
     private Map<String, ModelSignals> signalsByName = new HashMap<>();
@@ -48,8 +50,12 @@ final class StateInstaller
         final ServerLoadPublisher serverPublisher,
         final long originNs,
         final long sliceNs,
-        final PerThreadCounterBlocks counterBlocksOrNull)
+        final PerThreadCounterBlocks counterBlocksOrNull,
+        final SignalSettings settings,
+        final NanoClock clock)
     {
+        this.settings = settings;
+        this.clock = clock;
         this.counterBlocksOrNull = counterBlocksOrNull;
         this.lock = lock;
         this.layout = layout;
@@ -186,7 +192,7 @@ final class StateInstaller
         }
         layout.commitGeneration(nowNs, nextHealed);
         serverPublisher.commitCounters();
-        publisher.publish(nextState);
+        publisher.publish(nextState, nowNs);
         serverPublisher.publish(nextState, nowNs);
         for (final ModelSignals retired : signalsByName.values())
         {
@@ -228,10 +234,12 @@ final class StateInstaller
                 continue;
             }
             final int inflightId = layout.inflightCounterId(name);
+            final int tokensId = layout.inflightTokensCounterId(name);
             ModelSignals signals = signalsByName.get(name);
-            if (signals == null || signals.counterId != inflightId)
+            if (signals == null || signals.counterId != inflightId || signals.tokenCounterId != tokensId)
             {
-                signals = new ModelSignals(name, inflightId, CounterBuffers.valueOffset(inflightId), sliceIndex);
+                signals = new ModelSignals(name, inflightId, CounterBuffers.valueOffset(inflightId), tokensId,
+                    CounterBuffers.valueOffset(tokensId), sliceIndex, settings, clock, originNs);
                 if (fleetAttached)
                 {
                     signals.ttft.keepUnsent();

@@ -82,6 +82,9 @@ public final class CounterTypes
     /** Whether a backend is fresh (1) or not (0). */
     public static final int SERVER_FRESH = 1_616;
 
+    /** Tokens in flight on one model: the weights of its live leases ({@code mf.inflight.tokens}). */
+    public static final int INFLIGHT_TOKENS = 1_619;
+
     /** Value of a {@link #LATENCY} counter whose window holds no sample. */
     public static final long NO_OBSERVATION = -1L;
 
@@ -104,6 +107,6 @@ public final class CounterTypes
      */
     public static boolean isEngineType(final int typeId)
     {
-        return typeId >= INFLIGHT && typeId <= SERVER_FRESH;
+        return typeId >= INFLIGHT && typeId <= SERVER_FRESH || typeId == INFLIGHT_TOKENS;
     }
 }

@@ -18,7 +18,9 @@ import java.lang.invoke.VarHandle;
  *   latencyMs:        [ tpot(0) | ttft(0) | tpot(1) | ttft(1) | ... ]    milliseconds, NaN = no observation
  *   serverLoad:       [ queue(0) | kv(0) | queue(1) | kv(1) | ... ]       NaN = no fresh server
  *   stale:            [ s(0) | s(1) | ... ]                                1 = every server of the model is stale
- *   inflightTokens:   [ t(0) | t(1) | ... ]                                tokens of the candidate's live leases
+ *   tokenOffsets:     [ off(0)  | off(1)  | ... ]                          value offsets in tokenValues: tokens of the
+ *                                                                          candidate's live leases (the lease table's
+ *                                                                          counters in the engine)
  *   ejectedMillisLeft:[ e(0) | e(1) | ... ]                                NaN = not ejected
  *   inflightOffsets:  [ off(0)  | off(1)  | ... ]                          value offsets in inflightValues
  *   dropCounterIds:   [ id(0, reason 0) ... id(0, COUNT - 1) | id(1, 0) ... ]   counter id per candidate and reason
@@ -36,7 +38,6 @@ import java.lang.invoke.VarHandle;
 public final class CandidateSignals
 {
     private static final VarHandle DOUBLES = MethodHandles.arrayElementVarHandle(double[].class);
-    private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle BYTES = MethodHandles.arrayElementVarHandle(byte[].class);
     private static final VarHandle TURNS;
 
@@ -59,7 +60,8 @@ public final class CandidateSignals
     final int[] dropCounterIds;
     final double[] serverLoad;
     final byte[] stale;
-    final long[] inflightTokens;
+    final AtomicBuffer tokenValues;
+    final int[] tokenOffsets;
     final double[] ejectedMillisLeft;
     // Whether any signal beyond latency and in-flight requests was ever published here: until then the kernel reads
     // none of them (every one is missing, 0 or "not ejected"), so a decision without them pays no loads for them.
@@ -90,6 +92,37 @@ public final class CandidateSignals
      */
     public CandidateSignals(final AtomicBuffer inflightValues, final int[] inflightOffsets, final int[] dropCounterIds)
     {
+        this(inflightValues, inflightOffsets, dropCounterIds, null, null);
+    }
+
+    /**
+     * Signals whose in-flight tokens are read live from counters (the engine's lease table keeps them), like the
+     * in-flight counts.
+     *
+     * @param inflightValues the counters' values buffer, which also holds the in-flight tokens counters.
+     * @param inflightOffsets value offset of each candidate's in-flight counter, in candidate order (copied).
+     * @param dropCounterIds per candidate, {@link DropReason#COUNT} counter ids (as the other constructor), copied.
+     * @param tokenOffsets value offset of each candidate's in-flight tokens counter, in candidate order (copied).
+     * @throws IllegalArgumentException when an array does not have one entry per candidate (per reason).
+     */
+    public CandidateSignals(
+        final AtomicBuffer inflightValues, final int[] inflightOffsets, final int[] dropCounterIds, final int[] tokenOffsets)
+    {
+        this(inflightValues, inflightOffsets, dropCounterIds, inflightValues, tokenOffsets);
+    }
+
+    private CandidateSignals(
+        final AtomicBuffer inflightValues,
+        final int[] inflightOffsets,
+        final int[] dropCounterIds,
+        final AtomicBuffer tokenValuesOrNull,
+        final int[] tokenOffsetsOrNull)
+    {
+        if (tokenOffsetsOrNull != null && tokenOffsetsOrNull.length != inflightOffsets.length)
+        {
+            throw new IllegalArgumentException("token counter offsets: " + tokenOffsetsOrNull.length + " for " +
+                inflightOffsets.length + " candidates");
+        }
         if (dropCounterIds.length != inflightOffsets.length * DropReason.COUNT)
         {
             throw new IllegalArgumentException("drop counter ids: " + dropCounterIds.length + " for " +
@@ -104,7 +137,22 @@ public final class CandidateSignals
         this.serverLoad = new double[Math.max(1, candidateCount * 2)];
         java.util.Arrays.fill(serverLoad, Double.NaN);
         this.stale = new byte[Math.max(1, candidateCount)];
-        this.inflightTokens = new long[Math.max(1, candidateCount)];
+        if (tokenOffsetsOrNull == null)
+        {
+            // Tokens nothing else keeps: one value per candidate in a small buffer of their own (publishInflightTokens).
+            this.tokenValues = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+                Math.max(1, candidateCount) * Long.BYTES, Long.BYTES));
+            this.tokenOffsets = new int[candidateCount];
+            for (int i = 0; i < candidateCount; i++)
+            {
+                tokenOffsets[i] = i * Long.BYTES;
+            }
+        }
+        else
+        {
+            this.tokenValues = tokenValuesOrNull;
+            this.tokenOffsets = tokenOffsetsOrNull.clone();
+        }
         this.ejectedMillisLeft = new double[Math.max(1, candidateCount)];
         java.util.Arrays.fill(ejectedMillisLeft, Double.NaN);
     }
@@ -175,7 +223,7 @@ public final class CandidateSignals
 
     /**
      * Publishes the in-flight tokens of one candidate (release store), for signals whose token counts nothing else
-     * keeps.
+     * keeps (in the engine, the lease table's counters hold them and this is not called).
      *
      * @param index candidate position.
      * @param tokens the sum of the token weights of its live leases.
@@ -183,7 +231,7 @@ public final class CandidateSignals
     public void publishInflightTokens(final int index, final long tokens)
     {
         extendedSignals = true;
-        LONGS.setRelease(inflightTokens, index, tokens);
+        tokenValues.putLongRelease(tokenOffsets[index], tokens);
     }
 
     /**
@@ -241,7 +289,8 @@ public final class CandidateSignals
      */
     public long inflightTokens(final int index)
     {
-        return inflightTokens[index];
+        // A plain load, as the in-flight count's (the class comment says why that is safe).
+        return tokenValues.getLong(tokenOffsets[index]);
     }
 
     /**

@@ -22,8 +22,8 @@ import java.util.List;
  * @param selected per model: requests sent to it.
  * @param replicaRequests per replica: requests it handled.
  * @param replicaSloMet per replica: of those, the ones that met their ceilings.
+ * @param figures the figures {@code simulate --compare} prints (fleet-wide).
  * @param serverSignals whether the engines had model-server signals (queue, KV-cache) from simulated scrapes.
- * @param p99TtftMs the 99th percentile of every request's TTFT, milliseconds (NaN without requests).
  */
 public record FleetReport(
     boolean fleet,
@@ -39,8 +39,8 @@ public record FleetReport(
     long[] selected,
     long[] replicaRequests,
     long[] replicaSloMet,
-    boolean serverSignals,
-    double p99TtftMs)
+    ComparisonFigures figures,
+    boolean serverSignals)
 {
     /** Copies every array. */
     public FleetReport

@@ -1,6 +1,7 @@
 package io.multifactor.testkit.sim;
 
 import io.multifactor.api.Outcome;
+import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.fleet.FleetAgent;
 import io.multifactor.kernel.engine.MultiFactorEngine;
@@ -162,7 +163,6 @@ public final class FleetSimulator
         private final Selection selection = new Selection(Math.max(1, plans.maxCandidateCount()));
         private final PriorityQueue<Pending> pending = new PriorityQueue<>(
             (a, b) -> a.timeNs != b.timeNs ? Long.compare(a.timeNs, b.timeNs) : Long.compare(a.sequence, b.sequence));
-        private final SampleBuffer ttfts = new SampleBuffer();
         private final ArrayDeque<ScrapeAnswer> answers = new ArrayDeque<>();
         private final int[] scrapedModels;
         private final String[][] backendKeysByModel;
@@ -172,6 +172,8 @@ public final class FleetSimulator
         private final SplittableRandom lengths;
         private final double[] cumulativeShares;
         private final int[] decisionIds;
+        private final ComparisonFigures figures;
+        private final Request[] replicaRequestsState;
         private long sequence;
         private long requests;
         private long failed;
@@ -208,6 +210,13 @@ public final class FleetSimulator
                 }
             }
             scrapedModels = scraped.stream().mapToInt(Integer::intValue).toArray();
+            figures = new ComparisonFigures(names, behaviours, settings.latencyRefreshNs());
+            // One request object per replica, seeded from the run's seed: tie_break random and p2c draw reproducibly.
+            replicaRequestsState = new Request[replicas];
+            for (int r = 0; r < replicas; r++)
+            {
+                replicaRequestsState[r] = new Request().seed(profile.seed() + r);
+            }
             fleetInflight = new long[names.size()];
             peak = new long[names.size()];
             selected = new long[names.size()];
@@ -320,9 +329,9 @@ public final class FleetSimulator
                     }
                 }
             }
+            figures.finish();
             return new FleetReport(fleet, replicas, profile.durationS(), profile.seed(), requests, failed, sloMet, names,
-                peak, maxInflight, selected, replicaRequests, replicaSloMet, scrapedModels.length > 0,
-                ttfts.percentileMicros(99) / 1000.0);
+                peak, maxInflight, selected, replicaRequests, replicaSloMet, figures, scrapedModels.length > 0);
         }
 
         // Reads every scraped server's gauges now; the answers reach the engines SCRAPE_DELAY_NS later.
@@ -364,15 +373,18 @@ public final class FleetSimulator
                     break;
                 }
             }
-            final long lease = engines.get(replica).selectAndBegin(decisionId, null, selection);
+            final long lease =
+                engines.get(replica).selectAndBegin(replicaRequestsState[replica].decision(decisionId), selection);
             if (selection.outcome() == Outcome.FAILED)
             {
                 failed++;
+                figures.request(false);
                 return;
             }
             final int modelId = selection.selectedModel();
             final int model = modelIndexById[modelId];
             selected[model]++;
+            figures.selected(nowNs, model);
             fleetInflight[model]++;
             peak[model] = Math.max(peak[model], fleetInflight[model]);
             final ModelBehaviour behaviour = behaviours[model];
@@ -383,18 +395,20 @@ public final class FleetSimulator
             final int outputTokens = (int)Math.max(1L, Math.round(
                 Draws.lognormal(lengths, profile.outputTokensMean(), profile.outputTokensSigma())));
             final long ttftMicros = Math.max(1L, Math.round(ttftMs * 1000.0));
-            ttfts.add(ttftMicros);
             final long tpotMicros = Math.max(1L, Math.round(tpotMs * 1000.0));
             final long firstTokenNs = nowNs + ttftMicros * 1000L;
             final long completionNs = firstTokenNs + tpotMicros * 1000L * outputTokens;
             pending.add(new Pending(firstTokenNs, sequence++, true, replica, modelId, ttftMicros, 0));
             pending.add(new Pending(completionNs, sequence++, false, replica, modelId, tpotMicros, lease));
             final DecisionPlan target = plans.decision(decisionId);
-            if (meets(target.maxTtftMs(), ttftMicros) && meets(target.maxTpotMs(), tpotMicros))
+            final boolean met = meets(target.maxTtftMs(), ttftMicros) && meets(target.maxTpotMs(), tpotMicros);
+            if (met)
             {
                 sloMet++;
                 replicaSloMet[replica]++;
             }
+            figures.request(met);
+            figures.ttftMicros(ttftMicros);
         }
 
         private void complete(final Pending event)

@@ -27,6 +27,7 @@ public final class SimulationReport
     private final long[] sloDrops;
     private final long[] peakInflight;
     private final List<IntervalRow> rows;
+    private final ComparisonFigures figures;
 
     SimulationReport(
         final double durationS,
@@ -41,7 +42,8 @@ public final class SimulationReport
         final long[] selected,
         final long[] sloDrops,
         final long[] peakInflight,
-        final List<IntervalRow> rows)
+        final List<IntervalRow> rows,
+        final ComparisonFigures figures)
     {
         this.durationS = durationS;
         this.seed = seed;
@@ -56,6 +58,7 @@ public final class SimulationReport
         this.sloDrops = sloDrops.clone();
         this.peakInflight = peakInflight.clone();
         this.rows = List.copyOf(rows);
+        this.figures = figures;
     }
 
     /** @return simulated duration in seconds. */
@@ -165,5 +168,11 @@ public final class SimulationReport
     public List<IntervalRow> rows()
     {
         return rows;
+    }
+
+    /** @return the figures {@code simulate --compare} prints for this run. */
+    public ComparisonFigures figures()
+    {
+        return figures;
     }
 }

@@ -210,9 +210,12 @@ public final class Simulator
         final int modelId;
         final long micros;
         final long lease;
+        final long tokens;
 
-        Pending(final long timeNs, final long sequence, final int kind, final int modelId, final long micros, final long lease)
+        Pending(final long timeNs, final long sequence, final int kind, final int modelId, final long micros, final long lease,
+            final long tokens)
         {
+            this.tokens = tokens;
             this.timeNs = timeNs;
             this.sequence = sequence;
             this.kind = kind;
@@ -236,6 +239,8 @@ public final class Simulator
         private final SplittableRandom routing;
         private final SplittableRandom latencies;
         private final SplittableRandom lengths;
+        private final SplittableRandom sizes;
+        private final long[] tokensInFlight = new long[modelNames.size()];
         private long sequence;
 
         private final int models = modelNames.size();
@@ -256,6 +261,7 @@ public final class Simulator
         private final SampleBuffer[] intervalTtft = new SampleBuffer[models];
         private final SampleBuffer[] intervalTpot = new SampleBuffer[models];
         private final List<IntervalRow> rows = new ArrayList<>();
+        private final ComparisonFigures figures = new ComparisonFigures(modelNames, behaviours, settings.latencyRefreshNs());
 
         Run(final MultiFactorEngine engine, final ManualClock clock, final SimulationListener listener)
         {
@@ -270,6 +276,8 @@ public final class Simulator
             this.routing = root.split();
             this.latencies = root.split();
             this.lengths = root.split();
+            // Split last: the draws of a profile without long prompts stay as they were.
+            this.sizes = root.split();
             for (int i = 0; i < models; i++)
             {
                 intervalTtft[i] = new SampleBuffer();
@@ -325,8 +333,9 @@ public final class Simulator
                 }
             }
             listener.onProgress(profile.durationS(), profile.durationS(), requests);
+            figures.finish();
             return new SimulationReport(profile.durationS(), profile.seed(), ceilingsEnforced, requests, failed, fallbacks,
-                sloMet, costUsd, modelNames, selected, sloDrops, peakInflight, rows);
+                sloMet, costUsd, modelNames, selected, sloDrops, peakInflight, rows, figures);
         }
 
         private void arrive(final long nowNs)
@@ -337,9 +346,13 @@ public final class Simulator
             // Reserve on select: the lease is taken within max_inflight, or on the next candidate in ranking order.
             // A request that carries its token counts is priced by its own mix; its length is drawn before it is routed.
             final int drawnOutputTokens = profile.tokensInRequest() ? outputTokens() : 0;
+            final RequestSizes requestSizes = profile.sizes();
+            final int promptTokens = requestSizes.longPromptShare() > 0.0 &&
+                sizes.nextDouble() < requestSizes.longPromptShare() ? requestSizes.longPromptTokens() :
+                profile.promptTokens();
             if (profile.tokensInRequest())
             {
-                request.promptTokens(profile.promptTokens()).maxOutputTokens(drawnOutputTokens);
+                request.promptTokens(promptTokens).maxOutputTokens(drawnOutputTokens);
             }
             final long lease = engine.selectAndBegin(request.decision(decisionId), selection);
             final DecisionPlan target = plans.decision(decisionId);
@@ -358,6 +371,7 @@ public final class Simulator
             {
                 failed++;
                 intervalFailed++;
+                figures.request(false);
                 return;
             }
             if (outcome != Outcome.SCORED)
@@ -369,26 +383,33 @@ public final class Simulator
             final int model = modelIndexById[modelId];
             selected[model]++;
             intervalSelected[model]++;
+            figures.selected(nowNs, model);
 
             final ModelBehaviour behaviour = behaviours[model];
             final long inflight = engine.inflight(modelId);
             peakInflight[model] = Math.max(peakInflight[model], inflight);
-            final double ttftMs = Draws.lognormal(latencies, behaviour.meanTtftMs(nowNs, inflight), behaviour.sigma());
-            final double tpotMs = Draws.lognormal(latencies, behaviour.meanTpotMs(nowNs, inflight), behaviour.sigma());
             final int outputTokens = profile.tokensInRequest() ? drawnOutputTokens : outputTokens();
+            final long requestTokens = (long)promptTokens + outputTokens;
+            tokensInFlight[model] += requestTokens;
+            final long load = requestSizes.load(inflight, tokensInFlight[model]);
+            final double ttftMs = Draws.lognormal(latencies, behaviour.meanTtftMs(nowNs, load), behaviour.sigma());
+            final double tpotMs = Draws.lognormal(latencies, behaviour.meanTpotMs(nowNs, load), behaviour.sigma());
 
             final long ttftMicros = Math.max(1L, Math.round(ttftMs * 1000.0));
             final long tpotMicros = Math.max(1L, Math.round(tpotMs * 1000.0));
             final long firstTokenNs = nowNs + ttftMicros * 1000L;
             final long completionNs = firstTokenNs + tpotMicros * 1000L * outputTokens;
-            pending.add(new Pending(firstTokenNs, sequence++, FIRST_TOKEN, modelId, ttftMicros, InflightTracker.NO_LEASE));
-            pending.add(new Pending(completionNs, sequence++, COMPLETION, modelId, tpotMicros, lease));
+            pending.add(new Pending(firstTokenNs, sequence++, FIRST_TOKEN, modelId, ttftMicros, InflightTracker.NO_LEASE, 0L));
+            pending.add(new Pending(completionNs, sequence++, COMPLETION, modelId, tpotMicros, lease, requestTokens));
 
-            if (meets(target.maxTtftMs(), ttftMicros) && meets(target.maxTpotMs(), tpotMicros))
+            final boolean met = meets(target.maxTtftMs(), ttftMicros) && meets(target.maxTpotMs(), tpotMicros);
+            if (met)
             {
                 sloMet++;
             }
-            costUsd += price(plans.modelPromptPer1M(modelId)) * profile.promptTokens() / 1e6 +
+            figures.request(met);
+            figures.ttftMicros(ttftMicros);
+            costUsd += price(plans.modelPromptPer1M(modelId)) * promptTokens / 1e6 +
                 price(plans.modelCompletionPer1M(modelId)) * outputTokens / 1e6;
         }
 
@@ -411,6 +432,7 @@ public final class Simulator
                 engine.recordTpotMicros(event.modelId, event.micros);
                 intervalTpot[model].add(event.micros);
                 engine.end(event.lease);
+                tokensInFlight[model] -= event.tokens;
             }
         }
 

@@ -84,8 +84,8 @@ public final class FleetTextReport
                 without.peakFleetInflight()[m] + " / " + with.peakFleetInflight()[m]));
         }
         out.append('\n');
-        out.append(String.format(Locale.ROOT, "p99 TTFT: without %s, with %s%n", ms(without.p99TtftMs()),
-            ms(with.p99TtftMs())));
+        out.append(String.format(Locale.ROOT, "p99 TTFT: without %s, with %s%n", ms(without.figures().p99TtftMs()),
+            ms(with.figures().p99TtftMs())));
         out.append(String.format(Locale.ROOT, "SLO attainment: without %s, with %s (%d requests, %d failed / %d " +
             "failed)%n", percent(without.sloAttainment()), percent(with.sloAttainment()), without.requests(),
             without.failed(), with.failed()));
