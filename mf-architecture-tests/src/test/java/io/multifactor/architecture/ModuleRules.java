@@ -54,11 +54,11 @@ final class ModuleRules
         return onlyOn("io.multifactor.api..", "io.multifactor.kernel..", "io.multifactor.servers..");
     }
 
-    /** @return mf-serving depends on mf-config and Jackson only: no HTTP or gRPC stack. */
+    /** @return mf-serving depends on mf-config, mf-servers (ORCA reports) and Jackson only: no HTTP or gRPC stack. */
     static ArchRule serving()
     {
         return onlyOn("io.multifactor.api..", "io.multifactor.kernel..", "io.multifactor.config..",
-            "io.multifactor.serving..", "com.fasterxml.jackson.core..", "org.agrona..");
+            "io.multifactor.servers..", "io.multifactor.serving..", "com.fasterxml.jackson.core..", "org.agrona..");
     }
 
     /** @return mf-gateway reaches neither the CLI, the test kit nor the benchmarks. */

@@ -26,8 +26,8 @@ final class MultiFactorReader
         "weights", "slo", "latency_percentile", "on_no_candidates",
         "latency_metric", "cost_mix", "objective", "priority", "tolerance", "tie_band", "tie_break", "pick", "load_metric");
     static final List<String> WEIGHT_KEYS = weightKeys();
-    static final List<String> SLO_KEYS =
-        List.of("max_tpot_ms", "max_ttft_ms", "max_cost_per_1m", "max_inflight", "min_quality", "max_inflight_tokens");
+    static final List<String> SLO_KEYS = List.of("max_tpot_ms", "max_ttft_ms", "max_cost_per_1m", "max_inflight",
+        "min_quality", "max_inflight_tokens", "max_queue", "max_kv_cache");
     static final List<String> POLICIES = List.of("cheapest", "first", "fail");
 
     private MultiFactorReader()
@@ -48,7 +48,7 @@ final class MultiFactorReader
             return MultiFactorConfig.DEFAULTS;
         }
         final WeightsConfig weights = weights(mf, problems);
-        final SloConfig slo = slo(mf);
+        final SloConfig slo = slo(mf, problems);
         final int percentile = (int)mf.optionalInteger("latency_percentile", MultiFactorConfig.DEFAULT_PERCENTILE, 1, 100);
         int policy = NoCandidatesPolicy.CHEAPEST;
         final String policyText = mf.optionalString("on_no_candidates", "cheapest");
@@ -118,7 +118,7 @@ final class MultiFactorReader
         return List.of(keys);
     }
 
-    private static SloConfig slo(final MappingReader mf)
+    private static SloConfig slo(final MappingReader mf, final Problems problems)
     {
         final MappingReader slo = mf.optionalMapping("slo", SLO_KEYS);
         if (slo == null)
@@ -131,6 +131,21 @@ final class MultiFactorReader
             slo.optionalNumber("max_cost_per_1m", 0.0, true),
             slo.optionalInteger("max_inflight", 0L, 0L, Long.MAX_VALUE),
             slo.optionalNumber("min_quality", 0.0, true),
-            slo.optionalInteger("max_inflight_tokens", 0L, 0L, Long.MAX_VALUE));
+            slo.optionalInteger("max_inflight_tokens", 0L, 0L, Long.MAX_VALUE),
+            slo.optionalInteger("max_queue", 0L, 0L, Long.MAX_VALUE),
+            fraction(slo, problems, "max_kv_cache"));
+    }
+
+    // A number in 0..1 (0 or absent: no ceiling); out of range is an error naming the value.
+    private static double fraction(final MappingReader slo, final Problems problems, final String key)
+    {
+        final double value = slo.optionalNumber(key, 0.0, true);
+        if (value > 1.0)
+        {
+            problems.error(slo.value(key), slo.path(key), "must be in 0..1 (a fraction of the KV cache), got " +
+                ((YamlScalar)slo.value(key)).text());
+            return 0.0;
+        }
+        return value;
     }
 }

@@ -11,6 +11,8 @@ import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
 import io.multifactor.kernel.plan.SignalCeilings;
+import io.multifactor.kernel.signal.ServerMetricsSettings;
+import io.multifactor.kernel.signal.WhenStale;
 
 /**
  * Compiles a validated {@link RouterConfig} into the flat {@link Plans} the kernel reads, keeping the handles of the
@@ -32,6 +34,8 @@ public final class PlansCompiler
     public static Plans compile(final RouterConfig config, final Plans previous)
     {
         final PlansBuilder builder = previous == null ? new PlansBuilder() : new PlansBuilder(previous);
+        final ServerMetricsSettings servers = config.signals().serverMetrics();
+        final boolean staleSaturated = servers != null && servers.whenStale() == WhenStale.SATURATED;
         for (final ModelConfig model : config.models())
         {
             builder.model(model.name(), model.qualityScore(), model.promptPer1M(), model.completionPer1M());
@@ -47,6 +51,9 @@ public final class PlansCompiler
                 .weights(w.byFactor())
                 .slo(slo.maxTpotMs(), slo.maxTtftMs(), slo.maxCostPer1M(), slo.maxInflight())
                 .minQuality(slo.minQuality())
+                // In-flight tokens, the servers' ceilings (0: off) and what all-stale servers mean (when_stale).
+                .signalCeilings(new SignalCeilings(slo.maxInflightTokens(), ceiling(slo.maxQueue()),
+                    ceiling(slo.maxKvCache()), staleSaturated))
                 .percentile(mf.latencyPercentile())
                 .policy(mf.onNoCandidates())
                 .latencyMetric(ranking.latencyMetric())
@@ -56,11 +63,6 @@ public final class PlansCompiler
                 .pick(ranking.pick())
                 .loadMetric(ranking.loadMetric())
                 .algorithmType(decision.algorithmType());
-            if (slo.maxInflightTokens() > 0)
-            {
-                spec.signalCeilings(new SignalCeilings(slo.maxInflightTokens(), Double.POSITIVE_INFINITY,
-                    Double.POSITIVE_INFINITY, false));
-            }
             if (!ranking.priority().isEmpty() && decision.algorithmType() == AlgorithmType.MULTI_FACTOR)
             {
                 spec.lexicographic(ranking.tolerance(), ranking.priorityFactors());
@@ -68,5 +70,10 @@ public final class PlansCompiler
             spec.add();
         }
         return builder.build();
+    }
+
+    private static double ceiling(final double configured)
+    {
+        return configured == 0.0 ? Double.POSITIVE_INFINITY : configured;
     }
 }

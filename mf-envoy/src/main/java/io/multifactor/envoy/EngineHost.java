@@ -6,6 +6,7 @@ import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.reload.ConfigReloader;
 import io.multifactor.config.reload.ReloadResult;
 import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.serving.ServerScraping;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
@@ -32,12 +33,14 @@ public final class EngineHost implements AutoCloseable
     private final AgentRunner refresh;
     private final ConfigReloader reloader;
     private final AtomicLong refreshErrors;
+    private final ServerScraping scraping;
     private volatile boolean closed;
 
     private EngineHost(final LoadedConfig loaded, final MultiFactorEngine engine, final AgentRunner refresh,
         final ConfigReloader reloader, final AtomicLong refreshErrors)
     {
         this.refreshErrors = refreshErrors;
+        this.scraping = new ServerScraping(engine);
         this.loaded = loaded;
         this.engine = engine;
         this.refresh = refresh;
@@ -99,6 +102,7 @@ public final class EngineHost implements AutoCloseable
         final MultiFactorEngine engine = MultiFactorEngine.builder(loaded.plans())
             .settings(loaded.signalSettings())
             .countersFile(loaded.countersFile())
+            .serverMetrics(loaded.serverMetrics(), loaded.serverBackends())
             .build();
         final AtomicLong errors = new AtomicLong();
         final ErrorHandler countErrors = throwable -> errors.incrementAndGet();
@@ -107,11 +111,21 @@ public final class EngineHost implements AutoCloseable
         final ConfigReloader reloader = new ConfigReloader(engine, overlayOrNull);
         final EngineHost host = new EngineHost(loaded, engine, refresh, reloader, errors);
         AgentRunner.startOnThread(refresh);
+        // The model servers' metrics are scraped when the file asks (now, or from a reload that does).
+        host.scraping.follow(loaded);
         if (onReload != null)
         {
+            final Consumer<LoadedConfig> beforeApply = next ->
+            {
+                host.scraping.follow(next);
+                if (beforeApplyOrNull != null)
+                {
+                    beforeApplyOrNull.accept(next);
+                }
+            };
             try
             {
-                reloader.watch(config, onReload, RELOAD_DEBOUNCE_MS, beforeApplyOrNull);
+                reloader.watch(config, onReload, RELOAD_DEBOUNCE_MS, beforeApply);
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -146,7 +160,7 @@ public final class EngineHost implements AutoCloseable
         return refreshErrors.get();
     }
 
-    /** Stops watching, stops the refresh agent and closes the engine. */
+    /** Stops watching, stops the scrape agent and the refresh agent, and closes the engine. */
     @Override
     public void close()
     {
@@ -159,6 +173,7 @@ public final class EngineHost implements AutoCloseable
             closed = true;
         }
         reloader.close();
+        scraping.close();
         refresh.close();
         engine.close();
     }

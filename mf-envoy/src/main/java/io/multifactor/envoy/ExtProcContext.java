@@ -47,7 +47,7 @@ public final class ExtProcContext
     {
         this.engine = engine;
         this.mode = mode;
-        this.routing = RoutingTable.of(loaded);
+        this.routing = RoutingTable.of(loaded, engine);
     }
 
     /**
@@ -57,7 +57,7 @@ public final class ExtProcContext
      */
     public void reloaded(final LoadedConfig loaded)
     {
-        routing = RoutingTable.of(loaded);
+        routing = RoutingTable.of(loaded, engine);
     }
 
     /** @return the engine. */

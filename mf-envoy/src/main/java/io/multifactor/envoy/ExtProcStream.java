@@ -75,6 +75,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     private int decisionId = Handles.NONE;
     private int modelId = Handles.NONE;
     private String modelName;
+    private String routedBackendKey;
     private int status;
     private boolean failedStatus;
     private boolean answeredLocally;
@@ -318,6 +319,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
                 return;
             }
             endpoint = backend.host() + ':' + backend.port();
+            routedBackendKey = RequestLifecycle.backendKey(backend);
             mutation.addSetHeaders(ExtProcResponses.set(ExtProcResponses.DESTINATION_ENDPOINT, endpoint));
             if (backend.authorization() != null)
             {
@@ -356,8 +358,19 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
             retryAfterMs = retryAfterMs(ExtProcHeaders.value(headers.getHeaders(), "retry-after", 16));
         }
         final String contentType = ExtProcHeaders.value(headers.getHeaders(), "content-type", 256);
-        lifecycle.onResponseStatus(status,
-            contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17));
+        final boolean eventStream =
+            contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17);
+        // In endpoint mode the backend is known: its ORCA load report, when the response has one, counts as a scrape.
+        final String loadReport = routedBackendKey == null ? null :
+            ExtProcHeaders.value(headers.getHeaders(), RequestLifecycle.LOAD_REPORT_HEADER, 1024);
+        if (loadReport == null)
+        {
+            lifecycle.onResponseStatus(status, eventStream);
+        }
+        else
+        {
+            lifecycle.onResponseStatus(status, eventStream, loadReport, routedBackendKey);
+        }
         final Plans plans = context.engine().plans();
         final ProcessingResponse answer;
         if (explain)

@@ -3,6 +3,7 @@ package io.multifactor.envoy;
 import io.multifactor.api.Handles;
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.model.ModelConfig;
+import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.serving.Backend;
 import io.multifactor.serving.BackendChooser;
 
@@ -26,9 +27,10 @@ final class RoutingTable
 
     /**
      * @param loaded a validated configuration whose plans' handles are the running engine's.
+     * @param engine the running engine: a scraped model's backend is its fresh one with the fewest waiting requests.
      * @return its table.
      */
-    static RoutingTable of(final LoadedConfig loaded)
+    static RoutingTable of(final LoadedConfig loaded, final MultiFactorEngine engine)
     {
         final String[] ids = new String[loaded.plans().modelCapacity()];
         for (final ModelConfig model : loaded.config().models())
@@ -39,7 +41,7 @@ final class RoutingTable
                 ids[id] = model.providerModelId();
             }
         }
-        return new RoutingTable(ids, BackendChooser.of(loaded));
+        return new RoutingTable(ids, BackendChooser.following(loaded, engine));
     }
 
     /**

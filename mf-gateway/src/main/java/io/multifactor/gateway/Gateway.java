@@ -10,6 +10,7 @@ import io.multifactor.config.reload.ReloadResult;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.micrometer.MultiFactorMetrics;
 import io.multifactor.serving.BackendChooser;
+import io.multifactor.serving.ServerScraping;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -45,6 +46,7 @@ public final class Gateway implements AutoCloseable
     private final PrometheusMeterRegistry registry;
     private final MultiFactorMetrics metrics;
     private final GatewayRoutes routes;
+    private final ServerScraping scraping;
     private final Vertx vertx;
     private final int port;
     private volatile boolean closing;
@@ -56,7 +58,10 @@ public final class Gateway implements AutoCloseable
         this.engine = MultiFactorEngine.builder(loaded.plans())
             .settings(loaded.signalSettings())
             .countersFile(loaded.countersFile())
+            .serverMetrics(loaded.serverMetrics(), loaded.serverBackends())
             .build();
+        this.scraping = new ServerScraping(engine);
+        scraping.follow(loaded);
         this.refresh = new AgentRunner(new SleepingMillisIdleStrategy(1), Throwable::printStackTrace, null,
             engine.agent());
         AgentRunner.startOnThread(refresh);
@@ -66,7 +71,7 @@ public final class Gateway implements AutoCloseable
         this.reloader = new ConfigReloader(engine, overlayOrNull);
         this.port = options.port() == 0 ? freePort(options.host()) : options.port();
         this.routes = new GatewayRoutes(engine, new GatewayMeters(registry), options.withPort(port),
-            BackendChooser.of(loaded));
+            BackendChooser.following(loaded, engine));
         this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(options.eventLoops()));
         try
         {
@@ -142,7 +147,8 @@ public final class Gateway implements AutoCloseable
 
     private void install(final LoadedConfig loaded)
     {
-        routes.chooser(BackendChooser.of(loaded));
+        scraping.follow(loaded);
+        routes.chooser(BackendChooser.following(loaded, engine));
     }
 
     /**
@@ -207,6 +213,7 @@ public final class Gateway implements AutoCloseable
             // Closing anyway: the engine and agent below still stop.
         }
         reloader.close();
+        scraping.close();
         metrics.close();
         refresh.close();
         engine.close();

@@ -5,6 +5,7 @@ import io.multifactor.api.Handles;
 import io.multifactor.api.Request;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.signal.ServerLoadTable;
 import io.multifactor.serving.Backend;
 import io.multifactor.serving.DecisionResolver;
 import io.multifactor.serving.ExplainJson;
@@ -66,6 +67,7 @@ final class ProxyExchange
     private long timerId = -1;
     private long lastChunkNs;
     private final ChunkScratch scratch;
+    private Backend upstreamBackend;
 
     ProxyExchange(final GatewayRoutes routes, final Vertx vertx, final HttpClient client, final HttpServerRequest request,
         final int uri, final String suffix, final ChunkScratch scratch)
@@ -183,6 +185,7 @@ final class ProxyExchange
             .setURI(backend.basePath() + suffix)
             .setConnectTimeout(routes.options.firstByteTimeoutMs());
         final RequestLifecycle current = lifecycle;
+        upstreamBackend = backend;
         client.request(options).onComplete(ar -> onConnected(ar, current, backend, Buffer.buffer(rewritten)));
     }
 
@@ -228,6 +231,11 @@ final class ProxyExchange
                 up.putHeader(HttpHeaders.AUTHORIZATION, authorization);
             }
         }
+        if (routes.engine.serverSignals().table().modelIndex(modelName(current.modelId())) != ServerLoadTable.NOT_FOUND)
+        {
+            // Its server is scraped: ask for the load report on the response too (it counts as a scrape).
+            up.putHeader(RequestLifecycle.LOAD_REPORT_FORMAT_HEADER, "TEXT");
+        }
         up.exceptionHandler(err -> onUpstreamError(current, up, err));
         timerId = vertx.setTimer(routes.options.firstByteTimeoutMs(), id -> onFirstByteTimeout(current, up));
         current.onRequestSent(System.nanoTime());
@@ -270,7 +278,15 @@ final class ProxyExchange
         }
         final String contentType = answer.getHeader(HttpHeaders.CONTENT_TYPE);
         final boolean eventStream = contentType != null && contentType.startsWith("text/event-stream");
-        current.onResponseStatus(status, eventStream);
+        final String loadReport = answer.getHeader(RequestLifecycle.LOAD_REPORT_HEADER);
+        if (loadReport == null)
+        {
+            current.onResponseStatus(status, eventStream);
+        }
+        else
+        {
+            current.onResponseStatus(status, eventStream, loadReport, RequestLifecycle.backendKey(upstreamBackend));
+        }
         response.setStatusCode(status);
         copyHeader(answer, HttpHeaders.CONTENT_TYPE);
         copyHeader(answer, HttpHeaders.CACHE_CONTROL);

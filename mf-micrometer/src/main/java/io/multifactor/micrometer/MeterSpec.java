@@ -23,6 +23,12 @@ final class MeterSpec
     /** A published percentile in microseconds, exposed as a {@code Gauge} in seconds (NaN when there is none). */
     static final int LATENCY_SECONDS = 2;
 
+    /** A current count that is -1 when missing (a model's server queue): a {@code Gauge}, NaN when missing. */
+    static final int GAUGE_OR_MISSING = 3;
+
+    /** A fraction kept in millionths, -1 when missing (a model's KV-cache use): a {@code Gauge}, NaN when missing. */
+    static final int MILLIONTHS = 4;
+
     final String name;
     final Tags tags;
     final int kind;
@@ -66,13 +72,21 @@ final class MeterSpec
         return kind == other.kind && Arrays.equals(mine, theirs);
     }
 
-    /** @return the current value: the sum of the counters, or for a latency the percentile in seconds. */
+    /**
+     * @return the current value: the sum of the counters; for a latency the percentile in seconds; for a server queue
+     *     or KV-cache use the value, NaN when missing.
+     */
     double value()
     {
-        if (kind == LATENCY_SECONDS)
+        if (kind == LATENCY_SECONDS || kind == MILLIONTHS)
         {
-            final long micros = reader.getCounterValue(counterIds[0]);
-            return micros < 0 ? Double.NaN : micros / 1_000_000.0;
+            final long millionths = reader.getCounterValue(counterIds[0]);
+            return millionths < 0 ? Double.NaN : millionths / 1_000_000.0;
+        }
+        if (kind == GAUGE_OR_MISSING)
+        {
+            final long value = reader.getCounterValue(counterIds[0]);
+            return value < 0 ? Double.NaN : value;
         }
         long sum = 0;
         for (final int counterId : counterIds)

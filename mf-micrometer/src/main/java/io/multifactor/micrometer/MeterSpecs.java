@@ -90,6 +90,23 @@ final class MeterSpecs
                 case CounterTypes.FLEET_REPLICAS:
                     add(specs, reader, "mf.fleet.replicas", commonTags, MeterSpec.GAUGE, counterId);
                     break;
+                case CounterTypes.SERVER_QUEUE:
+                    add(specs, reader, "mf.server.queue", commonTags.and("model", tag(parsed, "model")),
+                        MeterSpec.GAUGE_OR_MISSING, counterId);
+                    break;
+                case CounterTypes.SERVER_KV_CACHE:
+                    add(specs, reader, "mf.server.kv_cache", commonTags.and("model", tag(parsed, "model")),
+                        MeterSpec.MILLIONTHS, counterId);
+                    break;
+                case CounterTypes.SERVER_SCRAPES:
+                    add(specs, reader, "mf.server.scrapes",
+                        commonTags.and("backend", tag(parsed, "backend"), "result", tag(parsed, "result")),
+                        MeterSpec.COUNTER, counterId);
+                    break;
+                case CounterTypes.SERVER_FRESH:
+                    add(specs, reader, "mf.server.fresh", commonTags.and("backend", tag(parsed, "backend")),
+                        MeterSpec.GAUGE, counterId);
+                    break;
                 default:
                     break;
             }

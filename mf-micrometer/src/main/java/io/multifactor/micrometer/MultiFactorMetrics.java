@@ -182,6 +182,14 @@ public final class MultiFactorMetrics implements MeterBinder, AutoCloseable
                 return "Fleet exchange periods by result";
             case "mf.fleet.replicas":
                 return "Live remote replicas seen by the fleet exchange";
+            case "mf.server.queue":
+                return "Waiting requests on the model's freshest-queue server (smallest among fresh backends)";
+            case "mf.server.kv_cache":
+                return "KV-cache use of the model's emptiest fresh server, a fraction";
+            case "mf.server.scrapes":
+                return "Scrapes of a model server's metrics by result (load reports count as ok)";
+            case "mf.server.fresh":
+                return "Whether a model server's last good scrape is fresh (1) or stale (0)";
             default:
                 return name;
         }

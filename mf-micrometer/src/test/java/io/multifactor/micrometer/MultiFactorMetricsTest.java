@@ -8,10 +8,14 @@ import io.multifactor.api.Selection;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.signal.ServerBackend;
+import io.multifactor.kernel.signal.ServerKind;
+import io.multifactor.kernel.signal.ServerMetricsSettings;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -102,6 +106,35 @@ class MultiFactorMetricsTest
         engine.end(lease);
         engine.end(weighted);
         assertThat(registry.scrape()).contains("mf_inflight_tokens{model=\"premium\"} 0.0");
+    }
+
+    @Test
+    void shouldExposeTheServerSignalsAndFollowTheirReconfiguration()
+    {
+        clock.update(TimeUnit.SECONDS.toNanos(1_000));
+        final ServerMetricsSettings settings = ServerMetricsSettings.every(TimeUnit.MILLISECONDS.toNanos(500));
+        final ServerBackend one = new ServerBackend("premium", false, "127.0.0.1", 8001, ServerKind.VLLM);
+        final ServerBackend two = new ServerBackend("premium", false, "127.0.0.1", 8002, ServerKind.VLLM);
+        engine = MultiFactorEngine.builder(plans()).clock(clock).serverMetrics(settings, List.of(one)).build();
+        new MultiFactorMetrics(engine).bindTo(registry);
+        final int premium = engine.modelId("premium");
+        engine.reportServerLoad(premium, one.key(), 12, 3, 0.95);
+        engine.reportServerLoad(premium, one.key(), 1, 3, 1.5);
+        engine.refreshNow();
+        assertThat(registry.scrape()).contains(
+            "mf_server_queue{model=\"premium\"} 12.0",
+            "mf_server_kv_cache{model=\"premium\"} 0.95",
+            "mf_server_fresh{backend=\"http://127.0.0.1:8001\"} 1.0",
+            "mf_server_scrapes_total{backend=\"http://127.0.0.1:8001\",result=\"ok\"} 1.0",
+            "mf_server_scrapes_total{backend=\"http://127.0.0.1:8001\",result=\"refused\"} 1.0",
+            "mf_server_scrapes_total{backend=\"http://127.0.0.1:8001\",result=\"failed\"} 0.0")
+            .doesNotContain("mf_server_queue{model=\"economy\"}");
+        engine.configureServers(settings, List.of(two));
+        engine.refreshNow();
+        assertThat(registry.scrape()).contains(
+            "mf_server_queue{model=\"premium\"} NaN",
+            "mf_server_fresh{backend=\"http://127.0.0.1:8002\"} 0.0")
+            .doesNotContain("8001");
     }
 
     @Test

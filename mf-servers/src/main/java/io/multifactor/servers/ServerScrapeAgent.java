@@ -4,6 +4,7 @@ import io.multifactor.kernel.signal.ServerBackend;
 import io.multifactor.kernel.signal.ServerKind;
 import io.multifactor.kernel.signal.ServerLoadTable;
 import io.multifactor.kernel.signal.ServerMetricsSettings;
+import io.multifactor.kernel.signal.ServerSignals;
 
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -23,14 +24,16 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
 /**
  * Scrapes the {@code /metrics} of every backend of the models whose {@code server} is set, every
- * {@link ServerMetricsSettings#everyNs()}, on one agent thread, and stores what each good scrape said in a
- * {@link ServerLoadTable} (its one writer). The URL is the backend's scheme, host and port plus the configured path.
+ * {@link ServerMetricsSettings#everyNs()}, on one agent thread, and stores what each good scrape said in the
+ * {@link ServerLoadTable} of a {@link ServerSignals}: the engine's ({@code MultiFactorEngine.serverSignals()}), whose
+ * settings and backends it follows (a change is picked up at the agent's next cycle, within 100 ms), or one of its own.
+ * Each scrape is also counted there by result ({@link ServerLoadTable#countScrape}), for the {@code mf.server.scrapes}
+ * counters. The URL is the backend's scheme, host and port plus the configured path.
  * <p>
  * Scrapes run concurrently (the JDK's {@code HttpClient}, asynchronous), so a slow server delays no other: each scrape
  * has its own deadline ({@link ServerMetricsSettings#timeoutNs()}), after which it is abandoned and counted as failed.
@@ -38,8 +41,9 @@ import java.util.function.LongSupplier;
  * whose scrape failed or was refused is retried after 2, 4, then at most 8 periods; its previous values go stale
  * meanwhile. Nothing a server sends is thrown: every outcome is counted ({@link #counts}).
  * <p>
- * Lifecycle: construct, {@link #start()}, then {@link #replace} with each new configuration (the backends that stay
- * keep their values and counts), {@link #close()} to stop. Scheduling uses {@link System#nanoTime()}; response times in
+ * Lifecycle: construct, {@link #start()}, then, with each new configuration, {@code engine.configureServers} (or
+ * {@link #replace} for an agent with its own signals; the backends that stay keep their values and counts),
+ * {@link #close()} to stop. Scheduling uses {@link System#nanoTime()}; response times in
  * the table use the given clock (the engine's), which must be threadsafe.
  * <p>
  * This class is threadsafe: {@link #table()}, {@link #counts}, {@link #replace} and {@link #close()} may be called from
@@ -62,17 +66,19 @@ public final class ServerScrapeAgent implements AutoCloseable
     private final ExecutorService httpExecutor;
     private final HttpClient client;
     private final ConcurrentLinkedQueue<Scrape> completed = new ConcurrentLinkedQueue<>();
-    private final AtomicReference<Update> pending = new AtomicReference<>();
     private final AtomicLong agentErrors = new AtomicLong();
     private final Map<ServerKind, ServerMetricsReader> readers = new EnumMap<>(ServerKind.class);
     private final Thread thread;
     private volatile boolean running = true;
+    private final ServerSignals signals;
     private volatile ServerLoadTable table;
     private volatile Map<String, Target> targetsByKey = Map.of();
     private ServerMetricsSettings settings;
     private List<Target> targets = new ArrayList<>();
 
     /**
+     * An agent with signals of its own (not an engine's): for a router that reads the table itself.
+     *
      * @param settings how often, where and for how long to scrape.
      * @param backends the backends to scrape.
      * @param clockNs the engine clock, for the times of responses and freshness.
@@ -80,8 +86,21 @@ public final class ServerScrapeAgent implements AutoCloseable
     public ServerScrapeAgent(
         final ServerMetricsSettings settings, final List<ServerBackend> backends, final LongSupplier clockNs)
     {
+        this(ownSignals(Objects.requireNonNull(settings, "settings"), backends, clockNs), clockNs);
+    }
+
+    /**
+     * An agent that feeds an engine's signals and follows their configuration.
+     *
+     * @param signals the signals to follow and write into ({@code engine.serverSignals()}).
+     * @param clockNs the engine clock, for the times of responses and freshness ({@code engine.clock()::nanoTime}).
+     */
+    public ServerScrapeAgent(final ServerSignals signals, final LongSupplier clockNs)
+    {
         this.clockNs = Objects.requireNonNull(clockNs, "clockNs");
-        this.settings = Objects.requireNonNull(settings, "settings");
+        this.signals = Objects.requireNonNull(signals, "signals");
+        this.settings = signals.settings() == null ? ServerMetricsSettings.every(ServerMetricsSettings.DEFAULT_EVERY_NS) :
+            signals.settings();
         // The client's own tasks (connections, bodies) run here; a cached pool never starves one backend behind
         // another's, and its idle threads end on their own.
         httpExecutor = Executors.newCachedThreadPool(r ->
@@ -99,10 +118,25 @@ public final class ServerScrapeAgent implements AutoCloseable
         {
             readers.put(kind, new ServerMetricsReader(kind));
         }
-        table = new ServerLoadTable(backends, settings.staleAfterNs(), clockNs.getAsLong());
-        install(settings, backends, table);
+        final ServerLoadTable first = signals.table();
+        install(settings, signals.settings() == null ? List.of() : signals.backends(), first);
+        table = first;
         thread = new Thread(this::run, "mf-server-scrape");
         thread.setDaemon(true);
+    }
+
+    private static ServerSignals ownSignals(
+        final ServerMetricsSettings settings, final List<ServerBackend> backends, final LongSupplier clockNs)
+    {
+        final ServerSignals own = new ServerSignals(clockNs.getAsLong());
+        own.configure(settings, backends, clockNs.getAsLong());
+        return own;
+    }
+
+    /** @return the signals this agent follows and writes into. */
+    public ServerSignals signals()
+    {
+        return signals;
     }
 
     /**
@@ -117,25 +151,26 @@ public final class ServerScrapeAgent implements AutoCloseable
     }
 
     /**
-     * @return the current table; a new one after each {@link #replace} is applied. Read it again rather than keeping
-     *     it across a reload.
+     * @return the current table of the signals; a new one after each reconfiguration. Read it again rather than
+     *     keeping it across a reload.
      */
     public ServerLoadTable table()
     {
-        return table;
+        return signals.table();
     }
 
     /**
-     * Replaces the backend set and settings, applied on the agent's thread at its next cycle: a backend that stays
-     * (same model, same origin) keeps its values, freshness and counts; one that leaves is forgotten, its scrape in
-     * flight abandoned.
+     * Replaces the backend set and settings of the signals (for an agent with its own; with an engine's, call
+     * {@code engine.configureServers}, which also follows the counters), applied on the agent's thread at its next
+     * cycle: a backend that stays (same model, same origin) keeps its values, freshness and counts; one that leaves is
+     * forgotten, its scrape in flight abandoned.
      *
      * @param settings the new settings.
      * @param backends the new backends.
      */
     public void replace(final ServerMetricsSettings settings, final List<ServerBackend> backends)
     {
-        pending.set(new Update(Objects.requireNonNull(settings, "settings"), List.copyOf(backends)));
+        signals.configure(Objects.requireNonNull(settings, "settings"), List.copyOf(backends), clockNs.getAsLong());
         LockSupport.unpark(thread);
     }
 
@@ -205,13 +240,12 @@ public final class ServerScrapeAgent implements AutoCloseable
 
     private void cycle()
     {
-        final Update update = pending.getAndSet(null);
-        if (update != null)
+        final ServerLoadTable current = signals.table();
+        if (current != table)
         {
-            final ServerLoadTable next =
-                ServerLoadTable.successor(table, update.backends(), update.settings().staleAfterNs(), clockNs.getAsLong());
-            install(update.settings(), update.backends(), next);
-            table = next;
+            final ServerMetricsSettings next = signals.settings();
+            install(next == null ? settings : next, next == null ? List.of() : signals.backends(), current);
+            table = current;
         }
         Scrape done;
         while ((done = completed.poll()) != null)
@@ -232,6 +266,7 @@ public final class ServerScrapeAgent implements AutoCloseable
                     inflight.subscriber.abandon();
                     inflight.future.cancel(true);
                     target.failed(now, settings.everyNs());
+                    count(target, ServerLoadTable.SCRAPE_FAILED);
                 }
                 else
                 {
@@ -250,7 +285,7 @@ public final class ServerScrapeAgent implements AutoCloseable
             }
         }
         final long parkNs = wakeAt - System.nanoTime();
-        if (parkNs > 0 && completed.isEmpty() && pending.get() == null && running)
+        if (parkNs > 0 && completed.isEmpty() && signals.table() == table && running)
         {
             LockSupport.parkNanos(this, parkNs);
         }
@@ -341,6 +376,7 @@ public final class ServerScrapeAgent implements AutoCloseable
         {
             target.inflight = null;
             target.failed(now, settings.everyNs());
+            count(target, ServerLoadTable.SCRAPE_FAILED);
             return;
         }
         scrape.future = future;
@@ -366,6 +402,7 @@ public final class ServerScrapeAgent implements AutoCloseable
         if (scrape.error != null || response == null || response.statusCode() / 100 != 2 || response.body() == null)
         {
             target.failed(now, settings.everyNs());
+            count(target, ServerLoadTable.SCRAPE_FAILED);
             return;
         }
         final int length = response.body();
@@ -374,6 +411,7 @@ public final class ServerScrapeAgent implements AutoCloseable
         if (length < 0)
         {
             target.refused(now, settings.everyNs());
+            count(target, ServerLoadTable.SCRAPE_REFUSED);
             return;
         }
         final ServerMetricsReader reader = readers.get(target.backend.kind());
@@ -384,15 +422,21 @@ public final class ServerScrapeAgent implements AutoCloseable
             table.recordLoad(target.tableIndex, reader.waiting(), reader.running(), reader.kvUse(), clockNs.getAsLong()))
         {
             target.ok();
+            count(target, ServerLoadTable.SCRAPE_OK);
         }
         else
         {
             target.refused(now, settings.everyNs());
+            count(target, ServerLoadTable.SCRAPE_REFUSED);
         }
     }
 
-    private record Update(ServerMetricsSettings settings, List<ServerBackend> backends)
+    private void count(final Target target, final int result)
     {
+        if (target.tableIndex != ServerLoadTable.NOT_FOUND)
+        {
+            table.countScrape(target.tableIndex, result);
+        }
     }
 
     /** One scrape in flight. Written by the agent and, once, by the client's completion; handed over by the queue. */

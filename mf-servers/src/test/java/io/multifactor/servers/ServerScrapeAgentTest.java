@@ -278,7 +278,9 @@ class ServerScrapeAgentTest
             "  server_metrics: {every: 50ms, timeout: 500ms, stale_after: 10s}",
             ""), first.plans());
         agent.replace(second.serverMetrics(), second.serverBackends());
-        await("the new table", 10_000, () -> agent.table() != before);
+        // The table is replaced at once; the agent follows it (its targets, their counts) at its next cycle.
+        await("the new table", 10_000, () -> agent.table() != before &&
+            agent.counts("a", "http://127.0.0.1:" + s2.port()) == null);
         final ServerLoadTable after = agent.table();
         final int s1Index = after.backendIndex("a", k1);
         assertThat(after.lastResponseNs(s1Index)).isEqualTo(s1Last);

@@ -7,6 +7,7 @@ import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.servers.OrcaLoadReportParser;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -44,6 +45,15 @@ public final class RequestLifecycle
     public static final int CANCELLED = 3;
 
     private static final int IDLE = -1;
+
+    /** Request header that asks a server for its ORCA load report on the response. */
+    public static final String LOAD_REPORT_FORMAT_HEADER = "endpoint-load-metrics-format";
+
+    /** Response header that carries a server's ORCA load report. */
+    public static final String LOAD_REPORT_HEADER = "endpoint-load-metrics";
+
+    private static final ThreadLocal<OrcaLoadReportParser> LOAD_REPORTS =
+        ThreadLocal.withInitial(OrcaLoadReportParser::new);
 
     private final MultiFactorEngine engine;
     private final Request request = new Request();
@@ -147,6 +157,41 @@ public final class RequestLifecycle
     {
         responseStatus = status;
         streamed = eventStream && status >= 200 && status < 300;
+    }
+
+    /**
+     * As {@link #onResponseStatus(int, boolean)}, and feeds the response's ORCA load report (header
+     * {@code endpoint-load-metrics}), when it has one, to the engine as a scrape of the backend that answered
+     * ({@link MultiFactorEngine#reportServerLoad}); a report the parser refuses, or for a model whose {@code server} is
+     * not set, changes nothing. The parser is the calling thread's own; nothing is allocated per report.
+     *
+     * @param status the backend's HTTP status.
+     * @param eventStream whether the response is a server-sent-event stream.
+     * @param loadReportOrNull the value of {@code endpoint-load-metrics}, or null.
+     * @param backendKey the answering backend's origin ({@code http://host:port}, see {@link #backendKey}).
+     * @return whether a load report was taken.
+     */
+    public boolean onResponseStatus(
+        final int status, final boolean eventStream, final CharSequence loadReportOrNull, final String backendKey)
+    {
+        onResponseStatus(status, eventStream);
+        if (loadReportOrNull == null || modelId == Handles.NONE)
+        {
+            return false;
+        }
+        final OrcaLoadReportParser parser = LOAD_REPORTS.get();
+        return parser.parse(loadReportOrNull) &&
+            engine.reportServerLoad(modelId, backendKey, parser.waiting(), parser.running(), parser.kvUse());
+    }
+
+    /**
+     * @param backend a backend.
+     * @return its origin as the server signals name it ({@code http://host:port}, brackets around an IPv6 host).
+     */
+    public static String backendKey(final Backend backend)
+    {
+        final String host = backend.host().indexOf(':') >= 0 ? '[' + backend.host() + ']' : backend.host();
+        return (backend.https() ? "https://" : "http://") + host + ':' + backend.port();
     }
 
     /**

@@ -298,10 +298,18 @@ public final class SimulateCommand implements Callable<Integer>
         final long everyNs = loaded.config().fleet().exchangeEveryNs();
         final FleetReport isolated;
         FleetReport shared = null;
+        FleetReport withServers = null;
+        final boolean scrapes = loaded.serverMetrics() != null && !loaded.serverBackends().isEmpty();
         try
         {
             isolated = new FleetSimulator(loaded.plans(), settings(loaded.config().signals()), traffic, n, false, everyNs)
                 .run();
+            if (scrapes)
+            {
+                // The same isolated replicas, seeing the simulated servers' queues and KV-cache use.
+                withServers = new FleetSimulator(loaded.plans(), settings(loaded.config().signals()), traffic, n, false,
+                    everyNs).withServers(loaded.serverMetrics(), loaded.serverBackends()).run();
+            }
             if (!noFleet)
             {
                 shared = new FleetSimulator(loaded.plans(), settings(loaded.config().signals()), traffic, n, true,
@@ -318,6 +326,14 @@ public final class SimulateCommand implements Callable<Integer>
         out.printf(Locale.ROOT, "simulating %s with %s: %d replicas, %.0f s, %s arrivals/s, seed %d, %s%n%n",
             shownConfig, shownProfile, n, traffic.durationS(), trim(traffic.arrivalsPerS()), traffic.seed(),
             noFleet ? "isolated (no fleet)" : "fleet exchange every " + everyNs / 1_000_000 + " ms vs isolated");
+        if (withServers != null)
+        {
+            out.printf(Locale.ROOT, "model-server signals, isolated replicas (scrape every %d ms, answers %d ms late, " +
+                "stale after %d ms): without / with%n", loaded.serverMetrics().everyNs() / 1_000_000,
+                FleetSimulator.SCRAPE_DELAY_NS / 1_000_000, loaded.serverMetrics().staleAfterNs() / 1_000_000);
+            out.print(FleetTextReport.serverSignals(isolated, withServers));
+            out.println();
+        }
         out.print(FleetTextReport.compare(shared, isolated));
         out.flush();
         return ExitCodes.OK;

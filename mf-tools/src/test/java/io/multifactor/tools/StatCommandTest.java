@@ -7,6 +7,9 @@ import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.metrics.CountersFileLayout;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.signal.ServerBackend;
+import io.multifactor.kernel.signal.ServerKind;
+import io.multifactor.kernel.signal.ServerMetricsSettings;
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -70,6 +73,35 @@ class StatCommandTest
                 "reloads: applied 0, refused 0   fleet: exchanges done 0, failed 0, remote replicas 0");
             assertThat(run.out()).containsPattern("economy +1 +p95=42\\.\\d +p95=- +0 +- +0 +0 +0");
             assertThat(run.out()).containsPattern("premium +0 +p95=15\\d\\.\\d +p95=- +1 +tpot=1 +0 +0 +0");
+        }
+    }
+
+    @Test
+    void shouldShowTheModelServersQueueKvCacheFreshnessAndScrapes()
+    {
+        final Path file = dir.resolve("servers.counters");
+        final Plans plans = new PlansBuilder().model("llama", 0.9, 10.0).model("hosted", 0.1, 1.0)
+            .decision("chat").candidates("llama", "hosted").add()
+            .build();
+        final ServerBackend one = new ServerBackend("llama", false, "10.0.0.1", 8000, ServerKind.VLLM);
+        final ServerBackend two = new ServerBackend("llama", false, "10.0.0.2", 8000, ServerKind.VLLM);
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(plans).countersFile(file)
+            .serverMetrics(ServerMetricsSettings.every(500_000_000L), List.of(one, two)).build())
+        {
+            final int llama = engine.modelId("llama");
+            engine.reportServerLoad(llama, one.key(), 12, 4, 0.95);
+            engine.reportServerLoad(llama, one.key(), 12, 4, 1.5);
+            engine.refreshNow();
+            final CliRun run = CliRun.of("stat", "--counters-file", file.toString());
+            assertThat(run.exit()).as(run.err()).isZero();
+            assertThat(run.out()).contains(
+                "SERVER_MODEL  QUEUE  KV_CACHE",
+                "llama            12     0.950",
+                "BACKEND               FRESH  SCRAPES_OK  FAILED  REFUSED",
+                "http://10.0.0.1:8000  yes             1       0        1",
+                "http://10.0.0.2:8000  no              0       0        0");
+            // A model without server has no server row.
+            assertThat(run.out().substring(run.out().indexOf("SERVER_MODEL"))).doesNotContain("hosted");
         }
     }
 

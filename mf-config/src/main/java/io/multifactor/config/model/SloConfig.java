@@ -11,15 +11,19 @@ package io.multifactor.config.model;
  * @param maxInflight {@code max_inflight}, in-flight ceiling.
  * @param minQuality {@code min_quality}, quality floor in {@code quality_score}'s units.
  * @param maxInflightTokens {@code max_inflight_tokens}, ceiling on the tokens in flight (0 = none).
+ * @param maxQueue {@code max_queue}, ceiling on the waiting requests of the model's emptiest fresh server (0 = none).
+ * @param maxKvCache {@code max_kv_cache}, ceiling on the KV-cache use of the model's emptiest fresh server, 0..1
+ *     (0 = none).
  */
 public record SloConfig(
-    double maxTpotMs, double maxTtftMs, double maxCostPer1M, long maxInflight, double minQuality, long maxInflightTokens)
+    double maxTpotMs, double maxTtftMs, double maxCostPer1M, long maxInflight, double minQuality, long maxInflightTokens,
+    long maxQueue, double maxKvCache)
 {
     /** No floor and no ceiling at all. */
-    public static final SloConfig NONE = new SloConfig(0.0, 0.0, 0.0, 0L, 0.0, 0L);
+    public static final SloConfig NONE = new SloConfig(0.0, 0.0, 0.0, 0L, 0.0, 0L, 0L, 0.0);
 
     /**
-     * Ceilings and floor without a token ceiling.
+     * Ceilings and floor without a token ceiling or a server ceiling.
      *
      * @param maxTpotMs {@code max_tpot_ms}.
      * @param maxTtftMs {@code max_ttft_ms}.
@@ -31,7 +35,24 @@ public record SloConfig(
         final double maxTpotMs, final double maxTtftMs, final double maxCostPer1M, final long maxInflight,
         final double minQuality)
     {
-        this(maxTpotMs, maxTtftMs, maxCostPer1M, maxInflight, minQuality, 0L);
+        this(maxTpotMs, maxTtftMs, maxCostPer1M, maxInflight, minQuality, 0L, 0L, 0.0);
+    }
+
+    /**
+     * Ceilings and floor with a token ceiling, no server ceiling.
+     *
+     * @param maxTpotMs {@code max_tpot_ms}.
+     * @param maxTtftMs {@code max_ttft_ms}.
+     * @param maxCostPer1M {@code max_cost_per_1m}.
+     * @param maxInflight {@code max_inflight}.
+     * @param minQuality {@code min_quality}.
+     * @param maxInflightTokens {@code max_inflight_tokens}.
+     */
+    public SloConfig(
+        final double maxTpotMs, final double maxTtftMs, final double maxCostPer1M, final long maxInflight,
+        final double minQuality, final long maxInflightTokens)
+    {
+        this(maxTpotMs, maxTtftMs, maxCostPer1M, maxInflight, minQuality, maxInflightTokens, 0L, 0.0);
     }
 
     /**

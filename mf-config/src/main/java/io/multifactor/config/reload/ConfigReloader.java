@@ -17,7 +17,8 @@ import java.util.function.Consumer;
 /**
  * Hot reload of a running engine's configuration: {@link #reload(Path)} validates and compiles the file against the
  * running plans (so names that stay keep their handles, counters and windows) and swaps the result in with
- * {@link MultiFactorEngine#replacePlans(Plans)}, one atomic publication. A refused file changes nothing and its problems
+ * {@link MultiFactorEngine#replacePlans(Plans)}, one atomic publication, then hands the engine the model servers to
+ * scrape ({@link MultiFactorEngine#configureServers}). A refused file changes nothing and its problems
  * are returned. {@link #watch(Path, Consumer)} does the same whenever the file changes. A reloader built with an overlay
  * ({@link #ConfigReloader(MultiFactorEngine, Path)}) applies it on every reload, as the first load did, and its
  * watchers follow the overlay file too (an edit of either file reloads both).
@@ -100,6 +101,8 @@ public final class ConfigReloader implements AutoCloseable
         try
         {
             engine.replacePlans(loaded.plans());
+            // The backends scraped follow the file too (those that stay keep their signals).
+            engine.configureServers(loaded.serverMetrics(), loaded.serverBackends());
         }
         catch (final IllegalStateException ex)
         {

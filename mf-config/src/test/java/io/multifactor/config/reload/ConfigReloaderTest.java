@@ -107,6 +107,46 @@ class ConfigReloaderTest
     }
 
     @Test
+    void aReloadShouldHandTheEngineTheServersToScrapeKeepingTheSignalsOfThoseThatStay() throws IOException
+    {
+        final String servers = String.join("\n",
+            "models:",
+            "  - {name: a, quality_score: 0.9, server: vllm, backend_refs: [{endpoint: '10.0.0.1:8000'}, " +
+                "{endpoint: '10.0.0.2:8000'}]}",
+            "  - {name: b, quality_score: 0.5}",
+            "decisions:",
+            "  - name: d",
+            "    modelRefs: [{model: a}, {model: b}]",
+            "    algorithm: {type: multi_factor, multi_factor: {weights: {queue: 1.0}, slo: {max_queue: 8}}}",
+            "signals:",
+            "  server_metrics: {every: 500ms, stale_after: 1h}",
+            "");
+        Files.writeString(file, servers);
+        assertThat(reloader.reload(file).applied()).isTrue();
+        assertThat(engine.serverSignals().backends()).hasSize(2);
+        final int a = engine.modelId("a");
+        assertThat(engine.reportServerLoad(a, "http://10.0.0.1:8000", 12, Double.NaN, 0.5)).isTrue();
+        engine.refreshNow();
+        final Selection selection = new Selection();
+        engine.select(engine.decisionId("d"), null, selection);
+        assertThat(selection.dropReason(0)).isEqualTo(io.multifactor.api.DropReason.QUEUE);
+
+        // 10.0.0.2 leaves; 10.0.0.1 stays with its answer.
+        Files.writeString(file, servers.replace(", {endpoint: '10.0.0.2:8000'}", ""));
+        assertThat(reloader.reload(file).applied()).isTrue();
+        assertThat(engine.serverSignals().backends()).hasSize(1);
+        engine.select(engine.decisionId("d"), null, selection);
+        assertThat(selection.queue(0)).isEqualTo(12.0);
+        assertThat(selection.dropReason(0)).isEqualTo(io.multifactor.api.DropReason.QUEUE);
+
+        // Without signals.server_metrics nothing is scraped any more.
+        Files.writeString(file, A);
+        assertThat(reloader.reload(file).applied()).isTrue();
+        assertThat(engine.serverSignals().settings()).isNull();
+        assertThat(engine.serverSignals().backends()).isEmpty();
+    }
+
+    @Test
     void shouldKeepTheRunningPlansAndReportEveryProblemOfABadFile() throws IOException
     {
         final Plans running = engine.plans();

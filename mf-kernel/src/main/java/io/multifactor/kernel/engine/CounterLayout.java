@@ -202,6 +202,18 @@ final class CounterLayout
         return ids;
     }
 
+    /**
+     * Under lock, inside a generation: a counter that threads store into by value offset (the server signals').
+     *
+     * @param label its label.
+     * @param typeId one of {@link CounterTypes}.
+     * @return its value offset.
+     */
+    int offsetOf(final String label, final int typeId)
+    {
+        return use(label, typeId);
+    }
+
     // Under lock, from the sweep: one lease of the model counting into counterOffset was reclaimed.
     void countHealedLease(final int counterOffset)
     {

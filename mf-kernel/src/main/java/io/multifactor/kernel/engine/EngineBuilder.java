@@ -1,10 +1,13 @@
 package io.multifactor.kernel.engine;
 
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.signal.ServerBackend;
+import io.multifactor.kernel.signal.ServerMetricsSettings;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -25,6 +28,8 @@ abstract class EngineBuilder<B extends EngineBuilder<B>>
     int leaseCapacity = MultiFactorEngine.DEFAULT_LEASE_CAPACITY;
     int counterCapacity = MultiFactorEngine.DEFAULT_COUNTER_CAPACITY;
     boolean countSelections = true;
+    ServerMetricsSettings serverMetrics;
+    List<ServerBackend> serverBackends = List.of();
 
     EngineBuilder(final Plans plans)
     {
@@ -101,6 +106,23 @@ abstract class EngineBuilder<B extends EngineBuilder<B>>
     public B countSelections(final boolean countSelections)
     {
         this.countSelections = countSelections;
+        return self();
+    }
+
+    /**
+     * Scrapes model servers from the start ({@code signals.server_metrics} and the backends of the models whose
+     * {@code server} is set): the engine's {@link io.multifactor.kernel.signal.ServerSignals} is configured with them
+     * before the first plans are installed, so their counters exist from the start. The scrape agent (module
+     * {@code mf-servers}) feeds it; {@link MultiFactorEngine#configureServers} changes it later. By default, none.
+     *
+     * @param settingsOrNull how the backends are scraped, or {@code null} for none.
+     * @param backends the backends (ignored without settings).
+     * @return this builder.
+     */
+    public B serverMetrics(final ServerMetricsSettings settingsOrNull, final List<ServerBackend> backends)
+    {
+        this.serverMetrics = settingsOrNull;
+        this.serverBackends = List.copyOf(backends);
         return self();
     }
 

@@ -6,6 +6,7 @@ import io.multifactor.kernel.latency.LatencyWindow;
 import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.signal.ServerSignals;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemEpochClock;
@@ -13,7 +14,7 @@ import org.agrona.concurrent.SystemEpochClock;
 /**
  * Assembles the parts of one engine from its builder's settings, in the order their counters are allocated: the
  * counter buffers and their layout (engine-wide counters first), the lease table, then selection, reserve, explain,
- * samples, plan installation, publication, refresh and the fleet bridge, all sharing the engine's one lock.
+ * samples, plan installation, publication (latency and model-server signals), refresh and the fleet bridge, all sharing the engine's one lock.
  * <p>
  * This class is not threadsafe: it is built and read once, on the thread that builds the engine.
  */
@@ -36,6 +37,7 @@ final class EngineParts
     final SampleRecorder samples;
     final RefreshCycle refreshCycle;
     final FleetBridge fleet;
+    final ServerLoadPublisher serverPublisher;
 
     EngineParts(final EngineBuilder<?> builder)
     {
@@ -54,14 +56,22 @@ final class EngineParts
             settings.latencyRefreshNs(), settings.inflightMaxAgeNs() / MultiFactorEngine.SWEEPS_PER_MAX_AGE);
         final LeaseEpochs leaseEpochs = new LeaseEpochs(originNs, sweepPeriodNs);
         final SignalPublisher publisher = new SignalPublisher(values);
+        final ServerSignals serverSignals = new ServerSignals(originNs);
+        if (builder.serverMetrics != null)
+        {
+            serverSignals.configure(builder.serverMetrics, builder.serverBackends, originNs);
+        }
+        serverPublisher = new ServerLoadPublisher(serverSignals, values);
         counterBlocks = builder.countSelections ? new PerThreadCounterBlocks(values) : null;
-        installer = new StateInstaller(lock, layout, publisher, originNs, sliceNs, counterBlocks, settings, clock);
+        installer = new StateInstaller(lock, layout, publisher, serverPublisher, originNs, sliceNs, counterBlocks,
+            settings, clock);
         reserver = new ReserveOnSelect(leases, leaseEpochs, settings.defaultRequestTokens());
         selector = new Selector(reserver, counterBlocks);
         explainer = new Explainer(installer, settings.latencyEstimator() == LatencyEstimatorType.PEAK_EWMA);
         samples = new SampleRecorder(installer, layout);
         refreshCycle = new RefreshCycle(
-            lock, clock, settings, originNs, installer, publisher, layout, leases, leaseEpochs, counterBlocks, counters,
+            lock, clock, settings, originNs, installer, publisher, serverPublisher, layout, leases, leaseEpochs,
+            counterBlocks, counters,
             SystemEpochClock.INSTANCE);
         fleet = new FleetBridge(lock, clock, installer, values);
     }

@@ -15,9 +15,13 @@ import io.multifactor.kernel.metrics.CounterTypes;
 import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.signal.ServerBackend;
+import io.multifactor.kernel.signal.ServerMetricsSettings;
+import io.multifactor.kernel.signal.ServerSignals;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -69,6 +73,7 @@ public final class MultiFactorEngine extends EngineReadout
     private final SampleRecorder samples;
     private final RefreshCycle refreshCycle;
     private final FleetBridge fleet;
+    private final ServerLoadPublisher serverPublisher;
     private final PerThreadCounterBlocks counterBlocksOrNull;
     private final RefreshAgent agent = new RefreshAgent(this);
     private final CopyOnWriteArrayList<Runnable> plansListeners = new CopyOnWriteArrayList<>();
@@ -84,6 +89,7 @@ public final class MultiFactorEngine extends EngineReadout
         samples = parts.samples;
         refreshCycle = parts.refreshCycle;
         fleet = parts.fleet;
+        serverPublisher = parts.serverPublisher;
         counterBlocksOrNull = parts.counterBlocks;
         synchronized (parts.lock)
         {
@@ -341,6 +347,72 @@ public final class MultiFactorEngine extends EngineReadout
     }
 
     /**
+     * @return the engine's model-server signals: the table the scrape agent (module {@code mf-servers}) writes into,
+     *     and the settings and backends it scrapes.
+     */
+    public ServerSignals serverSignals()
+    {
+        return serverPublisher.signals();
+    }
+
+    /**
+     * Replaces what is scraped ({@code signals.server_metrics} and the backends of the models whose {@code server} is
+     * set, such as {@code LoadedConfig.serverMetrics()} and {@code serverBackends()} after a reload): a backend that
+     * stays keeps its values, freshness and counts, a model that stays keeps its grace period, and the
+     * {@code mf.server.*} counters follow (the plans listeners are told, as after {@link #replacePlans}). The scrape
+     * agent picks the change up at its next cycle. Off the hot path: allocates, and waits for a running refresh.
+     *
+     * @param settingsOrNull how the backends are scraped, or {@code null} to stop using server signals.
+     * @param backends the backends (ignored without settings).
+     * @throws IllegalStateException when a counter cannot be allocated (the previous server configuration is then
+     *     back), or the engine is closed.
+     */
+    public void configureServers(final ServerMetricsSettings settingsOrNull, final List<ServerBackend> backends)
+    {
+        final ServerSignals signals = serverPublisher.signals();
+        final List<ServerBackend> next = List.copyOf(backends);
+        final ServerMetricsSettings previousSettings = signals.settings();
+        final List<ServerBackend> previousBackends = signals.backends();
+        try
+        {
+            installer.reinstall(clock, () -> signals.configure(settingsOrNull, next, clock.nanoTime()));
+        }
+        catch (final IllegalStateException ex)
+        {
+            if (!installer.isClosed())
+            {
+                installer.reinstall(clock, () -> signals.configure(previousSettings, previousBackends, clock.nanoTime()));
+            }
+            throw ex;
+        }
+        for (final Runnable listener : plansListeners)
+        {
+            listener.run();
+        }
+    }
+
+    /**
+     * Feeds one backend's load from an ORCA load report on a response ({@code endpoint-load-metrics}): it counts as a
+     * good scrape of that backend at the engine clock's time now. Any thread; allocates nothing; never throws for an
+     * expected outcome.
+     *
+     * @param modelId the model's handle.
+     * @param backendKey the backend's origin, {@link ServerBackend#key()} ({@code http://host:port}).
+     * @param waiting waiting requests, finite and >= 0, or NaN when not reported.
+     * @param running running requests, or NaN when not reported.
+     * @param kvUse KV-cache use in [0, 1], or NaN when not reported (not both NaN).
+     * @return whether the values were taken: {@code false} for a model without server signals, a backend it does not
+     *     list, or a value out of range (counted as a refused scrape).
+     */
+    public boolean reportServerLoad(
+        final int modelId, final String backendKey, final double waiting, final double running, final double kvUse)
+    {
+        final String model = installer.state.plans.modelName(modelId);
+        return model != null && backendKey != null &&
+            serverPublisher.signals().report(model, backendKey, waiting, running, kvUse, clock.nanoTime());
+    }
+
+    /**
      * One refresh duty cycle at the clock's time : when {@code latency_refresh} has passed,
      * rotates the windows, republishes the percentiles and, when the sweep is due, reclaims stale leases; otherwise
      * reads the clock and one volatile field and writes nothing. One thread at a time. Allocates nothing in steady state.
@@ -389,6 +461,12 @@ public final class MultiFactorEngine extends EngineReadout
         refreshCycle.foldCounts();
         installer.close();
         refreshCycle.closeFile();
+    }
+
+    /** @return the publisher of the model-server signals, for tests. */
+    ServerLoadPublisher serverPublisher()
+    {
+        return serverPublisher;
     }
 
     /** @return the per-thread counter blocks of the selections (null when not counted), for tests. */

@@ -4,6 +4,7 @@ import io.multifactor.kernel.inflight.LeaseTable;
 import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.metrics.CountersFileLayout;
 import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
+import io.multifactor.kernel.signal.ServerMetricsSettings;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
 
@@ -15,7 +16,9 @@ import java.util.function.IntConsumer;
  * counters ({@link PerThreadCounterBlocks#aggregate()}, so readers see them at most one period late) and, once per sweep
  * period P = max({@code latency_refresh},
  * {@code inflight_max_age / 64}), starts a new lease epoch, reclaims the leases older than {@code inflight_max_age}
- * and frees the counters retired long enough ago.
+ * and frees the counters retired long enough ago. Between refreshes it republishes the model-server signals alone
+ * ({@link ServerLoadPublisher}) every scrape period of {@code signals.server_metrics} (when shorter), so a scrape's
+ * values reach {@code select} within one period, and a backend going stale is seen as promptly.
  * <p>
  * A lease's age is measured from its own {@code begin}, without a clock read on {@code begin}: it is stamped with the
  * running epoch ({@link LeaseEpochs}) and reclaimed only once the epoch after its own began more than
@@ -40,6 +43,7 @@ final class RefreshCycle
     private final long inflightMaxAgeNs;
     private final StateInstaller installer;
     private final SignalPublisher publisher;
+    private final ServerLoadPublisher serverPublisher;
     private final CounterLayout layout;
     private final LeaseTable leases;
     private final LeaseEpochs leaseEpochs;
@@ -52,6 +56,10 @@ final class RefreshCycle
     // writes nothing at all (not even the monitor's word, which may share a cache line with what the hot paths read).
     private volatile long nextRefreshNs;
 
+    // The engine time of the next publication of the server signals alone (between refreshes, every scrape period
+    // of signals.server_metrics); read without the lock like nextRefreshNs, only while server metrics are on.
+    private volatile long nextServerNs;
+
     // The wall time of the next heartbeat of the counters file; Long.MAX_VALUE without a file or once it is closed.
     private volatile long nextHeartbeatMs;
 
@@ -62,6 +70,7 @@ final class RefreshCycle
         final long originNs,
         final StateInstaller installer,
         final SignalPublisher publisher,
+        final ServerLoadPublisher serverPublisher,
         final CounterLayout layout,
         final LeaseTable leases,
         final LeaseEpochs leaseEpochs,
@@ -76,6 +85,8 @@ final class RefreshCycle
         this.inflightMaxAgeNs = settings.inflightMaxAgeNs();
         this.installer = installer;
         this.publisher = publisher;
+        this.serverPublisher = serverPublisher;
+        this.nextServerNs = originNs;
         this.layout = layout;
         this.leases = leases;
         this.leaseEpochs = leaseEpochs;
@@ -97,7 +108,7 @@ final class RefreshCycle
         final long nowNs = clock.nanoTime();
         if (nowNs - nextRefreshNs < 0)
         {
-            return 0;
+            return nowNs - nextServerNs < 0 ? 0 : serverCycle(nowNs);
         }
         synchronized (lock)
         {
@@ -181,6 +192,34 @@ final class RefreshCycle
         }
     }
 
+    // The server signals alone, once per scrape period between refreshes (the scrapes come faster than latency_refresh).
+    private int serverCycle(final long nowNs)
+    {
+        if (serverPublisher.signals().settings() == null)
+        {
+            // Off: look again at the next refresh rather than on every duty cycle.
+            nextServerNs = nextRefreshNs;
+            return 0;
+        }
+        synchronized (lock)
+        {
+            if (installer.closed() || nowNs - nextServerNs < 0)
+            {
+                return 0;
+            }
+            publishServerSignals(installer.state, nowNs);
+            return 1;
+        }
+    }
+
+    // Under lock.
+    private void publishServerSignals(final EngineState s, final long nowNs)
+    {
+        serverPublisher.publish(s, nowNs);
+        final ServerMetricsSettings serverSettings = serverPublisher.signals().settings();
+        nextServerNs = nowNs + (serverSettings == null ? refreshNs : Math.min(serverSettings.everyNs(), refreshNs));
+    }
+
     // Under lock.
     private int cycle(final long nowNs)
     {
@@ -196,6 +235,7 @@ final class RefreshCycle
             }
         }
         publisher.publish(s, nowNs);
+        publishServerSignals(s, nowNs);
         if (counterBlocksOrNull != null)
         {
             // Every thread's selection and drop counts since the previous cycle, into the shared counters.

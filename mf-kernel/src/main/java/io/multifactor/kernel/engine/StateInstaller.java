@@ -30,6 +30,7 @@ final class StateInstaller
     private final Object lock;
     private final CounterLayout layout;
     private final SignalPublisher publisher;
+    private final ServerLoadPublisher serverPublisher;
     private final AtomicBuffer values;
     private final long originNs;
     private final long sliceNs;
@@ -46,6 +47,7 @@ final class StateInstaller
         final Object lock,
         final CounterLayout layout,
         final SignalPublisher publisher,
+        final ServerLoadPublisher serverPublisher,
         final long originNs,
         final long sliceNs,
         final PerThreadCounterBlocks counterBlocksOrNull,
@@ -58,6 +60,7 @@ final class StateInstaller
         this.lock = lock;
         this.layout = layout;
         this.publisher = publisher;
+        this.serverPublisher = serverPublisher;
         this.values = layout.values;
         this.originNs = originNs;
         this.sliceNs = sliceNs;
@@ -70,6 +73,15 @@ final class StateInstaller
     long sliceIndex(final long nowNs)
     {
         return Math.floorDiv(nowNs - originNs, sliceNs);
+    }
+
+    /** @return whether the engine is closed (takes the lock). */
+    boolean isClosed()
+    {
+        synchronized (lock)
+        {
+            return closed;
+        }
     }
 
     // Under lock.
@@ -126,6 +138,27 @@ final class StateInstaller
         }
     }
 
+    /**
+     * Takes the lock and installs the current plans again, so that the counters of a new server configuration are
+     * allocated and its signals published (the engine's {@code configureServers}).
+     *
+     * @param clock the engine's clock, read under the lock.
+     * @param configure what changes the server configuration, run under the lock before the installation.
+     * @throws IllegalStateException when a counter cannot be allocated, or after close.
+     */
+    void reinstall(final NanoClock clock, final Runnable configure)
+    {
+        synchronized (lock)
+        {
+            if (closed)
+            {
+                throw new IllegalStateException("engine is closed");
+            }
+            configure.run();
+            install(state.plans, clock.nanoTime());
+        }
+    }
+
     /** Takes the lock; from now on the engine knows no model and no decision. Idempotent. */
     void close()
     {
@@ -154,10 +187,13 @@ final class StateInstaller
         catch (final IllegalStateException ex)
         {
             layout.abortGeneration();
+            serverPublisher.abortCounters();
             throw ex;
         }
         layout.commitGeneration(nowNs, nextHealed);
+        serverPublisher.commitCounters();
         publisher.publish(nextState, nowNs);
+        serverPublisher.publish(nextState, nowNs);
         for (final ModelSignals retired : signalsByName.values())
         {
             if (!nextByName.containsKey(retired.name))
@@ -215,6 +251,7 @@ final class StateInstaller
             layout.modelCounters(
                 modelId, name, inflightId, next, nextHealed, dropCounterIds, sampleOffsets, latencyCounterOffsets);
         }
+        serverPublisher.allocateCounters(layout);
         final int[][] selectionCounterIds = new int[next.decisionCapacity()][];
         int countedIdLimit = 0;
         for (final int id : dropCounterIds)

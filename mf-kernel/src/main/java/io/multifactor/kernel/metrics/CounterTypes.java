@@ -22,6 +22,10 @@ package io.multifactor.kernel.metrics;
  *   1610     mf.reloads            result                        reloads applied / refused
  *   1611     mf.fleet.exchanges    result                        fleet exchanges done / failed
  *   1612     mf.fleet.replicas     (none)                        live remote replicas (a gauge)
+ *   1613     mf.server.queue       model                         W(m): waiting requests, -1 = missing (a gauge)
+ *   1614     mf.server.kv_cache    model                         K(m) in millionths of the cache, -1 = missing (a gauge)
+ *   1615     mf.server.scrapes     backend, result               scrapes of a backend by result (ok, failed, refused)
+ *   1616     mf.server.fresh       backend                       1 while the backend is fresh, else 0 (a gauge)
  * </pre>
  * A counter whose key's first int is {@link #KEY_RETIRED} belongs to a model or decision the current plans no longer
  * have; it is freed (and its id reused) once nothing can still count into it.
@@ -66,6 +70,18 @@ public final class CounterTypes
     /** Live remote replicas. */
     public static final int FLEET_REPLICAS = 1_612;
 
+    /** A model's server queue W(m), rounded; -1 when missing. */
+    public static final int SERVER_QUEUE = 1_613;
+
+    /** A model's server KV-cache use K(m) in millionths; -1 when missing. */
+    public static final int SERVER_KV_CACHE = 1_614;
+
+    /** Scrapes of a backend, by result. */
+    public static final int SERVER_SCRAPES = 1_615;
+
+    /** Whether a backend is fresh (1) or not (0). */
+    public static final int SERVER_FRESH = 1_616;
+
     /** Tokens in flight on one model: the weights of its live leases ({@code mf.inflight.tokens}). */
     public static final int INFLIGHT_TOKENS = 1_619;
 
@@ -91,6 +107,6 @@ public final class CounterTypes
      */
     public static boolean isEngineType(final int typeId)
     {
-        return typeId >= INFLIGHT && typeId <= FLEET_REPLICAS || typeId == INFLIGHT_TOKENS;
+        return typeId >= INFLIGHT && typeId <= SERVER_FRESH || typeId == INFLIGHT_TOKENS;
     }
 }

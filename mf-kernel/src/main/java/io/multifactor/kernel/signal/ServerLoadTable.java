@@ -17,14 +17,18 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p>
  * The layout (which models, which backends) is fixed at construction; a new backend set is a new table made by
  * {@link #successor}, which keeps the values of the backends that stay (same model, same {@link ServerBackend#key()}).
- * Each backend's values sit in one 64-byte slot guarded by a sequence number (a seqlock):
+ * Each backend's values sit in one 64-byte slot guarded by a sequence number (a seqlock), with the counts of its
+ * scrapes by result:
  * <pre>
- *   slot b: | seq | waiting (double bits) | running (double bits) | kv use (double bits) | responseNs | pad x3 |
+ *   slot b: | seq | waiting (double bits) | running (double bits) | kv use (double bits) | responseNs |
+ *           | ok scrapes | failed scrapes | refused scrapes |
  * </pre>
  * <p>
- * This class is threadsafe for one writer and any number of readers: {@link #recordLoad} must be called by one thread
- * at a time (the scrape agent); the readers never block, never allocate and never see a torn slot (a slot being written
- * while they read it is read again, a bounded number of times, then treated as stale for that read).
+ * This class is threadsafe: {@link #recordLoad} and {@link #countScrape} may be called from any number of threads (the
+ * scrape agent, and gateways feeding ORCA load reports); a writer claims a slot by moving its sequence from even to odd
+ * with one compare-and-swap, so two writers of one backend never mix their values. The readers never block, never
+ * allocate and never see a torn slot (a slot being written while they read it is read again, a bounded number of
+ * times, then treated as stale for that read).
  */
 public final class ServerLoadTable
 {
@@ -40,7 +44,21 @@ public final class ServerLoadTable
     private static final int RUNNING = 2;
     private static final int KV = 3;
     private static final int RESPONSE_NS = 4;
+    private static final int COUNTS = 5;
     private static final int MAX_READ_ATTEMPTS = 64;
+    private static final int MAX_WRITE_ATTEMPTS = 1024;
+
+    /** {@link #countScrape} result: a scrape (or load report) whose values were stored. */
+    public static final int SCRAPE_OK = 0;
+
+    /** {@link #countScrape} result: a scrape that got no usable response (no connection, timeout, a non-2xx status). */
+    public static final int SCRAPE_FAILED = 1;
+
+    /** {@link #countScrape} result: a response too large, or without usable values. */
+    public static final int SCRAPE_REFUSED = 2;
+
+    /** Number of scrape results. */
+    public static final int SCRAPE_RESULTS = 3;
 
     private final long staleAfterNs;
     private final String[] modelNames;
@@ -50,7 +68,8 @@ public final class ServerLoadTable
     private final String[] backendKeys;
     private final int[] backendModel;
     private final Map<String, Integer> modelIndex;
-    private final Map<String, Integer> backendIndex;
+    /** Backend index by model name, then by key: looked up without building a combined key. */
+    private final Map<String, Map<String, Integer>> backendIndex;
     private final AtomicLongArray slots;
 
     /**
@@ -102,7 +121,7 @@ public final class ServerLoadTable
             {
                 backendKeys[b] = key;
                 backendModel[b] = m;
-                backendIndex.put(slotName(model.getKey(), key), b);
+                backendIndex.computeIfAbsent(model.getKey(), k -> new HashMap<>()).put(key, b);
                 b++;
             }
             m++;
@@ -135,6 +154,7 @@ public final class ServerLoadTable
         final ServerLoadTable previous, final List<ServerBackend> backends, final long staleAfterNs, final long nowNs)
     {
         final ServerLoadTable next = new ServerLoadTable(backends, staleAfterNs, nowNs);
+        final long[] copy = new long[STRIDE];
         for (int m = 0; m < next.modelNames.length; m++)
         {
             final int old = previous.modelIndex(next.modelNames[m]);
@@ -146,23 +166,17 @@ public final class ServerLoadTable
         for (int b = 0; b < next.backendKeys.length; b++)
         {
             final int old = previous.backendIndex(next.modelNames[next.backendModel[b]], next.backendKeys[b]);
-            if (old != NOT_FOUND)
+            if (old != NOT_FOUND && previous.readSlot(old, copy))
             {
-                final int from = old * STRIDE;
                 final int to = b * STRIDE;
-                for (int field = WAITING; field <= RESPONSE_NS; field++)
+                for (int field = WAITING; field < STRIDE; field++)
                 {
-                    next.slots.setPlain(to + field, previous.slots.getOpaque(from + field));
+                    next.slots.setPlain(to + field, copy[field]);
                 }
             }
         }
         VarHandle.releaseFence(); // the copied values are visible to whoever receives the table
         return next;
-    }
-
-    private static String slotName(final String model, final String key)
-    {
-        return model + '\u0000' + key;
     }
 
     /** @return time a good scrape's values stay fresh, in nanoseconds. */
@@ -214,7 +228,7 @@ public final class ServerLoadTable
     }
 
     /**
-     * Not for the hot path: a map lookup.
+     * Two map lookups; allocates nothing.
      *
      * @param model a model's name.
      * @param key a backend's {@link ServerBackend#key()}.
@@ -222,8 +236,27 @@ public final class ServerLoadTable
      */
     public int backendIndex(final String model, final String key)
     {
-        final Integer index = backendIndex.get(slotName(model, key));
+        final Map<String, Integer> keys = backendIndex.get(model);
+        final Integer index = keys == null ? null : keys.get(key);
         return index == null ? NOT_FOUND : index;
+    }
+
+    /**
+     * @param model a model index.
+     * @return the index of its first backend; its backends are this .. {@link #backendEnd(int)} - 1.
+     */
+    public int backendStart(final int model)
+    {
+        return modelFirstBackend[model];
+    }
+
+    /**
+     * @param model a model index.
+     * @return one past the index of its last backend.
+     */
+    public int backendEnd(final int model)
+    {
+        return modelFirstBackend[model + 1];
     }
 
     /**
@@ -245,34 +278,83 @@ public final class ServerLoadTable
     }
 
     /**
-     * Stores what a good scrape (or load report) said. Single writer; allocation-free; the slot is published with a
-     * release store of its sequence number.
+     * Stores what a good scrape (or load report) said, unless the slot already holds a later response (a scrape that
+     * finished after a load report arrived does not overwrite it). Any thread; allocation-free; the slot is claimed
+     * with a compare-and-swap of its sequence number (a writer that finds it claimed spins a bounded number of times,
+     * then gives up) and published with a release store of it.
      *
      * @param backend a backend index.
-     * @param waiting waiting requests, finite and >= 0.
+     * @param waiting waiting requests, finite and >= 0, or NaN when not reported (a scrape always reports it).
      * @param running running requests, finite and >= 0, or NaN when the server did not say.
-     * @param kvUse KV-cache use, a fraction in [0, 1].
+     * @param kvUse KV-cache use, a fraction in [0, 1], or NaN when not reported (not both NaN).
      * @param responseNs when the response arrived, engine clock nanoseconds.
-     * @return whether the values were stored; {@code false} (nothing changed) when one is out of range.
+     * @return whether the values are valid (then they are stored, or a later response already was); {@code false}
+     *     (nothing changed) when one is out of range, or another writer held the slot throughout.
      */
     public boolean recordLoad(
         final int backend, final double waiting, final double running, final double kvUse, final long responseNs)
     {
-        if (!(waiting >= 0.0 && waiting < Double.POSITIVE_INFINITY) || !(kvUse >= 0.0 && kvUse <= 1.0) ||
+        final boolean waitingMissing = Double.isNaN(waiting);
+        final boolean kvMissing = Double.isNaN(kvUse);
+        if (!(waitingMissing || waiting >= 0.0 && waiting < Double.POSITIVE_INFINITY) ||
+            !(kvMissing || kvUse >= 0.0 && kvUse <= 1.0) || waitingMissing && kvMissing ||
             !(Double.isNaN(running) || running >= 0.0 && running < Double.POSITIVE_INFINITY) || responseNs == NEVER)
         {
             return false;
         }
         final int base = backend * STRIDE;
-        final long seq = slots.getPlain(base + SEQ);
-        slots.setOpaque(base + SEQ, seq + 1);
-        VarHandle.storeStoreFence(); // the odd sequence is visible before any value of the slot changes
+        long seq = 0;
+        boolean claimed = false;
+        for (int attempt = 0; attempt < MAX_WRITE_ATTEMPTS && !claimed; attempt++)
+        {
+            seq = slots.getAcquire(base + SEQ);
+            if ((seq & 1L) == 0)
+            {
+                claimed = slots.compareAndSet(base + SEQ, seq, seq + 1);
+            }
+            else
+            {
+                Thread.onSpinWait();
+            }
+        }
+        if (!claimed)
+        {
+            return false;
+        }
+        // The CAS is a full fence: the odd sequence is visible before any value of the slot changes.
+        final long storedNs = slots.getPlain(base + RESPONSE_NS);
+        if (storedNs != NEVER && responseNs - storedNs < 0)
+        {
+            slots.setRelease(base + SEQ, seq + 2); // a later response is already stored: keep it
+            return true;
+        }
         slots.setOpaque(base + WAITING, Double.doubleToRawLongBits(waiting));
         slots.setOpaque(base + RUNNING, Double.doubleToRawLongBits(running));
         slots.setOpaque(base + KV, Double.doubleToRawLongBits(kvUse));
         slots.setOpaque(base + RESPONSE_NS, responseNs);
         slots.setRelease(base + SEQ, seq + 2); // the values are visible before the even sequence
         return true;
+    }
+
+    /**
+     * Counts one scrape of a backend by result. Any thread; one atomic add.
+     *
+     * @param backend a backend index.
+     * @param result {@link #SCRAPE_OK}, {@link #SCRAPE_FAILED} or {@link #SCRAPE_REFUSED}.
+     */
+    public void countScrape(final int backend, final int result)
+    {
+        slots.getAndIncrement(backend * STRIDE + COUNTS + result);
+    }
+
+    /**
+     * @param backend a backend index.
+     * @param result {@link #SCRAPE_OK}, {@link #SCRAPE_FAILED} or {@link #SCRAPE_REFUSED}.
+     * @return the scrapes of that result counted so far (kept across {@link #successor}).
+     */
+    public long scrapes(final int backend, final int result)
+    {
+        return slots.get(backend * STRIDE + COUNTS + result);
     }
 
     /**
@@ -340,6 +422,19 @@ public final class ServerLoadTable
     }
 
     /**
+     * Whether a model counts as stale: none of its backends is fresh, and at least {@link #staleAfterNs()} has passed
+     * since the model appeared (before that, no scrape has had time to answer).
+     *
+     * @param model a model index.
+     * @param nowNs the engine clock now.
+     * @return whether the model is stale.
+     */
+    public boolean stale(final int model, final long nowNs)
+    {
+        return nowNs - modelAppearedNs[model] >= staleAfterNs && !anyFresh(model, nowNs);
+    }
+
+    /**
      * W(m). Allocation-free, lock-free.
      *
      * @param model a model index.
@@ -384,7 +479,8 @@ public final class ServerLoadTable
                 {
                     continue;
                 }
-                if (responseNs != NEVER && nowNs - responseNs < staleAfterNs && !(value >= smallest))
+                // A value not reported (NaN) is skipped; NaN smallest so far: the first value present is taken.
+                if (responseNs != NEVER && nowNs - responseNs < staleAfterNs && value == value && !(value >= smallest))
                 {
                     smallest = value;
                 }
@@ -392,6 +488,35 @@ public final class ServerLoadTable
             }
         }
         return smallest;
+    }
+
+    // A consistent copy of a slot's values (not its counts, which are read as they are): false when unreadable.
+    private boolean readSlot(final int backend, final long[] into)
+    {
+        final int base = backend * STRIDE;
+        for (int attempt = 0; attempt < MAX_READ_ATTEMPTS; attempt++)
+        {
+            final long seq = slots.getAcquire(base + SEQ);
+            if ((seq & 1L) != 0)
+            {
+                Thread.onSpinWait();
+                continue;
+            }
+            for (int field = WAITING; field <= RESPONSE_NS; field++)
+            {
+                into[field] = slots.getOpaque(base + field);
+            }
+            VarHandle.loadLoadFence(); // the values are read before the sequence is checked again
+            if (slots.getOpaque(base + SEQ) == seq)
+            {
+                for (int field = COUNTS; field < STRIDE; field++)
+                {
+                    into[field] = slots.get(base + field);
+                }
+                return true;
+            }
+        }
+        return false;
     }
 
     private long read(final int backend, final int field, final long unreadable)

@@ -69,13 +69,26 @@ class ServerLoadTableTest
         final ServerLoadTable table = new ServerLoadTable(List.of(A1), SECOND, 0);
         assertTrue(table.recordLoad(0, 1, 1, 0.5, 10));
         assertFalse(table.recordLoad(0, -1, 1, 0.5, 20));
-        assertFalse(table.recordLoad(0, Double.NaN, 1, 0.5, 20));
+        assertFalse(table.recordLoad(0, Double.NaN, 1, Double.NaN, 20));
         assertFalse(table.recordLoad(0, Double.POSITIVE_INFINITY, 1, 0.5, 20));
         assertFalse(table.recordLoad(0, 1, 1, 1.5, 20));
-        assertFalse(table.recordLoad(0, 1, 1, Double.NaN, 20));
+        assertFalse(table.recordLoad(0, 1, 1, Double.NEGATIVE_INFINITY, 20));
         assertFalse(table.recordLoad(0, 1, -3, 0.5, 20));
         assertEquals(10, table.lastResponseNs(0));
         assertEquals(1.0, table.waiting(0));
+    }
+
+    @Test
+    void aValueNotReportedShouldBeMissingWithoutHidingTheOtherBackends()
+    {
+        // NaN is "not reported" (a direct report of one value; a scrape always has both): skipped by the minimum.
+        final ServerLoadTable table = new ServerLoadTable(List.of(A1, A2), 10 * SECOND, 0);
+        assertTrue(table.recordLoad(0, Double.NaN, Double.NaN, 0.3, SECOND));
+        assertTrue(table.recordLoad(1, 4, Double.NaN, Double.NaN, SECOND));
+        assertEquals(4.0, table.queue(0, 2 * SECOND));
+        assertEquals(0.3, table.kvCache(0, 2 * SECOND));
+        assertTrue(table.recordLoad(0, Double.NaN, Double.NaN, 0.6, 3 * SECOND));
+        assertEquals(0.6, table.kvCache(0, 4 * SECOND));
     }
 
     @Test
@@ -145,5 +158,83 @@ class ServerLoadTableTest
         reader.join();
         assertNull(failure.get());
         assertEquals(writes, table.waiting(0));
+    }
+
+    @Test
+    @Timeout(30)
+    void twoWritersShouldNeverMixTheirValuesAndTheNewestResponseShouldStay() throws InterruptedException
+    {
+        // Writer w stores waiting = running = t and kv = t / N with responseNs = t, for t = w, w + 2, ...: a slot that
+        // mixed two writes would hold fields of two different t; an older write landing last would go back in time.
+        final int writes = 100_000;
+        final ServerLoadTable table = new ServerLoadTable(List.of(A1), Long.MAX_VALUE / 4, 0);
+        final AtomicReference<String> failure = new AtomicReference<>();
+        final Thread[] writers = new Thread[2];
+        // A writer may give up when the other is preempted while it holds the slot (a lost write, as the table
+        // documents): each remembers its last write that was taken.
+        final long[] lastTaken = new long[2];
+        for (int w = 0; w < 2; w++)
+        {
+            final int writer = w;
+            writers[w] = new Thread(() ->
+            {
+                for (int t = writer + 1; t <= 2 * writes; t += 2)
+                {
+                    if (table.recordLoad(0, t, t, (double)t / (2 * writes), t))
+                    {
+                        lastTaken[writer] = t;
+                    }
+                    table.countScrape(0, ServerLoadTable.SCRAPE_OK);
+                }
+            });
+        }
+        final AtomicBoolean done = new AtomicBoolean();
+        final Thread successors = new Thread(() ->
+        {
+            // A reload copying the slot while both write: every copy is one write's values.
+            while (!done.get() && failure.get() == null)
+            {
+                final ServerLoadTable copy = ServerLoadTable.successor(table, List.of(A1), Long.MAX_VALUE / 4, 0);
+                final long t = copy.lastResponseNs(0);
+                if (t != ServerLoadTable.NEVER && (copy.waiting(0) != t || copy.running(0) != t ||
+                    copy.kvUse(0) != (double)t / (2 * writes)))
+                {
+                    failure.compareAndSet(null, "copy mixed: t=" + t + " waiting=" + copy.waiting(0));
+                }
+            }
+        });
+        successors.start();
+        for (final Thread writer : writers)
+        {
+            writer.start();
+        }
+        for (final Thread writer : writers)
+        {
+            writer.join();
+        }
+        done.set(true);
+        successors.join();
+        assertNull(failure.get());
+        final long newest = Math.max(lastTaken[0], lastTaken[1]);
+        assertEquals(newest, table.lastResponseNs(0));
+        assertEquals((double)newest, table.waiting(0));
+        assertEquals((double)newest, table.running(0));
+        assertEquals((double)newest / (2 * writes), table.kvUse(0));
+        assertEquals(2L * writes, table.scrapes(0, ServerLoadTable.SCRAPE_OK));
+    }
+
+    @Test
+    void aModelShouldBeStaleOnlyAfterItsGraceWithNoFreshBackend()
+    {
+        final ServerLoadTable table = new ServerLoadTable(List.of(A1, A2), 2 * SECOND, 10 * SECOND);
+        assertFalse(table.stale(0, 11 * SECOND));
+        assertTrue(table.stale(0, 12 * SECOND));
+        assertTrue(table.recordLoad(1, 0, Double.NaN, 0.1, 12 * SECOND));
+        assertFalse(table.stale(0, 13 * SECOND));
+        assertTrue(table.stale(0, 14 * SECOND));
+        // An older response than the one stored changes nothing.
+        assertTrue(table.recordLoad(1, 5, Double.NaN, 0.5, 11 * SECOND));
+        assertEquals(0.0, table.waiting(1));
+        assertEquals(12 * SECOND, table.lastResponseNs(1));
     }
 }

@@ -5,6 +5,13 @@ import io.multifactor.api.InflightTracker;
 import io.multifactor.api.LatencyRecorder;
 import io.multifactor.api.Request;
 import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.kernel.signal.ServerBackend;
+import io.multifactor.kernel.signal.ServerKind;
+import io.multifactor.kernel.signal.ServerMetricsSettings;
+import io.multifactor.kernel.signal.WhenStale;
+
+import java.util.ArrayList;
+import java.util.List;
 import io.multifactor.kernel.latency.LatencyEstimatorType;
 import org.agrona.concurrent.CachedNanoClock;
 
@@ -23,6 +30,12 @@ import org.agrona.concurrent.CachedNanoClock;
  */
 public final class ScenarioReplay
 {
+    /** The host of the stand-in backend that gives a model the scenario's queue and KV-cache use. */
+    static final String SCENARIO_HOST = "scenario.invalid";
+
+    /** A replayed server answer stays fresh this long (engine clock): longer than any replay and explain. */
+    static final long REPLAY_FRESH_NS = 3_600_000_000_000L;
+
     private ScenarioReplay()
     {
     }
@@ -108,12 +121,49 @@ public final class ScenarioReplay
         {
             clock.update(requestNs);
         }
+        feedServerLoad(scenario, engine);
         exclusions.clear();
         for (final LocatedName excluded : scenario.exclude())
         {
             exclusions.add(engine.modelId(excluded.name()));
         }
         return clamped;
+    }
+
+    /**
+     * The scenario's {@code queue} and {@code kv_cache}, as the model servers would give them, whatever the models'
+     * {@code server} and {@code backend_refs}: the engine scrapes one stand-in backend per model that has either (its
+     * server signals are replaced), fresh for as long as a replay lasts, and takes the values as its answer now.
+     */
+    private static void feedServerLoad(final Scenario scenario, final MultiFactorEngine engine)
+    {
+        final List<ServerBackend> backends = new ArrayList<>();
+        final List<ModelObservations> observed = new ArrayList<>();
+        for (final ModelObservations model : scenario.models())
+        {
+            if (!Double.isNaN(model.queue()) || !Double.isNaN(model.kvCache()))
+            {
+                backends.add(new ServerBackend(model.model().name(), false, SCENARIO_HOST, 1, ServerKind.VLLM));
+                observed.add(model);
+            }
+        }
+        if (backends.isEmpty())
+        {
+            return;
+        }
+        engine.configureServers(new ServerMetricsSettings(ServerMetricsSettings.MIN_EVERY_NS,
+            ServerMetricsSettings.DEFAULT_PATH, ServerMetricsSettings.MIN_EVERY_NS, REPLAY_FRESH_NS, WhenStale.IGNORE),
+            backends);
+        for (int i = 0; i < backends.size(); i++)
+        {
+            final ServerBackend backend = backends.get(i);
+            final ModelObservations model = observed.get(i);
+            if (!engine.reportServerLoad(engine.modelId(backend.model()), backend.key(), model.queue(), Double.NaN,
+                model.kvCache()))
+            {
+                throw new IllegalStateException("the engine refused the queue and kv_cache of " + backend.model());
+            }
+        }
     }
 
     /**

@@ -23,6 +23,7 @@ import java.util.List;
  * @param replicaRequests per replica: requests it handled.
  * @param replicaSloMet per replica: of those, the ones that met their ceilings.
  * @param figures the figures {@code simulate --compare} prints (fleet-wide).
+ * @param serverSignals whether the engines had model-server signals (queue, KV-cache) from simulated scrapes.
  */
 public record FleetReport(
     boolean fleet,
@@ -38,7 +39,8 @@ public record FleetReport(
     long[] selected,
     long[] replicaRequests,
     long[] replicaSloMet,
-    ComparisonFigures figures)
+    ComparisonFigures figures,
+    boolean serverSignals)
 {
     /** Copies every array. */
     public FleetReport

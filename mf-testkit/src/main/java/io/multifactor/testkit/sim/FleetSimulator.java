@@ -8,9 +8,12 @@ import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.engine.SignalSettings;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.signal.ServerBackend;
+import io.multifactor.kernel.signal.ServerMetricsSettings;
 import io.multifactor.testkit.clock.ManualClock;
 import io.multifactor.testkit.fleet.InMemoryFleet;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -23,6 +26,13 @@ import java.util.SplittableRandom;
  * exchange's semantics), without it each sees only its own requests. The models' servers see the whole fleet: a
  * model's latency follows the fleet-wide number of requests in flight ({@link ModelBehaviour}), which is also what the
  * report compares with {@code max_inflight}.
+ * <p>
+ * With model-server signals ({@link #withServers}), each model with backends to scrape is one simulated server shared
+ * by the whole fleet: of its fleet-wide requests in flight, up to its {@code capacity} run and the rest wait in its
+ * queue, and its KV-cache use is {@code min(1, in flight / (capacity * }{@value #KV_HEADROOM}{@code ))}. Every scrape
+ * period ({@code signals.server_metrics.every}) its gauges are read and reach every replica's engine
+ * {@link #SCRAPE_DELAY_NS} later (a scrape's answer trails the server, as vLLM's gauges do), as a scrape of each of
+ * the model's backends; a backend is then fresh for {@code stale_after} from that arrival.
  * <p>
  * Arrivals, routing and latencies come from the profile's seed, split per purpose, so a fleet run and an isolated run
  * of the same seed see the same arrivals; simultaneous events run in a fixed order (completions, refresh, exchange,
@@ -42,6 +52,14 @@ public final class FleetSimulator
     private final boolean fleet;
     private final long exchangeEveryNs;
     private final Simulator shape;
+    private ServerMetricsSettings serverMetrics;
+    private List<ServerBackend> serverBackends = List.of();
+
+    /** How long a simulated scrape's answer takes to reach the engines after the server's gauges were read: 100 ms. */
+    public static final long SCRAPE_DELAY_NS = 100_000_000L;
+
+    /** A simulated server's KV cache is full at this many times its capacity in flight. */
+    public static final double KV_HEADROOM = 1.25;
 
     /**
      * @param plans the compiled configuration.
@@ -69,6 +87,21 @@ public final class FleetSimulator
         this.shape = new Simulator(plans, settings, profile);
     }
 
+    /**
+     * Scrapes simulated model servers ({@code signals.server_metrics} and the backends of the models whose
+     * {@code server} is set): the engines get these server signals, fed as the class description says.
+     *
+     * @param settingsOrNull the scrape settings, or {@code null} for none (the default).
+     * @param backends the backends to scrape, of models of the plans.
+     * @return this simulator.
+     */
+    public FleetSimulator withServers(final ServerMetricsSettings settingsOrNull, final List<ServerBackend> backends)
+    {
+        this.serverMetrics = settingsOrNull;
+        this.serverBackends = settingsOrNull == null ? List.of() : List.copyOf(backends);
+        return this;
+    }
+
     /** @return the models of the run, in handle order. */
     public List<String> modelNames()
     {
@@ -86,8 +119,8 @@ public final class FleetSimulator
         {
             for (int r = 0; r < replicas; r++)
             {
-                final MultiFactorEngine engine =
-                    MultiFactorEngine.builder(plans).clock(clock).settings(settings).build();
+                final MultiFactorEngine engine = MultiFactorEngine.builder(plans).clock(clock).settings(settings)
+                    .serverMetrics(serverMetrics, serverBackends).build();
                 engines.add(engine);
                 if (fleet)
                 {
@@ -108,6 +141,11 @@ public final class FleetSimulator
     {
     }
 
+    /** A scrape's answer on its way: the server's gauges of one model, read at {@code timeNs - SCRAPE_DELAY_NS}. */
+    private record ScrapeAnswer(long timeNs, int model, double waiting, double running, double kvUse)
+    {
+    }
+
     /** The mutable state of one run. */
     private final class Run
     {
@@ -125,6 +163,9 @@ public final class FleetSimulator
         private final Selection selection = new Selection(Math.max(1, plans.maxCandidateCount()));
         private final PriorityQueue<Pending> pending = new PriorityQueue<>(
             (a, b) -> a.timeNs != b.timeNs ? Long.compare(a.timeNs, b.timeNs) : Long.compare(a.sequence, b.sequence));
+        private final ArrayDeque<ScrapeAnswer> answers = new ArrayDeque<>();
+        private final int[] scrapedModels;
+        private final String[][] backendKeysByModel;
         private final SplittableRandom arrivals;
         private final SplittableRandom routing;
         private final SplittableRandom latencies;
@@ -150,6 +191,25 @@ public final class FleetSimulator
                 modelIndexById[plans.modelId(names.get(i))] = i;
                 behaviours[i] = profile.models().get(names.get(i));
             }
+            final List<Integer> scraped = new ArrayList<>();
+            backendKeysByModel = new String[names.size()][];
+            for (int i = 0; i < names.size(); i++)
+            {
+                final List<String> keys = new ArrayList<>();
+                for (final ServerBackend backend : serverBackends)
+                {
+                    if (backend.model().equals(names.get(i)) && !keys.contains(backend.key()))
+                    {
+                        keys.add(backend.key());
+                    }
+                }
+                backendKeysByModel[i] = keys.toArray(new String[0]);
+                if (!keys.isEmpty())
+                {
+                    scraped.add(i);
+                }
+            }
+            scrapedModels = scraped.stream().mapToInt(Integer::intValue).toArray();
             figures = new ComparisonFigures(names, behaviours, settings.latencyRefreshNs());
             // One request object per replica, seeded from the run's seed: tie_break random and p2c draw reproducibly.
             replicaRequestsState = new Request[replicas];
@@ -207,11 +267,14 @@ public final class FleetSimulator
             final long endNs = Math.round(profile.durationS() * NS_PER_S);
             long nextRefreshNs = 0;
             long nextExchangeNs = fleet ? 0 : Long.MAX_VALUE;
+            long nextScrapeNs = scrapedModels.length == 0 ? Long.MAX_VALUE : 0;
             long nextArrivalNs = Draws.exponentialGapNs(arrivals, profile.arrivalsPerS());
             while (true)
             {
                 final long pendingNs = pending.isEmpty() ? Long.MAX_VALUE : pending.peek().timeNs;
-                final long nextNs = Math.min(Math.min(pendingNs, nextRefreshNs), Math.min(nextExchangeNs, nextArrivalNs));
+                final long answerNs = answers.isEmpty() ? Long.MAX_VALUE : answers.peekFirst().timeNs;
+                final long nextNs = Math.min(Math.min(Math.min(pendingNs, nextRefreshNs), Math.min(nextExchangeNs,
+                    nextArrivalNs)), Math.min(answerNs, nextScrapeNs));
                 if (nextNs > endNs)
                 {
                     break;
@@ -220,6 +283,15 @@ public final class FleetSimulator
                 if (pendingNs == nextNs)
                 {
                     complete(pending.poll());
+                }
+                else if (answerNs == nextNs)
+                {
+                    deliver(answers.pollFirst());
+                }
+                else if (nextScrapeNs == nextNs)
+                {
+                    scrape(nextNs);
+                    nextScrapeNs += serverMetrics.everyNs();
                 }
                 else if (nextRefreshNs == nextNs)
                 {
@@ -259,7 +331,31 @@ public final class FleetSimulator
             }
             figures.finish();
             return new FleetReport(fleet, replicas, profile.durationS(), profile.seed(), requests, failed, sloMet, names,
-                peak, maxInflight, selected, replicaRequests, replicaSloMet, figures);
+                peak, maxInflight, selected, replicaRequests, replicaSloMet, figures, scrapedModels.length > 0);
+        }
+
+        // Reads every scraped server's gauges now; the answers reach the engines SCRAPE_DELAY_NS later.
+        private void scrape(final long nowNs)
+        {
+            for (final int model : scrapedModels)
+            {
+                final long inflight = fleetInflight[model];
+                final int capacity = behaviours[model].capacity();
+                answers.addLast(new ScrapeAnswer(nowNs + SCRAPE_DELAY_NS, model, Math.max(0L, inflight - capacity),
+                    Math.min(inflight, capacity), Math.min(1.0, inflight / (capacity * KV_HEADROOM))));
+            }
+        }
+
+        private void deliver(final ScrapeAnswer answer)
+        {
+            final int modelId = plans.modelId(names.get(answer.model));
+            for (final MultiFactorEngine engine : engines)
+            {
+                for (final String key : backendKeysByModel[answer.model])
+                {
+                    engine.reportServerLoad(modelId, key, answer.waiting, answer.running, answer.kvUse);
+                }
+            }
         }
 
         private void arrive(final long nowNs)

@@ -66,6 +66,37 @@ public final class FleetTextReport
         return out.toString().replaceAll("[ ]+\n", "\n");
     }
 
+    /**
+     * @param without a run whose engines had no model-server signals.
+     * @param with the same run (same seed, same replicas) with them.
+     * @return per model the traffic share and the largest fleet-wide in-flight count, then the p99 TTFT and the SLO
+     *     attainment, without and with the server signals side by side; lines ending with a newline.
+     */
+    public static String serverSignals(final FleetReport without, final FleetReport with)
+    {
+        final StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "%-18s %-24s %-24s%n", "model", "traffic without/with",
+            "peak in flight without/with"));
+        for (int m = 0; m < without.modelNames().size(); m++)
+        {
+            out.append(String.format(Locale.ROOT, "%-18s %-24s %-24s%n", without.modelNames().get(m),
+                percent(without.trafficShare(m)) + " / " + percent(with.trafficShare(m)),
+                without.peakFleetInflight()[m] + " / " + with.peakFleetInflight()[m]));
+        }
+        out.append('\n');
+        out.append(String.format(Locale.ROOT, "p99 TTFT: without %s, with %s%n", ms(without.figures().p99TtftMs()),
+            ms(with.figures().p99TtftMs())));
+        out.append(String.format(Locale.ROOT, "SLO attainment: without %s, with %s (%d requests, %d failed / %d " +
+            "failed)%n", percent(without.sloAttainment()), percent(with.sloAttainment()), without.requests(),
+            without.failed(), with.failed()));
+        return out.toString().replaceAll("[ ]+\n", "\n");
+    }
+
+    private static String ms(final double value)
+    {
+        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.0f ms", value);
+    }
+
     private static String peak(final FleetReport report, final int model)
     {
         final long overshoot = report.overshoot(model);

@@ -12,7 +12,8 @@ import java.util.TreeMap;
 
 /**
  * The {@code bin/mf stat} table: one snapshot of an engine's counters, read through a {@link CountersReader} (in this
- * process or over another process's counters file), as three tables (decisions, decision by chosen model, models) and
+ * process or over another process's counters file), as three tables (decisions, decision by chosen model, models), two
+ * more when model servers are scraped (per model the queue and KV-cache use, per backend its freshness and scrapes) and
  * the engine-wide counts. Retired counters and labels that do not parse are left out.
  * <p>
  * This class is stateless and threadsafe.
@@ -37,6 +38,11 @@ public final class StatReport
         out.append('\n');
         models(out, snapshot);
         out.append('\n');
+        if (!snapshot.serverModels.isEmpty() || !snapshot.backends.isEmpty())
+        {
+            servers(out, snapshot);
+            out.append('\n');
+        }
         engine(out, snapshot);
         return out.toString();
     }
@@ -98,6 +104,28 @@ public final class StatReport
         table.appendTo(out);
     }
 
+    private static void servers(final StringBuilder out, final Snapshot snapshot)
+    {
+        final Table models = new Table("SERVER_MODEL", "QUEUE", "KV_CACHE");
+        for (final Map.Entry<String, long[]> entry : snapshot.serverModels.entrySet())
+        {
+            final long queue = entry.getValue()[0];
+            final long kvMillionths = entry.getValue()[1];
+            models.row(entry.getKey(), queue < 0 ? "-" : Long.toString(queue),
+                kvMillionths < 0 ? "-" : String.format(Locale.ROOT, "%.3f", kvMillionths / 1_000_000.0));
+        }
+        models.appendTo(out);
+        out.append('\n');
+        final Table backends = new Table("BACKEND", "FRESH", "SCRAPES_OK", "FAILED", "REFUSED");
+        for (final Map.Entry<String, long[]> entry : snapshot.backends.entrySet())
+        {
+            final long[] row = entry.getValue();
+            backends.row(entry.getKey(), row[0] == 1 ? "yes" : "no", Long.toString(row[1]), Long.toString(row[2]),
+                Long.toString(row[3]));
+        }
+        backends.appendTo(out);
+    }
+
     private static String latency(final Map<Integer, Long> microsByPercentile)
     {
         if (microsByPercentile.isEmpty())
@@ -146,6 +174,10 @@ public final class StatReport
         final Map<String, Map<String, Long>> selectedByDecision = new TreeMap<>();
         final Map<String, ModelRow> models = new TreeMap<>();
         final Map<String, Long> scalars = new TreeMap<>();
+        /** Per model with server signals: queue, KV-cache millionths (-1 = missing). */
+        final Map<String, long[]> serverModels = new TreeMap<>();
+        /** Per backend origin: fresh (0/1), scrapes ok, failed, refused. */
+        final Map<String, long[]> backends = new TreeMap<>();
 
         static Snapshot read(final CountersReader reader)
         {
@@ -207,10 +239,33 @@ public final class StatReport
                     final int percentile = parsePercentile(label.tag("percentile"));
                     (("ttft".equals(label.tag("metric"))) ? model(label).ttft : model(label).tpot).put(percentile, value);
                     break;
+                case CounterTypes.SERVER_QUEUE:
+                    serverModel(label)[0] = value;
+                    break;
+                case CounterTypes.SERVER_KV_CACHE:
+                    serverModel(label)[1] = value;
+                    break;
+                case CounterTypes.SERVER_FRESH:
+                    backend(label)[0] = value;
+                    break;
+                case CounterTypes.SERVER_SCRAPES:
+                    final String result = String.valueOf(label.tag("result"));
+                    backend(label)["ok".equals(result) ? 1 : "failed".equals(result) ? 2 : 3] += value;
+                    break;
                 default:
                     scalars.put(raw, value);
                     break;
             }
+        }
+
+        private long[] serverModel(final CounterLabel label)
+        {
+            return serverModels.computeIfAbsent(String.valueOf(label.tag("model")), name -> new long[] {-1, -1});
+        }
+
+        private long[] backend(final CounterLabel label)
+        {
+            return backends.computeIfAbsent(String.valueOf(label.tag("backend")), name -> new long[4]);
         }
 
         private long[] outcomes(final String decision)
