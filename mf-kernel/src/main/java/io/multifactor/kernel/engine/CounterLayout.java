@@ -80,7 +80,7 @@ final class CounterLayout
      */
     static int countersNeeded(final int models, final int decisions, final int candidates, final int percentiles)
     {
-        final long needed = ENGINE_WIDE_COUNTERS + (long)models * (5 + DropReason.COUNT + 2L * percentiles) +
+        final long needed = ENGINE_WIDE_COUNTERS + (long)models * (8 + DropReason.COUNT + 2L * percentiles) +
             decisions + 2L * candidates;
         return (int)Math.min(Integer.MAX_VALUE, needed);
     }
@@ -189,6 +189,21 @@ final class CounterLayout
                 registry.use(selectedLabel(decision, model, fallback), CounterTypes.SELECTED);
         }
         return ids;
+    }
+
+    /**
+     * Under lock, inside a generation: a model's ejection counters.
+     *
+     * @param name model name.
+     * @return value offsets of {@code mf.ejections} with cause {@code 5xx}, with cause {@code retry_after}, and of
+     *     {@code mf.ejected} (milliseconds of ejection left, -1 while its probe is out, 0 when not ejected).
+     */
+    int[] ejectionCounterOffsets(final String name)
+    {
+        return new int[] {
+            use(CounterLabel.format("mf.ejections", "model", name, "cause", "5xx"), CounterTypes.EJECTIONS),
+            use(CounterLabel.format("mf.ejections", "model", name, "cause", "retry_after"), CounterTypes.EJECTIONS),
+            use(CounterLabel.format("mf.ejected", "model", name), CounterTypes.EJECTED) };
     }
 
     // Under lock, from the sweep: one lease of the model counting into counterOffset was reclaimed.

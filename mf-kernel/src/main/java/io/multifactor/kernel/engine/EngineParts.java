@@ -5,6 +5,7 @@ import io.multifactor.kernel.latency.LatencyWindow;
 import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.reliability.EjectionTable;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemEpochClock;
@@ -27,6 +28,7 @@ final class EngineParts
     final CounterLayout layout;
     final LeaseTable leases;
     final PerThreadCounterBlocks counterBlocks;
+    final EjectionTable ejections;
     final long originNs;
     final StateInstaller installer;
     final ReserveOnSelect reserver;
@@ -48,20 +50,21 @@ final class EngineParts
             counters, Math.max(MultiFactorEngine.RETIRED_COUNTER_GRACE_NS, 2 * settings.latencyRefreshNs()));
         leases = new LeaseTable(builder.leaseCapacity, values, layout.leaseTableFullOffset, layout.leasesReclaimedOffset);
         originNs = clock.nanoTime();
+        ejections = new EjectionTable(counters.capacity(), clock, originNs);
         final long sliceNs = Math.max(1L, settings.latencyWindowNs() / LatencyWindow.SLICE_COUNT);
         final long sweepPeriodNs = Math.max(
             settings.latencyRefreshNs(), settings.inflightMaxAgeNs() / MultiFactorEngine.SWEEPS_PER_MAX_AGE);
         final LeaseEpochs leaseEpochs = new LeaseEpochs(originNs, sweepPeriodNs);
         final SignalPublisher publisher = new SignalPublisher(values);
         counterBlocks = builder.countSelections ? new PerThreadCounterBlocks(values) : null;
-        installer = new StateInstaller(lock, layout, publisher, originNs, sliceNs, counterBlocks);
+        installer = new StateInstaller(lock, layout, publisher, originNs, sliceNs, counterBlocks, ejections);
         reserver = new ReserveOnSelect(leases, leaseEpochs);
         selector = new Selector(reserver, counterBlocks);
         explainer = new Explainer(installer);
         samples = new SampleRecorder(installer, layout);
         refreshCycle = new RefreshCycle(
             lock, clock, settings, originNs, installer, publisher, layout, leases, leaseEpochs, counterBlocks, counters,
-            SystemEpochClock.INSTANCE);
+            SystemEpochClock.INSTANCE, ejections);
         fleet = new FleetBridge(lock, clock, installer, values);
     }
 }

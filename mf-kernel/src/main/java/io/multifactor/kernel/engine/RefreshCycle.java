@@ -1,9 +1,13 @@
 package io.multifactor.kernel.engine;
 
 import io.multifactor.kernel.inflight.LeaseTable;
+import io.multifactor.kernel.inflight.ReclaimedLeaseListener;
 import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.metrics.CountersFileLayout;
+import io.multifactor.kernel.metrics.CounterTypes;
 import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
+import io.multifactor.kernel.reliability.EjectionTable;
+import io.multifactor.kernel.reliability.EjectionWord;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
 
@@ -15,7 +19,8 @@ import java.util.function.IntConsumer;
  * counters ({@link PerThreadCounterBlocks#aggregate()}, so readers see them at most one period late) and, once per sweep
  * period P = max({@code latency_refresh},
  * {@code inflight_max_age / 64}), starts a new lease epoch, reclaims the leases older than {@code inflight_max_age}
- * and frees the counters retired long enough ago.
+ * and frees the counters retired long enough ago. A reclaimed lease that was a half-open model's probe counts as a
+ * failed probe ({@link EjectionTable#onReclaimed}); every cycle also writes each model's {@code mf.ejected} counter.
  * <p>
  * A lease's age is measured from its own {@code begin}, without a clock read on {@code begin}: it is stamped with the
  * running epoch ({@link LeaseEpochs}) and reclaimed only once the epoch after its own began more than
@@ -47,6 +52,8 @@ final class RefreshCycle
     private final PerThreadCounterBlocks counterBlocksOrNull;
     private final CounterBuffers counters;
     private final EpochClock wallClock;
+    private final EjectionTable ejections;
+    private final ReclaimedLeaseListener onProbeReclaimed;
 
     // Written under lock once per refresh period; read first without the lock, so that a duty cycle with nothing due
     // writes nothing at all (not even the monitor's word, which may share a cache line with what the hot paths read).
@@ -67,8 +74,11 @@ final class RefreshCycle
         final LeaseEpochs leaseEpochs,
         final PerThreadCounterBlocks counterBlocksOrNull,
         final CounterBuffers counters,
-        final EpochClock wallClock)
+        final EpochClock wallClock,
+        final EjectionTable ejections)
     {
+        this.ejections = ejections;
+        this.onProbeReclaimed = ejections::onReclaimed;
         this.counterBlocksOrNull = counterBlocksOrNull;
         this.lock = lock;
         this.clock = clock;
@@ -197,6 +207,7 @@ final class RefreshCycle
             }
         }
         publisher.publish(s);
+        publishEjected(s);
         if (counterBlocksOrNull != null)
         {
             // Every thread's selection and drop counts since the previous cycle, into the shared counters.
@@ -205,10 +216,27 @@ final class RefreshCycle
         if (leaseEpochs.advance(nowNs))
         {
             // Leases are stamped with epochs, not times: one stamped below the cutoff began more than the max age ago.
-            work += leases.sweep(leaseEpochs.cutoff(nowNs, inflightMaxAgeNs), onLeaseReclaimed);
+            work += leases.sweep(leaseEpochs.cutoff(nowNs, inflightMaxAgeNs), onLeaseReclaimed, onProbeReclaimed);
             // After this cycle's fold above: a retired counter is freed only once its last counts are in.
             layout.reclaim(nowNs);
         }
         return work;
+    }
+
+    // Under lock: each model's mf.ejected counter from its word (for bin/mf stat and the meters; one cycle old).
+    private void publishEjected(final EngineState s)
+    {
+        final long nowMs = ejections.nowMs();
+        for (final ModelSignals signals : s.byModel)
+        {
+            if (signals != null && signals.ejectedOffset >= 0)
+            {
+                final long word = signals.ejection.word();
+                final int phase = EjectionWord.phase(word);
+                final long value = phase == EjectionWord.PROBING ? CounterTypes.EJECTED_PROBING :
+                    phase == EjectionWord.EJECTED ? Math.max(0, EjectionWord.timeMs(word) - nowMs) : 0;
+                counters.values().putLongRelease(signals.ejectedOffset, value);
+            }
+        }
     }
 }

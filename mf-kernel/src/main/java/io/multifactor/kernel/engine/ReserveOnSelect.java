@@ -7,6 +7,7 @@ import io.multifactor.api.Selection;
 import io.multifactor.kernel.inflight.LeaseTable;
 import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
 import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.reliability.ModelEjection;
 import io.multifactor.kernel.scoring.ReserveOrder;
 
 /**
@@ -48,14 +49,26 @@ final class ReserveOnSelect
     }
 
     /**
-     * @param counterOffsets in-flight counter offset per model handle of the current state (-1 = none).
+     * A lease without a limit; the first lease begun on a half-open model is its probe (one CAS).
+     *
+     * @param s the current state.
      * @param modelId a model handle within range.
      * @return a lease on it without a limit, or {@link InflightTracker#NO_LEASE}.
      */
-    long begin(final int[] counterOffsets, final int modelId)
+    long begin(final EngineState s, final int modelId)
     {
-        final int counterOffset = counterOffsets[modelId];
-        return counterOffset < 0 ? InflightTracker.NO_LEASE : leases.acquire(counterOffset, leaseEpochs.currentEpoch());
+        final int counterOffset = s.counterOffsets[modelId];
+        if (counterOffset < 0)
+        {
+            return InflightTracker.NO_LEASE;
+        }
+        final long lease = leases.acquire(counterOffset, leaseEpochs.currentEpoch());
+        final ModelSignals signals = s.byModel[modelId];
+        if (lease != InflightTracker.NO_LEASE && signals.ejection.admit() == ModelEjection.PROBE_CLAIMED)
+        {
+            signals.ejection.probe(lease);
+        }
+        return lease;
     }
 
     private long reserveWithinSlowPath(

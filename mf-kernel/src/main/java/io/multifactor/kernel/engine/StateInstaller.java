@@ -6,6 +6,8 @@ import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.reliability.EjectionTable;
+import io.multifactor.kernel.reliability.ModelEjection;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 
@@ -34,6 +36,7 @@ final class StateInstaller
     private final long originNs;
     private final long sliceNs;
     private final PerThreadCounterBlocks counterBlocksOrNull;
+    private final EjectionTable ejections;
 
     // Guarded by the engine's lock.
     private Map<String, ModelSignals> signalsByName = new HashMap<>();
@@ -46,8 +49,10 @@ final class StateInstaller
         final SignalPublisher publisher,
         final long originNs,
         final long sliceNs,
-        final PerThreadCounterBlocks counterBlocksOrNull)
+        final PerThreadCounterBlocks counterBlocksOrNull,
+        final EjectionTable ejections)
     {
+        this.ejections = ejections;
         this.counterBlocksOrNull = counterBlocksOrNull;
         this.lock = lock;
         this.layout = layout;
@@ -129,6 +134,7 @@ final class StateInstaller
             {
                 closed = true;
                 state = new EngineState(new PlansBuilder().build(), new ModelSignals[0], values);
+                ejections.models(new ModelEjection[0]);
                 signalsByName = new HashMap<>();
             }
         }
@@ -141,9 +147,10 @@ final class StateInstaller
         final EngineState nextState;
         final Map<String, ModelSignals> nextByName = new HashMap<>();
         final int[] nextHealed = layout.newHealedOffsetByCounterId();
+        final int[][] ejectionOffsets = new int[next.modelCapacity()][];
         try
         {
-            nextState = build(next, nowNs, nextByName, nextHealed);
+            nextState = build(next, nowNs, nextByName, nextHealed, ejectionOffsets);
         }
         catch (final IllegalStateException ex)
         {
@@ -151,6 +158,7 @@ final class StateInstaller
             throw ex;
         }
         layout.commitGeneration(nowNs, nextHealed);
+        installEjection(next, nextState, ejectionOffsets);
         publisher.publish(nextState);
         for (final ModelSignals retired : signalsByName.values())
         {
@@ -170,9 +178,34 @@ final class StateInstaller
         layout.reclaim(nowNs);
     }
 
+    // Under lock, after the generation committed: each model's ejection policy and counters, then the models by slot
+    // (a lease of a model that left the plans ends with no ejection state to report to).
+    private void installEjection(final Plans next, final EngineState nextState, final int[][] ejectionOffsets)
+    {
+        final ModelEjection[] bySlot = new ModelEjection[ejections.capacity()];
+        for (int modelId = 0; modelId < nextState.byModel.length; modelId++)
+        {
+            final ModelSignals signals = nextState.byModel[modelId];
+            if (signals != null)
+            {
+                final ModelEjection ejection = signals.ejection;
+                ejection.policy(next.ejectionPolicy(modelId));
+                final int[] offsets = ejectionOffsets[modelId];
+                ejection.counters(values, offsets[0], offsets[1]);
+                signals.ejectedOffset = offsets[2];
+                bySlot[signals.counterId] = ejection;
+            }
+        }
+        ejections.models(bySlot);
+    }
+
     // Under lock, inside a counters generation: allocates (or finds) every counter the plans need.
     private EngineState build(
-        final Plans next, final long nowNs, final Map<String, ModelSignals> nextByName, final int[] nextHealed)
+        final Plans next,
+        final long nowNs,
+        final Map<String, ModelSignals> nextByName,
+        final int[] nextHealed,
+        final int[][] ejectionOffsets)
     {
         final long sliceIndex = sliceIndex(nowNs);
         final int modelCapacity = next.modelCapacity();
@@ -195,7 +228,8 @@ final class StateInstaller
             ModelSignals signals = signalsByName.get(name);
             if (signals == null || signals.counterId != inflightId)
             {
-                signals = new ModelSignals(name, inflightId, CounterBuffers.valueOffset(inflightId), sliceIndex);
+                signals = new ModelSignals(
+                    name, inflightId, CounterBuffers.valueOffset(inflightId), sliceIndex, ejections);
                 if (fleetAttached)
                 {
                     signals.ttft.keepUnsent();
@@ -206,6 +240,7 @@ final class StateInstaller
             nextByName.put(name, signals);
             layout.modelCounters(
                 modelId, name, inflightId, next, nextHealed, dropCounterIds, sampleOffsets, latencyCounterOffsets);
+            ejectionOffsets[modelId] = layout.ejectionCounterOffsets(name);
         }
         final int[][] selectionCounterIds = new int[next.decisionCapacity()][];
         int countedIdLimit = 0;

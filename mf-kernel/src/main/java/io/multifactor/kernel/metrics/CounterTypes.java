@@ -22,6 +22,10 @@ package io.multifactor.kernel.metrics;
  *   1610     mf.reloads            result                        reloads applied / refused
  *   1611     mf.fleet.exchanges    result                        fleet exchanges done / failed
  *   1612     mf.fleet.replicas     (none)                        live remote replicas (a gauge)
+ *   1613     mf.ejections          model, cause                  ejections of the model, cause 5xx (consecutive
+ *                                                                failures, a failed probe) or retry_after
+ *   1614     mf.ejected            model                         ms of ejection left, -1 while its probe is out,
+ *                                                                0 when not ejected (a gauge, one refresh old)
  * </pre>
  * A counter whose key's first int is {@link #KEY_RETIRED} belongs to a model or decision the current plans no longer
  * have; it is freed (and its id reused) once nothing can still count into it.
@@ -66,6 +70,15 @@ public final class CounterTypes
     /** Live remote replicas. */
     public static final int FLEET_REPLICAS = 1_612;
 
+    /** Ejections of a model, by cause. */
+    public static final int EJECTIONS = 1_613;
+
+    /** A model's ejection: milliseconds left, {@link #EJECTED_PROBING} while its probe is out, 0 when not ejected. */
+    public static final int EJECTED = 1_614;
+
+    /** Value of an {@link #EJECTED} counter while the model's half-open probe is out. */
+    public static final long EJECTED_PROBING = -1L;
+
     /** Value of a {@link #LATENCY} counter whose window holds no sample. */
     public static final long NO_OBSERVATION = -1L;
 
@@ -88,6 +101,6 @@ public final class CounterTypes
      */
     public static boolean isEngineType(final int typeId)
     {
-        return typeId >= INFLIGHT && typeId <= FLEET_REPLICAS;
+        return typeId >= INFLIGHT && typeId <= EJECTED;
     }
 }
