@@ -303,10 +303,22 @@ public final class MultiFactorEngine extends EngineReadout
      */
     public boolean ejectForMillis(final int modelId, final long millis)
     {
-        final ModelSignals signals = installer.state.signals(modelId);
+        final EngineState s = installer.state;
+        final ModelSignals signals = s.signals(modelId);
         if (signals == null || millis <= 0)
         {
             return false;
+        }
+        for (final LiveDecision decision : s.decisions)
+        {
+            for (int i = 0; decision != null && i < decision.plan.candidateCount(); i++)
+            {
+                if (decision.plan.candidateModelId(i) == modelId)
+                {
+                    // A decision none of whose candidates has reliability reads no ejection until now.
+                    decision.signals.readExtendedSignals();
+                }
+            }
         }
         signals.ejection.ejectForMillis(millis);
         return true;

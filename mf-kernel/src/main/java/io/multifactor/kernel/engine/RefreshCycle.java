@@ -207,7 +207,6 @@ final class RefreshCycle
             }
         }
         publisher.publish(s);
-        publishEjected(s);
         if (counterBlocksOrNull != null)
         {
             // Every thread's selection and drop counts since the previous cycle, into the shared counters.
@@ -220,6 +219,8 @@ final class RefreshCycle
             // After this cycle's fold above: a retired counter is freed only once its last counts are in.
             layout.reclaim(nowNs);
         }
+        // After the sweep: a probe it found lost is already ejected again.
+        publishEjected(s);
         return work;
     }
 

@@ -40,12 +40,11 @@ final class ReserveOnSelect
         final EngineState s, final LiveDecision decision, final Selection out, final SingleWriterCounterBlock countsOrNull)
     {
         final long epoch = leaseEpochs.currentEpoch();
-        final long maxInflight = decision.plan.maxInflight();
-        if (maxInflight <= 0 || out.outcome() != Outcome.SCORED)
+        if (out.outcome() != Outcome.SCORED)
         {
-            return leaseUnchecked(s.counterOffsets, out.selectedModel(), epoch);
+            return leaseUnchecked(s, out.selectedModel(), epoch);
         }
-        return reserveWithinSlowPath(s.counterOffsets, decision, out, maxInflight, epoch, countsOrNull);
+        return reserveScored(s, decision, out, decision.plan.maxInflight(), epoch, countsOrNull);
     }
 
     /**
@@ -71,8 +70,11 @@ final class ReserveOnSelect
         return lease;
     }
 
-    private long reserveWithinSlowPath(
-        final int[] counterOffsets,
+    // In ranking order: a model at its max_inflight (when the decision has one) is dropped as full, a half-open model
+    // whose probe another request claimed first as ejected; then the next survivor is tried. The first lease on a
+    // half-open model claims its probe (one CAS); a model the decision kept though ejected takes an ordinary lease.
+    private long reserveScored(
+        final EngineState s,
         final LiveDecision decision,
         final Selection out,
         final long maxInflight,
@@ -83,28 +85,71 @@ final class ReserveOnSelect
         int index = out.selectedIndex();
         while (index >= 0)
         {
-            final int counterOffset = counterOffsets[out.modelId(index)];
-            // A model retired by a concurrent reload has no counter (-1): it cannot be reserved.
-            final long lease = counterOffset < 0 ? LeaseTable.AT_LIMIT :
-                leases.acquireWithin(counterOffset, maxInflight, epoch);
-            if (lease != LeaseTable.AT_LIMIT)
+            final int modelId = out.modelId(index);
+            final int counterOffset = s.counterOffsets[modelId];
+            final ModelSignals signals = s.signals(modelId);
+            final double keptMillisLeft = out.ejectedMillisLeft(index);
+            // NaN != NaN: a candidate that was not ejected when selected asks its word; one kept by the cap does not.
+            final int admitted = signals == null || keptMillisLeft == keptMillisLeft ? ModelEjection.ADMITTED :
+                signals.ejection.admit();
+            final int reason;
+            if (admitted == ModelEjection.PROBE_TAKEN)
             {
-                return lease;
+                reason = DropReason.EJECTED;
+            }
+            else
+            {
+                // A model retired by a concurrent reload has no counter (-1): it cannot be reserved.
+                final long lease = counterOffset < 0 ? LeaseTable.AT_LIMIT : maxInflight > 0 ?
+                    leases.acquireWithin(counterOffset, maxInflight, epoch) : leases.acquire(counterOffset, epoch);
+                if (admitted == ModelEjection.PROBE_CLAIMED)
+                {
+                    settleProbe(signals.ejection, lease);
+                }
+                if (lease != LeaseTable.AT_LIMIT)
+                {
+                    return lease;
+                }
+                reason = DropReason.INFLIGHT;
             }
             if (countsOrNull != null)
             {
                 // The candidate is dropped here, after scoring: counted here, as the kernel counts its own drops.
-                countsOrNull.increment(decision.signals.dropCounterId(index, DropReason.INFLIGHT));
+                countsOrNull.increment(decision.signals.dropCounterId(index, reason));
             }
-            index = ReserveOrder.dropFullAndChooseNext(plan, out, index);
+            index = ReserveOrder.dropAndChooseNext(plan, out, index, reason);
         }
         return ReserveOrder.fallback(plan, out) < 0 ? InflightTracker.NO_LEASE :
-            leaseUnchecked(counterOffsets, out.selectedModel(), epoch);
+            leaseUnchecked(s, out.selectedModel(), epoch);
     }
 
-    private long leaseUnchecked(final int[] counterOffsets, final int modelId, final long epoch)
+    // A fallback pick is leased without any check; if it is half-open and its probe is free, this lease is the probe.
+    private long leaseUnchecked(final EngineState s, final int modelId, final long epoch)
     {
-        final int counterOffset = counterOffsets[modelId];
-        return counterOffset < 0 ? InflightTracker.NO_LEASE : leases.acquire(counterOffset, epoch);
+        final int counterOffset = s.counterOffsets[modelId];
+        if (counterOffset < 0)
+        {
+            return InflightTracker.NO_LEASE;
+        }
+        final ModelSignals signals = s.signals(modelId);
+        final int admitted = signals == null ? ModelEjection.ADMITTED : signals.ejection.admit();
+        final long lease = leases.acquire(counterOffset, epoch);
+        if (admitted == ModelEjection.PROBE_CLAIMED)
+        {
+            settleProbe(signals.ejection, lease);
+        }
+        return lease;
+    }
+
+    private static void settleProbe(final ModelEjection ejection, final long lease)
+    {
+        if (lease == InflightTracker.NO_LEASE || lease == LeaseTable.AT_LIMIT)
+        {
+            ejection.unclaim();
+        }
+        else
+        {
+            ejection.probe(lease);
+        }
     }
 }

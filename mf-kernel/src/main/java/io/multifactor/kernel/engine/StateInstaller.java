@@ -266,6 +266,6 @@ final class StateInstaller
             counterBlocksOrNull.idLimit(countedIdLimit);
         }
         return new EngineState(
-            next, byModel, values, latencyCounterOffsets, dropCounterIds, sampleOffsets, selectionCounterIds);
+            next, byModel, values, latencyCounterOffsets, dropCounterIds, sampleOffsets, selectionCounterIds, ejections);
     }
 }

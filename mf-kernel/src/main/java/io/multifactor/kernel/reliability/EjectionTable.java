@@ -102,6 +102,32 @@ public final class EjectionTable
     }
 
     /**
+     * Sets a slot's state directly, for tables that hold given observations rather than an engine's models: ejected
+     * for {@code millisLeft} from now (rounded up to whole milliseconds), half-open with its probe out for 0, healthy
+     * for NaN (or a negative value). Lock-free.
+     *
+     * @param slot a slot.
+     * @param millisLeft milliseconds of ejection left, 0 for a probe out, NaN for healthy.
+     */
+    public void state(final int slot, final double millisLeft)
+    {
+        final long word;
+        if (!(millisLeft >= 0.0))
+        {
+            word = 0L;
+        }
+        else if (millisLeft == 0.0)
+        {
+            word = EjectionWord.of(EjectionWord.PROBING, 0, nowMs());
+        }
+        else
+        {
+            word = EjectionWord.of(EjectionWord.EJECTED, 0, nowMs() + (long)Math.ceil(Math.min(millisLeft, 1e15)));
+        }
+        LONGS.setVolatile(words, slot, word);
+    }
+
+    /**
      * @param slot a slot.
      * @return its word (a plain load).
      */

@@ -37,7 +37,24 @@ public final class ReserveOrder
      */
     public static int dropFullAndChooseNext(final DecisionPlan plan, final Selection selection, final int full)
     {
-        SelectionWriter.dropReason(selection, full, DropReason.INFLIGHT);
+        return dropAndChooseNext(plan, selection, full, DropReason.INFLIGHT);
+    }
+
+    /**
+     * Drops a candidate that could not be reserved, with a reason, and chooses the next survivor in ranking order:
+     * {@link DropReason#INFLIGHT} for a model at its {@code max_inflight}, {@link DropReason#EJECTED} for a half-open
+     * model whose one probe another request took first.
+     *
+     * @param plan the decision's plan.
+     * @param selection a scored selection whose candidate {@code dropped} is a survivor.
+     * @param dropped the candidate that could not be reserved.
+     * @param reason its drop reason.
+     * @return the next candidate to try, now the selection's choice; or -1 when no survivor is left.
+     */
+    public static int dropAndChooseNext(
+        final DecisionPlan plan, final Selection selection, final int dropped, final int reason)
+    {
+        SelectionWriter.dropReason(selection, dropped, reason);
         final int n = selection.candidateCount();
         int next = -1;
         double nextKey = Double.NEGATIVE_INFINITY;

@@ -8,7 +8,8 @@ import io.multifactor.kernel.engine.MultiFactorEngine;
 
 /**
  * Feeds a {@link Scenario} into a real engine through its public recording API: every latency sample with
- * {@code recordTpotMs}/{@code recordTtftMs}, every in-flight request with {@code begin}; then the caller refreshes and
+ * {@code recordTpotMs}/{@code recordTtftMs}, every in-flight request with {@code begin}, an ejection with
+ * {@code ejectForMillis}; then the caller refreshes and
  * selects with the scenario's exclusions.
  * <p>
  * This class is stateless and threadsafe; the engine it feeds is.
@@ -61,6 +62,11 @@ public final class ScenarioReplay
             for (final double ttftMs : model.ttftMs())
             {
                 clamped += check(engine.recordTtftMs(modelId, ttftMs), model, ttftMs);
+            }
+            if (model.ejectedMs() > 0)
+            {
+                // As given, whatever the model's reliability: ejected for this long from the engine's now.
+                engine.ejectForMillis(modelId, (long)Math.ceil(model.ejectedMs()));
             }
             for (long i = 0; i < model.inflight(); i++)
             {
