@@ -34,6 +34,9 @@ import java.util.Arrays;
  */
 final class CounterLayout
 {
+    /** Counters of a model with {@code reliability}, beyond {@link #countersNeeded}'s: 2 ejection causes, ejected. */
+    static final int EJECTION_COUNTERS = 3;
+
     /** Engine-wide counters: refused, clamped, table full, reclaimed, 2 reloads, 2 fleet exchanges, fleet replicas. */
     static final int ENGINE_WIDE_COUNTERS = 9;
 
@@ -80,7 +83,7 @@ final class CounterLayout
      */
     static int countersNeeded(final int models, final int decisions, final int candidates, final int percentiles)
     {
-        final long needed = ENGINE_WIDE_COUNTERS + (long)models * (8 + DropReason.COUNT + 2L * percentiles) +
+        final long needed = ENGINE_WIDE_COUNTERS + (long)models * (5 + DropReason.COUNT + 2L * percentiles) +
             decisions + 2L * candidates;
         return (int)Math.min(Integer.MAX_VALUE, needed);
     }

@@ -58,6 +58,9 @@ public final class MultiFactorEngine extends EngineReadout
      */
     public static final int DEFAULT_COUNTER_CAPACITY = 8192;
 
+    /** Counters a model with {@code reliability} takes beyond {@link #countersNeeded}'s per-model count. */
+    public static final int EJECTION_COUNTERS_PER_MODEL = CounterLayout.EJECTION_COUNTERS;
+
     /** A retired model's or decision's counters stay allocated at least this long (the engine clock's time). */
     public static final long RETIRED_COUNTER_GRACE_NS = 1_000_000_000L;
 
@@ -107,7 +110,8 @@ public final class MultiFactorEngine extends EngineReadout
      * @param candidates candidates of every decision, added up.
      * @param percentiles distinct latency percentiles the decisions read.
      * @return counters needed by a new engine on those plans (an upper bound): 9 engine-wide counters, per model
-     *     {@code 5 + DropReason.COUNT + 2 * percentiles}, per decision 1 plus 2 per candidate.
+     *     {@code 5 + DropReason.COUNT + 2 * percentiles}, per decision 1 plus 2 per candidate; a model with
+     *     {@code reliability} takes {@link #EJECTION_COUNTERS_PER_MODEL} more.
      */
     public static int countersNeeded(final int models, final int decisions, final int candidates, final int percentiles)
     {

@@ -37,6 +37,7 @@ final class StateInstaller
     private final long sliceNs;
     private final PerThreadCounterBlocks counterBlocksOrNull;
     private final EjectionTable ejections;
+    private static final int[] NO_EJECTION_COUNTERS = { -1, -1, -1 };
 
     // Guarded by the engine's lock.
     private Map<String, ModelSignals> signalsByName = new HashMap<>();
@@ -240,7 +241,9 @@ final class StateInstaller
             nextByName.put(name, signals);
             layout.modelCounters(
                 modelId, name, inflightId, next, nextHealed, dropCounterIds, sampleOffsets, latencyCounterOffsets);
-            ejectionOffsets[modelId] = layout.ejectionCounterOffsets(name);
+            // Only a model with reliability has ejection counters (a scenario's ejection of another is not counted).
+            ejectionOffsets[modelId] = next.ejectionPolicy(modelId) == null ? NO_EJECTION_COUNTERS :
+                layout.ejectionCounterOffsets(name);
         }
         final int[][] selectionCounterIds = new int[next.decisionCapacity()][];
         int countedIdLimit = 0;
