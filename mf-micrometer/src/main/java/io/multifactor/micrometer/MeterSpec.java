@@ -23,6 +23,9 @@ final class MeterSpec
     /** A published percentile in microseconds, exposed as a {@code Gauge} in seconds (NaN when there is none). */
     static final int LATENCY_SECONDS = 2;
 
+    /** A state read as 0 or 1 (a {@code Gauge}): 1 when the counter is not 0 (a model's {@code mf.ejected}). */
+    static final int FLAG = 3;
+
     final String name;
     final Tags tags;
     final int kind;
@@ -73,6 +76,10 @@ final class MeterSpec
         {
             final long micros = reader.getCounterValue(counterIds[0]);
             return micros < 0 ? Double.NaN : micros / 1_000_000.0;
+        }
+        if (kind == FLAG)
+        {
+            return reader.getCounterValue(counterIds[0]) != 0 ? 1.0 : 0.0;
         }
         long sum = 0;
         for (final int counterId : counterIds)
