@@ -7,6 +7,7 @@ import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.metrics.CountersFileLayout;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.reliability.EjectionPolicy;
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -70,6 +71,33 @@ class StatCommandTest
                 "reloads: applied 0, refused 0   fleet: exchanges done 0, failed 0, remote replicas 0");
             assertThat(run.out()).containsPattern("economy +1 +p95=42\\.\\d +p95=- +0 +- +0 +0 +0");
             assertThat(run.out()).containsPattern("premium +0 +p95=15\\d\\.\\d +p95=- +1 +tpot=1 +0 +0 +0");
+        }
+    }
+
+    @Test
+    void shouldShowEjectedModelsWithTheirTimeLeftAndEjectionsByCause()
+    {
+        final Path file = dir.resolve("ejecting.counters");
+        final Plans plans = new PlansBuilder().model("premium", 0.9, 10.0).model("economy", 0.1, 1.0)
+            .model("plain", 0.5, 1.0)
+            .reliability("premium", new EjectionPolicy(2, 30_000, 300_000, 50))
+            .reliability("economy", new EjectionPolicy(2, 30_000, 300_000, 50))
+            .decision("chat").candidates("premium", "economy", "plain").weights(1.0, 0.0, 0.0, 0.0).add()
+            .build();
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(plans).countersFile(file).build())
+        {
+            final int premium = engine.modelId("premium");
+            engine.end(engine.begin(premium), 500);
+            engine.end(engine.begin(premium), 0);
+            engine.end(engine.begin(engine.modelId("economy")), 200);
+            engine.refreshNow();
+
+            final CliRun run = CliRun.of("stat", "--counters-file", file.toString());
+            assertThat(run.exit()).as(run.err()).isZero();
+            assertThat(run.out()).contains("HEALED  EJECTED", "EJECTIONS");
+            assertThat(run.out()).containsPattern("premium( +\\S+){8} +(29|30)\\.\\ds_left +5xx=1 retry_after=0\n");
+            assertThat(run.out()).containsPattern("economy( +\\S+){8} +- +5xx=0 retry_after=0\n");
+            assertThat(run.out()).containsPattern("plain( +\\S+){8} +- +-\n");
         }
     }
 
