@@ -90,6 +90,29 @@ public final class Plans
     }
 
     /**
+     * @return the same snapshot (models, decisions, handles) with no model's ejection policy: what the configuration
+     *     means without any {@code reliability} (for what-if runs such as the simulator's comparison).
+     */
+    public Plans withoutEjectionPolicies()
+    {
+        return new Plans(modelNames, modelQuality, modelPromptPer1M, modelCompletionPer1M, decisions, percentiles,
+            modelLineage, decisionLineage);
+    }
+
+    /** @return whether any model of this snapshot has an ejection policy ({@code reliability}). */
+    public boolean hasEjectionPolicies()
+    {
+        for (final EjectionPolicy policy : ejectionPolicies)
+        {
+            if (policy != null)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * @param modelId model handle.
      * @return the model's ejection policy ({@code reliability}), null when it has none or the handle is unknown.
      */
