@@ -40,6 +40,7 @@ public final class Selection
     private int objective = Objective.WEIGHTED;
     private int latencyMetric = LatencyMetric.AUTO;
     private long lease = InflightTracker.NO_LEASE;
+    private int runnerUp = -1;
 
     // Shared, read-only: the decision plan's arrays (never written here), behind one reference that changes only when
     // the decision does.
@@ -112,6 +113,7 @@ public final class Selection
         this.candidateCount = candidateCount;
         this.outcome = Outcome.FAILED;
         this.selectedIndex = -1;
+        this.runnerUp = -1;
         this.objective = objective;
         this.latencyMetric = latencyMetric;
         this.lease = InflightTracker.NO_LEASE;
@@ -248,6 +250,25 @@ public final class Selection
     void dropReason(final int index, final int reason)
     {
         dropReasons[index] = reason;
+    }
+
+    /**
+     * Sets the survivor that {@code pick: p2c} drew beside the winner. Called by the kernel.
+     *
+     * @param index its position, or -1.
+     */
+    void runnerUp(final int index)
+    {
+        this.runnerUp = index;
+    }
+
+    /**
+     * @return with {@code pick: p2c}, the other survivor drawn with the winner (the one reserve-on-select tries next),
+     *     or -1 (another pick, fewer than two survivors, or once reserve-on-select dropped it).
+     */
+    public int runnerUp()
+    {
+        return runnerUp;
     }
 
     /**

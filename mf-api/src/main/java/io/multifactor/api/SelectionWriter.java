@@ -252,6 +252,15 @@ public final class SelectionWriter
 
     /**
      * @param out the selection.
+     * @param index the survivor {@code pick: p2c} drew beside the winner, or -1.
+     */
+    public static void runnerUp(final Selection out, final int index)
+    {
+        out.runnerUp(index);
+    }
+
+    /**
+     * @param out the selection.
      * @param lease the lease taken on the chosen model, or {@link InflightTracker#NO_LEASE}.
      */
     public static void lease(final Selection out, final long lease)

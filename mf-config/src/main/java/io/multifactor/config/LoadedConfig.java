@@ -107,7 +107,6 @@ public record LoadedConfig(
     /** @return the engine-wide {@code signals:} settings, for {@code MultiFactorEngine.Builder#settings}. */
     public SignalSettings signalSettings()
     {
-        return new SignalSettings(
-            config.signals().latencyWindowNs(), config.signals().latencyRefreshNs(), config.signals().inflightMaxAgeNs());
+        return config.signals().settings();
     }
 }

@@ -24,10 +24,10 @@ final class MultiFactorReader
     static final String ALGORITHM = "multi_factor";
     static final List<String> KEYS = List.of(
         "weights", "slo", "latency_percentile", "on_no_candidates",
-        "latency_metric", "cost_mix", "objective", "priority", "tolerance", "tie_band", "tie_break");
+        "latency_metric", "cost_mix", "objective", "priority", "tolerance", "tie_band", "tie_break", "pick", "load_metric");
     static final List<String> WEIGHT_KEYS = weightKeys();
     static final List<String> SLO_KEYS =
-        List.of("max_tpot_ms", "max_ttft_ms", "max_cost_per_1m", "max_inflight", "min_quality");
+        List.of("max_tpot_ms", "max_ttft_ms", "max_cost_per_1m", "max_inflight", "min_quality", "max_inflight_tokens");
     static final List<String> POLICIES = List.of("cheapest", "first", "fail");
 
     private MultiFactorReader()
@@ -130,6 +130,7 @@ final class MultiFactorReader
             slo.optionalNumber("max_ttft_ms", 0.0, true),
             slo.optionalNumber("max_cost_per_1m", 0.0, true),
             slo.optionalInteger("max_inflight", 0L, 0L, Long.MAX_VALUE),
-            slo.optionalNumber("min_quality", 0.0, true));
+            slo.optionalNumber("min_quality", 0.0, true),
+            slo.optionalInteger("max_inflight_tokens", 0L, 0L, Long.MAX_VALUE));
     }
 }

@@ -11,6 +11,7 @@ import io.multifactor.config.model.WeightsConfig;
 import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.plan.SignalCeilings;
 import io.multifactor.kernel.reliability.EjectionPolicy;
 
 /**
@@ -61,7 +62,14 @@ public final class PlansCompiler
                 .costMix(ranking.costMixPrompt(), ranking.costMixCompletion())
                 .tieBand(ranking.tieBand())
                 .tieBreak(ranking.tieBreak())
+                .pick(ranking.pick())
+                .loadMetric(ranking.loadMetric())
                 .algorithmType(decision.algorithmType());
+            if (slo.maxInflightTokens() > 0)
+            {
+                spec.signalCeilings(new SignalCeilings(slo.maxInflightTokens(), Double.POSITIVE_INFINITY,
+                    Double.POSITIVE_INFINITY, false));
+            }
             if (!ranking.priority().isEmpty() && decision.algorithmType() == AlgorithmType.MULTI_FACTOR)
             {
                 spec.lexicographic(ranking.tolerance(), ranking.priorityFactors());

@@ -13,6 +13,8 @@ import io.multifactor.config.yaml.YamlNode;
 import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.config.yaml.YamlSequence;
 import io.multifactor.kernel.plan.CostMix;
+import io.multifactor.kernel.plan.LoadMetric;
+import io.multifactor.kernel.plan.Pick;
 import io.multifactor.kernel.plan.TieBreak;
 
 import java.util.ArrayList;
@@ -30,7 +32,10 @@ import java.util.List;
 final class RankingReader
 {
     static final List<String> KEYS =
-        List.of("latency_metric", "cost_mix", "objective", "priority", "tolerance", "tie_band", "tie_break");
+        List.of("latency_metric", "cost_mix", "objective", "priority", "tolerance", "tie_band", "tie_break", "pick",
+            "load_metric");
+    static final List<String> PICKS = List.of("best", "p2c");
+    static final List<String> LOAD_METRICS = List.of("requests", "tokens");
     static final List<String> COST_MIX_KEYS = List.of("prompt", "completion");
     static final List<String> LATENCY_METRICS = List.of("auto", "tpot", "ttft");
     static final List<String> OBJECTIVES = List.of("weighted", "lexicographic");
@@ -98,6 +103,13 @@ final class RankingReader
                 "tolerance instead), got " + describe(mf.value("tie_band")));
         }
         final int tieBreak = Math.max(TieBreak.FIRST, word(mf, problems, "tie_break", TIE_BREAKS, TieBreak.FIRST));
+        final int pick = Math.max(Pick.BEST, word(mf, problems, "pick", PICKS, Pick.BEST));
+        if (pick == Pick.P2C)
+        {
+            refuseWithP2c(mf, problems, lexicographic, tieBand, tieBreak);
+        }
+        final int loadMetric = Math.max(LoadMetric.REQUESTS,
+            word(mf, problems, "load_metric", LOAD_METRICS, LoadMetric.REQUESTS));
         if (lexicographic && mf.has("weights"))
         {
             problems.warning(mf.value("weights"), mf.path("weights"), "weights are ignored by objective: lexicographic");
@@ -110,7 +122,32 @@ final class RankingReader
             lexicographic && priority != null ? priority : List.of(),
             Double.isNaN(tolerance) ? 0.0 : tolerance,
             Double.isNaN(tieBand) || lexicographic ? 0.0 : tieBand,
-            tieBreak);
+            tieBreak,
+            pick,
+            loadMetric);
+    }
+
+    /** {@code pick: p2c} is its own way to spread traffic: refused with the lexicographic objective and near ties. */
+    private static void refuseWithP2c(
+        final MappingReader mf, final Problems problems, final boolean lexicographic, final double tieBand,
+        final int tieBreak)
+    {
+        final String why = " (p2c picks the better of two survivors drawn at random on the weighted objective)";
+        if (lexicographic)
+        {
+            problems.error(mf.value("pick"), mf.path("pick"),
+                "pick: p2c applies to the weighted objective only, but the objective is lexicographic" + why);
+        }
+        if (tieBand > 0.0 && !lexicographic)
+        {
+            problems.error(mf.value("tie_band"), mf.path("tie_band"),
+                "tie_band must be 0 with pick: p2c, got " + describe(mf.value("tie_band")) + why);
+        }
+        if (tieBreak == TieBreak.RANDOM)
+        {
+            problems.error(mf.value("tie_break"), mf.path("tie_break"),
+                "tie_break: random does not go with pick: p2c, got \"random\"" + why);
+        }
     }
 
     /**

@@ -17,6 +17,7 @@ import io.multifactor.config.yaml.YamlMapping;
 import io.multifactor.config.yaml.YamlNode;
 import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.config.yaml.YamlSequence;
+import io.multifactor.kernel.latency.LatencyEstimatorType;
 import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.signal.ServerKind;
 
@@ -42,7 +43,9 @@ final class RouterConfigReader
     static final List<String> MODEL_REF_KEYS = List.of("model");
     static final List<String> ALGORITHM_KEYS = List.of("type", "multi_factor");
     static final List<String> SIGNALS_KEYS =
-        List.of("latency_window", "latency_refresh", "inflight_max_age", "counters_file", "server_metrics");
+        List.of("latency_window", "latency_refresh", "inflight_max_age", "counters_file", "server_metrics",
+            "latency_estimator", "ewma_decay", "default_request_tokens");
+    static final List<String> LATENCY_ESTIMATOR_WORDS = List.of(LatencyEstimatorType.labels());
 
     private RouterConfigReader()
     {
@@ -60,6 +63,7 @@ final class RouterConfigReader
         final List<ModelConfig> models = models(top, problems, modelNodes);
         final List<DecisionConfig> decisions = decisions(top, problems, modelNodes);
         final SignalsConfig signals = signals(top);
+        warnPercentileIgnored(top, signals);
         return new RouterConfig(models, decisions, signals, FleetReader.read(top));
     }
 
@@ -274,7 +278,74 @@ final class RouterConfigReader
                 describeNs(signals, "latency_refresh", refreshNs) + " > " + describeNs(signals, "latency_window", windowNs));
         }
         final String countersFile = signals.optionalString("counters_file", null);
-        return new SignalsConfig(windowNs, refreshNs, maxAgeNs, countersFile, ServerSignalsReader.serverMetrics(signals));
+        final String estimatorWord = signals.optionalString("latency_estimator", LatencyEstimatorType.label(
+            defaults.latencyEstimator()));
+        int estimator = estimatorWord == null ? defaults.latencyEstimator() : LatencyEstimatorType.parse(estimatorWord);
+        if (estimator < 0)
+        {
+            signals.problems().error(signals.value("latency_estimator"), signals.path("latency_estimator"),
+                "unknown latency_estimator \"" + Excerpt.value(estimatorWord) + "\": expected window or peak_ewma" +
+                NearestName.suggestion(estimatorWord, LATENCY_ESTIMATOR_WORDS));
+            estimator = defaults.latencyEstimator();
+        }
+        long decayNs = signals.optionalDurationNs("ewma_decay", defaults.ewmaDecayNs());
+        if (decayNs != Durations.INVALID && decayNs < SignalsConfig.MIN_EWMA_DECAY_NS)
+        {
+            signals.problems().error(signals.value("ewma_decay"), signals.path("ewma_decay"),
+                "must be at least 1ms, got " + describeNs(signals, "ewma_decay", decayNs));
+            decayNs = defaults.ewmaDecayNs();
+        }
+        else if (decayNs == Durations.INVALID)
+        {
+            decayNs = defaults.ewmaDecayNs();
+        }
+        final long defaultTokens = signals.optionalInteger(
+            "default_request_tokens", defaults.defaultRequestTokens(), 0, SignalsConfig.MAX_REQUEST_TOKENS);
+        return new SignalsConfig(windowNs, refreshNs, maxAgeNs, countersFile, ServerSignalsReader.serverMetrics(signals),
+            estimator, decayNs, Math.max(0L, defaultTokens));
+    }
+
+    /**
+     * With {@code latency_estimator: peak_ewma}, warns at every decision that sets {@code latency_percentile}: the
+     * estimate has no percentile, so the key is ignored.
+     *
+     * @param top the root mapping.
+     * @param signals the signals read from it.
+     */
+    static void warnPercentileIgnored(final MappingReader top, final SignalsConfig signals)
+    {
+        if (signals.latencyEstimator() != LatencyEstimatorType.PEAK_EWMA || !top.has("decisions") ||
+            !(top.value("decisions") instanceof YamlSequence))
+        {
+            return;
+        }
+        final List<YamlNode> items = ((YamlSequence)top.value("decisions")).items();
+        for (int i = 0; i < items.size(); i++)
+        {
+            final YamlNode algorithm = entry(entry(items.get(i), "algorithm"), MultiFactorReader.ALGORITHM);
+            final YamlNode percentile = entry(algorithm, "latency_percentile");
+            if (percentile != null)
+            {
+                top.problems().warning(percentile, "decisions[" + i + "].algorithm." + MultiFactorReader.ALGORITHM +
+                    ".latency_percentile", "is ignored with signals.latency_estimator: peak_ewma (the estimate has " +
+                    "no percentile)");
+            }
+        }
+    }
+
+    private static YamlNode entry(final YamlNode node, final String key)
+    {
+        if (node instanceof YamlMapping)
+        {
+            for (final YamlEntry e : ((YamlMapping)node).entries())
+            {
+                if (key.equals(e.key()))
+                {
+                    return e.value();
+                }
+            }
+        }
+        return null;
     }
 
     private static String describeNs(final MappingReader signals, final String key, final long ns)

@@ -42,6 +42,10 @@ final class MeterSpecs
                 case CounterTypes.INFLIGHT:
                     add(specs, reader, "mf.inflight", commonTags.and("model", tag(parsed, "model")), MeterSpec.GAUGE, counterId);
                     break;
+                case CounterTypes.INFLIGHT_TOKENS:
+                    add(specs, reader, "mf.inflight.tokens", commonTags.and("model", tag(parsed, "model")), MeterSpec.GAUGE,
+                        counterId);
+                    break;
                 case CounterTypes.SELECTED:
                     add(specs, reader, "mf.selected",
                         commonTags.and("decision", tag(parsed, "decision"), "model", tag(parsed, "model")),

@@ -70,6 +70,7 @@ class MultiFactorMetricsTest
         engine.refreshNow();
         engine.select(chat, null, out);
         final long lease = engine.begin(economy);
+        final long weighted = engine.begin(premium, 2_500);
         engine.fleetCounters().exchangeDone();
         engine.fleetCounters().remoteReplicas(2);
         engine.refreshNow();
@@ -85,7 +86,9 @@ class MultiFactorMetricsTest
             "mf_drops_total{model=\"economy\",reason=\"excluded\"} 1.0",
             "mf_drops_total{model=\"premium\",reason=\"tpot\"} 1.0",
             "mf_inflight{model=\"economy\"} 1.0",
-            "mf_inflight{model=\"premium\"} 0.0",
+            "mf_inflight{model=\"premium\"} 1.0",
+            "mf_inflight_tokens{model=\"economy\"} 1000.0",
+            "mf_inflight_tokens{model=\"premium\"} 2500.0",
             "mf_latency_seconds{metric=\"ttft\",model=\"economy\",percentile=\"95\"} NaN",
             "mf_samples_refused_total{metric=\"ttft\",model=\"economy\"} 1.0",
             "mf_samples_clamped_total{metric=\"tpot\",model=\"premium\"} 0.0",
@@ -98,6 +101,8 @@ class MultiFactorMetricsTest
         assertThat(text).containsPattern("mf_latency_seconds\\{metric=\"tpot\",model=\"economy\",percentile=\"95\"} 0\\.042");
         assertThat(text).doesNotContain("mf_engine");
         engine.end(lease);
+        engine.end(weighted);
+        assertThat(registry.scrape()).contains("mf_inflight_tokens{model=\"premium\"} 0.0");
     }
 
     @Test

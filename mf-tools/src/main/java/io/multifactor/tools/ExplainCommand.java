@@ -34,6 +34,9 @@ import java.util.concurrent.Callable;
     description = "What the engine would choose for one request, and why.")
 final class ExplainCommand implements Callable<Integer>
 {
+    /** The engine clock's time of the explained request: one day, so a replay's earlier samples have times >= 0. */
+    static final long REQUEST_TIME_NS = 86_400_000_000_000L;
+
     @Spec
     private CommandSpec spec;
 
@@ -78,6 +81,9 @@ final class ExplainCommand implements Callable<Integer>
         }
 
         final CachedNanoClock clock = new CachedNanoClock();
+        // The request's time: late enough that a peak-EWMA replay's samples, one second apart before it, follow the
+        // engine's origin.
+        clock.update(REQUEST_TIME_NS);
         final Explanation explanation;
         final int clamped;
         try (MultiFactorEngine engine = MultiFactorEngine.builder(plans)
@@ -88,7 +94,15 @@ final class ExplainCommand implements Callable<Integer>
             .build())
         {
             final Request request = new Request(new Exclusions(plans.modelCapacity()));
-            clamped = ScenarioReplay.apply(scenario, engine, request);
+            try
+            {
+                clamped = ScenarioReplay.apply(scenario, engine, request, clock);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                spec.commandLine().getErr().println(scenarioFile + ": " + ex.getMessage());
+                return ExitCodes.INVALID_INPUT;
+            }
             engine.refreshNow();
             explanation = engine.explain(request);
         }

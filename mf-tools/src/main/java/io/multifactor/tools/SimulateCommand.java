@@ -5,6 +5,7 @@ import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.model.SignalsConfig;
 import io.multifactor.kernel.engine.SignalSettings;
+import io.multifactor.testkit.sim.ComparisonFigures;
 import io.multifactor.testkit.sim.FleetReport;
 import io.multifactor.testkit.sim.FleetSimulator;
 import io.multifactor.testkit.sim.IntervalRow;
@@ -15,6 +16,7 @@ import io.multifactor.testkit.sim.SimulationProfile;
 import io.multifactor.testkit.sim.SimulationReport;
 import io.multifactor.testkit.sim.Simulator;
 import io.multifactor.tools.report.ChartReport;
+import io.multifactor.tools.report.CompareTextReport;
 import io.multifactor.tools.report.CsvReport;
 import io.multifactor.tools.report.FleetTextReport;
 import io.multifactor.tools.report.TextReport;
@@ -30,6 +32,8 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
@@ -96,6 +100,11 @@ public final class SimulateCommand implements Callable<Integer>
 
     @Option(names = "--no-fleet", description = "with --replicas: only the run where replicas share nothing")
     boolean noFleet;
+
+    @Option(names = "--compare", paramLabel = "CONFIG", description = "also run CONFIG (repeatable) on the same " +
+        "profile and seed, and print the runs side by side: SLO attainment, p99 TTFT, the largest share one model " +
+        "got in a refresh period, seconds from a model's recovery to its traffic (with --replicas: the fleet runs)")
+    List<Path> compare;
 
     @Spec
     CommandSpec spec;
@@ -173,6 +182,10 @@ public final class SimulateCommand implements Callable<Integer>
             return ExitCodes.INVALID_INPUT;
         }
 
+        if (compare != null && !compare.isEmpty())
+        {
+            return simulateCompared(loaded, traffic, configPath, profilePath);
+        }
         if (replicas != null || noFleet)
         {
             return simulateFleet(loaded, traffic, configPath, profilePath);
@@ -254,6 +267,56 @@ public final class SimulateCommand implements Callable<Integer>
         return false;
     }
 
+    // --compare: the same traffic (profile, seed) on each configuration, one row each.
+    private int simulateCompared(
+        final LoadedConfig loaded, final SimulationProfile traffic, final Path configPath, final Path profilePath)
+    {
+        final List<Path> paths = new ArrayList<>();
+        paths.add(configPath);
+        paths.addAll(compare);
+        final List<String> labels = new ArrayList<>();
+        final List<ComparisonFigures> runs = new ArrayList<>();
+        for (int i = 0; i < paths.size(); i++)
+        {
+            final Path path = paths.get(i);
+            final LoadedConfig run;
+            try
+            {
+                run = i == 0 ? loaded : ConfigLoader.load(path);
+            }
+            catch (final InvalidConfigurationException ex)
+            {
+                return Problems.report(err, path.toString(), ex);
+            }
+            try
+            {
+                if (replicas != null)
+                {
+                    runs.add(new FleetSimulator(run.plans(), settings(run.config().signals()), traffic, replicas,
+                        !noFleet, run.config().fleet().exchangeEveryNs()).run().figures());
+                }
+                else
+                {
+                    runs.add(new Simulator(run.plans(), settings(run.config().signals()), traffic, !noCeilings)
+                        .run(SimulationListener.NONE).figures());
+                }
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                err.println(profilePath + ": " + ex.getMessage() + " (configuration " + path + ")");
+                return ExitCodes.INVALID_INPUT;
+            }
+            labels.add(shown(path).toString());
+        }
+        final Path shownProfile = profile == null ? siblingProfile(shown(configPath)) : shown(profilePath);
+        out.printf(Locale.ROOT, "comparing %d configurations on %s: %.0f s, %s arrivals/s, seed %d%s%n%n", paths.size(),
+            shownProfile, traffic.durationS(), trim(traffic.arrivalsPerS()), traffic.seed(),
+            replicas == null ? "" : ", " + replicas + " replicas" + (noFleet ? " (no fleet)" : " sharing signals"));
+        out.print(CompareTextReport.render(labels, runs));
+        out.flush();
+        return ExitCodes.OK;
+    }
+
     private int simulateFleet(final LoadedConfig loaded, final SimulationProfile traffic, final Path configPath,
         final Path profilePath)
     {
@@ -322,7 +385,7 @@ public final class SimulateCommand implements Callable<Integer>
      */
     public static SignalSettings settings(final SignalsConfig signals)
     {
-        return new SignalSettings(signals.latencyWindowNs(), signals.latencyRefreshNs(), signals.inflightMaxAgeNs());
+        return signals.settings();
     }
 
     /**

@@ -4,6 +4,8 @@ import io.multifactor.api.Factor;
 import io.multifactor.api.LatencyMetric;
 import io.multifactor.api.Objective;
 import io.multifactor.kernel.plan.CostMix;
+import io.multifactor.kernel.plan.LoadMetric;
+import io.multifactor.kernel.plan.Pick;
 import io.multifactor.kernel.plan.TieBreak;
 
 import java.util.List;
@@ -23,6 +25,8 @@ import java.util.List;
  * @param tolerance lexicographic tolerance, 0..1.
  * @param tieBand weighted tie band, 0..1.
  * @param tieBreak a {@link TieBreak} code.
+ * @param pick a {@link Pick} code.
+ * @param loadMetric a {@link LoadMetric} code.
  */
 public record RankingConfig(
     int latencyMetric,
@@ -32,12 +36,14 @@ public record RankingConfig(
     List<Integer> priority,
     double tolerance,
     double tieBand,
-    int tieBreak)
+    int tieBreak,
+    int pick,
+    int loadMetric)
 {
     /** Every default: {@code auto}, {@code {prompt: 1, completion: 0}}, weighted, no band, {@code first}. */
     public static final RankingConfig DEFAULTS = new RankingConfig(
         LatencyMetric.AUTO, CostMix.DEFAULT_PROMPT, CostMix.DEFAULT_COMPLETION, Objective.WEIGHTED, List.of(), 0.0, 0.0,
-        TieBreak.FIRST);
+        TieBreak.FIRST, Pick.BEST, LoadMetric.REQUESTS);
 
     /**
      * @param latencyMetric a {@link LatencyMetric} code.

@@ -1,5 +1,7 @@
 package io.multifactor.config.model;
 
+import io.multifactor.kernel.engine.SignalSettings;
+import io.multifactor.kernel.latency.LatencyEstimatorType;
 import io.multifactor.kernel.signal.ServerMetricsSettings;
 
 /**
@@ -14,14 +16,41 @@ import io.multifactor.kernel.signal.ServerMetricsSettings;
  *     or {@code null} for counters in direct memory.
  * @param serverMetrics {@code server_metrics}: how the model servers' metrics are scraped, or {@code null} when they
  *     are not.
+ * @param latencyEstimator {@code latency_estimator}: a {@link LatencyEstimatorType} code.
+ * @param ewmaDecayNs {@code ewma_decay}: peak-EWMA's time constant.
+ * @param defaultRequestTokens {@code default_request_tokens}: the token weight of a lease begun without token counts.
  */
 public record SignalsConfig(
     long latencyWindowNs, long latencyRefreshNs, long inflightMaxAgeNs, String countersFile,
-    ServerMetricsSettings serverMetrics)
+    ServerMetricsSettings serverMetrics, int latencyEstimator, long ewmaDecayNs, long defaultRequestTokens)
 {
     /** Defaults: 60 s window, 1 s refresh, 10 min in-flight age, counters in direct memory, no server metrics. */
     public static final SignalsConfig DEFAULTS =
         new SignalsConfig(60_000_000_000L, 1_000_000_000L, 600_000_000_000L, null, null);
+
+    /**
+     * Settings with the window estimator and the default request weight.
+     *
+     * @param latencyWindowNs {@code latency_window}.
+     * @param latencyRefreshNs {@code latency_refresh}.
+     * @param inflightMaxAgeNs {@code inflight_max_age}.
+     * @param countersFile {@code counters_file}, or {@code null}.
+     * @param serverMetrics {@code server_metrics}, or {@code null}.
+     */
+    public SignalsConfig(
+        final long latencyWindowNs, final long latencyRefreshNs, final long inflightMaxAgeNs, final String countersFile,
+        final ServerMetricsSettings serverMetrics)
+    {
+        this(latencyWindowNs, latencyRefreshNs, inflightMaxAgeNs, countersFile, serverMetrics,
+            LatencyEstimatorType.WINDOW, SignalSettings.DEFAULT_EWMA_DECAY_NS, SignalSettings.DEFAULT_REQUEST_TOKENS);
+    }
+
+    /** @return the engine's signal settings for this block (durations, estimator, request weight). */
+    public SignalSettings settings()
+    {
+        return new SignalSettings(latencyWindowNs, latencyRefreshNs, inflightMaxAgeNs, latencyEstimator, ewmaDecayNs,
+            defaultRequestTokens);
+    }
 
     /**
      * Settings without server metrics.
@@ -48,6 +77,12 @@ public record SignalsConfig(
     {
         this(latencyWindowNs, latencyRefreshNs, inflightMaxAgeNs, null, null);
     }
+
+    /** Shortest {@code ewma_decay} accepted: 1 ms. */
+    public static final long MIN_EWMA_DECAY_NS = 1_000_000L;
+
+    /** Largest {@code default_request_tokens} accepted: 2^31 - 1. */
+    public static final long MAX_REQUEST_TOKENS = Integer.MAX_VALUE;
 
     /** Shortest {@code latency_refresh} accepted: 10 ms; a shorter period keeps the refresh agent busy on a whole core. */
     public static final long MIN_LATENCY_REFRESH_NS = 10_000_000L;

@@ -83,7 +83,7 @@ final class CounterLayout
      */
     static int countersNeeded(final int models, final int decisions, final int candidates, final int percentiles)
     {
-        final long needed = ENGINE_WIDE_COUNTERS + (long)models * (5 + DropReason.COUNT + 2L * percentiles) +
+        final long needed = ENGINE_WIDE_COUNTERS + (long)models * (6 + DropReason.COUNT + 2L * percentiles) +
             decisions + 2L * candidates;
         return (int)Math.min(Integer.MAX_VALUE, needed);
     }
@@ -128,6 +128,17 @@ final class CounterLayout
     int inflightCounterId(final String name)
     {
         return registry.use(inflightLabel(name), CounterTypes.INFLIGHT);
+    }
+
+    /**
+     * Under lock, inside a generation: the in-flight tokens counter of a model name.
+     *
+     * @param name model name.
+     * @return its counter id.
+     */
+    int inflightTokensCounterId(final String name)
+    {
+        return registry.use(inflightTokensLabel(name), CounterTypes.INFLIGHT_TOKENS);
     }
 
     /**
@@ -237,6 +248,11 @@ final class CounterLayout
     static String inflightLabel(final String modelName)
     {
         return CounterLabel.format("mf.inflight", "model", modelName);
+    }
+
+    static String inflightTokensLabel(final String modelName)
+    {
+        return CounterLabel.format("mf.inflight.tokens", "model", modelName);
     }
 
     static String selectedLabel(final String decision, final String model, final int outcome)

@@ -1,6 +1,7 @@
 package io.multifactor.kernel.engine;
 
 import io.multifactor.kernel.inflight.LeaseTable;
+import io.multifactor.kernel.latency.LatencyEstimatorType;
 import io.multifactor.kernel.latency.LatencyWindow;
 import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
@@ -57,10 +58,11 @@ final class EngineParts
         final LeaseEpochs leaseEpochs = new LeaseEpochs(originNs, sweepPeriodNs);
         final SignalPublisher publisher = new SignalPublisher(values);
         counterBlocks = builder.countSelections ? new PerThreadCounterBlocks(values) : null;
-        installer = new StateInstaller(lock, layout, publisher, originNs, sliceNs, counterBlocks, ejections);
-        reserver = new ReserveOnSelect(leases, leaseEpochs);
+        installer = new StateInstaller(lock, layout, publisher, originNs, sliceNs, counterBlocks, settings, clock,
+            ejections);
+        reserver = new ReserveOnSelect(leases, leaseEpochs, settings.defaultRequestTokens());
         selector = new Selector(reserver, counterBlocks);
-        explainer = new Explainer(installer);
+        explainer = new Explainer(installer, settings.latencyEstimator() == LatencyEstimatorType.PEAK_EWMA);
         samples = new SampleRecorder(installer, layout);
         refreshCycle = new RefreshCycle(
             lock, clock, settings, originNs, installer, publisher, layout, leases, leaseEpochs, counterBlocks, counters,

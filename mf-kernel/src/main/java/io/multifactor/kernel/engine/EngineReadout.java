@@ -100,6 +100,23 @@ abstract class EngineReadout
     }
 
     /**
+     * The tokens in flight on a model: the sum of its live leases' token weights ({@code mf.inflight.tokens}), local
+     * to this engine (not exchanged with a fleet). A volatile read; allocates nothing.
+     *
+     * @param modelId model handle.
+     * @return its in-flight tokens, 0 for an unknown or retired handle.
+     */
+    public long inflightTokens(final int modelId)
+    {
+        final int[] offsets = installer.state.tokenCounterOffsets;
+        if (modelId < 0 || modelId >= offsets.length || offsets[modelId] < 0)
+        {
+            return 0L;
+        }
+        return values.getLongVolatile(offsets[modelId]);
+    }
+
+    /**
      * This replica's own in-flight count of a model: with a fleet attached, {@link #inflight(int)} also holds the other
      * replicas' last published counts.
      *
@@ -184,7 +201,7 @@ abstract class EngineReadout
     public long latencyFootprintBytes(final int modelId)
     {
         final ModelSignals signals = installer.state.signals(modelId);
-        return signals == null ? 0L : signals.ttft.footprintBytes() + signals.tpot.footprintBytes();
+        return signals == null ? 0L : signals.footprintBytes();
     }
 
     /**

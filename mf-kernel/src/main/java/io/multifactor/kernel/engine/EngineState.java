@@ -44,6 +44,8 @@ final class EngineState
     final int slotCount;
     final double[] latencyMs;
     final int[] counterOffsets;
+    /** In-flight tokens counter offset per model handle (-1 = none). */
+    final int[] tokenCounterOffsets;
     final ModelSignals[] byModel;
     final LiveDecision[] decisions;
 
@@ -85,12 +87,15 @@ final class EngineState
         this.latencyMs = new double[latencyLength(byModel.length, slotCount)];
         Arrays.fill(latencyMs, Double.NaN);
         this.counterOffsets = new int[byModel.length];
+        this.tokenCounterOffsets = new int[byModel.length];
         Arrays.fill(counterOffsets, -1);
+        Arrays.fill(tokenCounterOffsets, -1);
         for (int i = 0; i < byModel.length; i++)
         {
             if (byModel[i] != null)
             {
                 counterOffsets[i] = byModel[i].counterOffset;
+                tokenCounterOffsets[i] = byModel[i].tokenCounterOffset;
             }
         }
         this.decisions = new LiveDecision[plans.decisionCapacity()];
@@ -101,12 +106,14 @@ final class EngineState
             {
                 final int n = plan.candidateCount();
                 final int[] offsets = new int[n];
+                final int[] tokenOffsets = new int[n];
                 final int[] dropIds = new int[n * DropReason.COUNT];
                 Arrays.fill(dropIds, -1);
                 for (int i = 0; i < n; i++)
                 {
                     final int modelId = plan.candidateModelId(i);
                     offsets[i] = counterOffsets[modelId];
+                    tokenOffsets[i] = tokenCounterOffsets[modelId];
                     if (dropCounterIds.length > 0)
                     {
                         System.arraycopy(dropCounterIds, modelId * DropReason.COUNT, dropIds, i * DropReason.COUNT,
@@ -115,8 +122,9 @@ final class EngineState
                 }
                 final int[] selectionIds = d < selectionCounterIds.length && selectionCounterIds[d] != null ?
                     selectionCounterIds[d] : noSelectionCounters(n);
-                decisions[d] = new LiveDecision(
-                    plan, candidateSignals(plans, plan, counterValues, offsets, dropIds, ejectionsOrNull), selectionIds);
+                decisions[d] = new LiveDecision(plan,
+                    candidateSignals(plans, plan, counterValues, offsets, dropIds, tokenOffsets, ejectionsOrNull),
+                    selectionIds);
             }
         }
         if (latencyCounterOffsetsOrNull == null)
@@ -139,6 +147,7 @@ final class EngineState
         final AtomicBuffer counterValues,
         final int[] offsets,
         final int[] dropIds,
+        final int[] tokenOffsets,
         final EjectionTable ejectionsOrNull)
     {
         final int n = plan.candidateCount();
@@ -150,7 +159,7 @@ final class EngineState
             final ModelSignals signals = signals(modelId);
             if (ejectionsOrNull == null || signals == null)
             {
-                return new CandidateSignals(counterValues, offsets, dropIds);
+                return new CandidateSignals(counterValues, offsets, dropIds, tokenOffsets);
             }
             slots[i] = signals.counterId;
             final EjectionPolicy policy = plans.ejectionPolicy(modelId);
@@ -159,7 +168,7 @@ final class EngineState
                 percent = Math.min(percent, policy.maxEjectionPercent());
             }
         }
-        return new CandidateSignals(counterValues, offsets, dropIds, ejectionsOrNull, slots,
+        return new CandidateSignals(counterValues, offsets, dropIds, tokenOffsets, ejectionsOrNull, slots,
             percent == Integer.MAX_VALUE ? EjectionPolicy.DEFAULT_MAX_EJECTION_PERCENT : percent,
             percent != Integer.MAX_VALUE);
     }

@@ -15,10 +15,12 @@ import io.multifactor.kernel.plan.DecisionPlan;
 final class Explainer
 {
     private final StateInstaller installer;
+    private final boolean peakEwma;
 
-    Explainer(final StateInstaller installer)
+    Explainer(final StateInstaller installer, final boolean peakEwma)
     {
         this.installer = installer;
+        this.peakEwma = peakEwma;
     }
 
     Explanation explain(final int decisionId, final Exclusions exclusionsOrNull, final Request requestOrNull)
@@ -37,7 +39,7 @@ final class Explainer
             Selector.selectOn(before, decisionId, exclusionsOrNull, requestOrNull, selection);
             if (installer.state == before)
             {
-                return Explanation.of(before.plans, plan, selection);
+                return Explanation.of(before.plans, plan, selection, peakEwma);
             }
         }
     }

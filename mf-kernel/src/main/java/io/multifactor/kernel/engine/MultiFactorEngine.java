@@ -53,7 +53,7 @@ public final class MultiFactorEngine extends EngineReadout
 
     /**
      * Default number of Agrona counters (640 bytes each): enough for about 250 models of 16-candidate decisions. A
-     * model takes {@code 5 + DropReason.COUNT + 2 * percentiles} counters, a decision of {@code n} candidates
+     * model takes {@code 6 + DropReason.COUNT + 2 * percentiles} counters, a decision of {@code n} candidates
      * {@code 2n + 1} ({@code n + 1} with {@code on_no_candidates: fail}), the engine 9.
      */
     public static final int DEFAULT_COUNTER_CAPACITY = 8192;
@@ -110,7 +110,7 @@ public final class MultiFactorEngine extends EngineReadout
      * @param candidates candidates of every decision, added up.
      * @param percentiles distinct latency percentiles the decisions read.
      * @return counters needed by a new engine on those plans (an upper bound): 9 engine-wide counters, per model
-     *     {@code 5 + DropReason.COUNT + 2 * percentiles}, per decision 1 plus 2 per candidate; a model with
+     *     {@code 6 + DropReason.COUNT + 2 * percentiles}, per decision 1 plus 2 per candidate; a model with
      *     {@code reliability} takes {@link #EJECTION_COUNTERS_PER_MODEL} more.
      */
     public static int countersNeeded(final int models, final int decisions, final int candidates, final int percentiles)
@@ -228,12 +228,32 @@ public final class MultiFactorEngine extends EngineReadout
         return explainer.explain(request.decisionId(), request.exclusions(), request);
     }
 
-    /** {@inheritDoc} Lock-free; {@link #NO_LEASE} also when the model is retired or the table full ({@link #leaseTableFullCount}). */
+    /**
+     * {@inheritDoc} Lock-free; {@link #NO_LEASE} also when the model is retired or the table full
+     * ({@link #leaseTableFullCount}). The lease weighs {@code default_request_tokens} in the model's in-flight tokens.
+     */
     @Override
     public long begin(final int modelId)
     {
         final EngineState s = installer.state;
-        return modelId < 0 || modelId >= s.counterOffsets.length ? NO_LEASE : reserver.begin(s, modelId);
+        return modelId < 0 || modelId >= s.counterOffsets.length ? NO_LEASE :
+            reserver.begin(s, modelId, settings.defaultRequestTokens());
+    }
+
+    /**
+     * As {@link #begin(int)}, for a lease that weighs {@code tokens} in the model's in-flight tokens (its request's
+     * prompt tokens plus its output bound); its {@link #end} takes exactly that weight off again. Lock-free, allocates
+     * nothing, never throws.
+     *
+     * @param modelId model handle.
+     * @param tokens the lease's token weight, {@code >= 0} (a negative value counts as 0).
+     * @return the lease, or {@link #NO_LEASE}.
+     */
+    public long begin(final int modelId, final long tokens)
+    {
+        final EngineState s = installer.state;
+        return modelId < 0 || modelId >= s.counterOffsets.length ? NO_LEASE :
+            reserver.begin(s, modelId, Math.max(0L, tokens));
     }
 
     /**

@@ -201,12 +201,11 @@ final class RefreshCycle
         {
             if (signals != null)
             {
-                signals.ttft.advance(sliceIndex);
-                signals.tpot.advance(sliceIndex);
+                signals.refresh(sliceIndex, nowNs);
                 work++;
             }
         }
-        publisher.publish(s);
+        publisher.publish(s, nowNs);
         if (counterBlocksOrNull != null)
         {
             // Every thread's selection and drop counts since the previous cycle, into the shared counters.

@@ -5,7 +5,7 @@ import io.multifactor.kernel.latency.LatencyWindow;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
- * Takes latency samples into the windows of the published state: a zero or negative sample is refused, a sample
+ * Takes latency samples into the latency estimators (windows, or peak-EWMA) of the published state: a zero or negative sample is refused, a sample
  * beyond {@link LatencyWindow#MAX_TRACKABLE_MICROS} is clamped, and both are counted engine-wide and per model and
  * metric.
  * <p>
@@ -46,7 +46,7 @@ final class SampleRecorder
             values.getAndAddLong(s.sampleOffsets[EngineState.sampleIndex(modelId, metric, EngineState.REFUSED)], 1);
             return LatencyRecorder.REFUSED;
         }
-        final int result = (metric == EngineState.TTFT ? signals.ttft : signals.tpot).record(micros);
+        final int result = signals.estimator(metric).record(micros);
         if (result == LatencyRecorder.CLAMPED)
         {
             values.getAndAddLong(clampedOffset, 1);

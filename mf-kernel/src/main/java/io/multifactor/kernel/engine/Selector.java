@@ -96,7 +96,8 @@ final class Selector
         }
         final SingleWriterCounterBlock counts = countsOrNull();
         run(decision, exclusionsOrNull, requestOrNull, out, counts);
-        final long lease = out.hasSelection() ? reserver.reserve(s, decision, out, counts) : InflightTracker.NO_LEASE;
+        final long lease = out.hasSelection() ?
+            reserver.reserve(s, decision, out, counts, reserver.weight(requestOrNull)) : InflightTracker.NO_LEASE;
         SelectionWriter.lease(out, lease);
         if (counts != null)
         {

@@ -8,8 +8,8 @@ import io.multifactor.kernel.scoring.CandidateSignals;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
- * Publishes the signals {@code select} reads: per model and percentile slot, the TPOT and TTFT percentiles of its
- * windows into the state's model-major array (milliseconds, NaN for no observation) and into their {@code mf.latency}
+ * Publishes the signals {@code select} reads: per model and percentile slot, the TPOT and TTFT estimates of its
+ * {@link io.multifactor.kernel.latency.LatencyEstimator}s (window percentiles, or peak-EWMA read at the refresh) into the state's model-major array (milliseconds, NaN for no observation) and into their {@code mf.latency}
  * counters (microseconds, {@link CounterTypes#NO_OBSERVATION} for none); then the same values per decision, in
  * candidate order, into its {@link CandidateSignals}.
  * <p>
@@ -27,11 +27,13 @@ final class SignalPublisher
     }
 
     /**
-     * Computes and publishes every percentile of a state from its windows as they are now.
+     * Computes and publishes every latency estimate of a state from its estimators as they are at {@code nowNs}
+     * (a percentile of the window, or the peak-EWMA decayed to {@code nowNs}).
      *
      * @param s the state to publish into.
+     * @param nowNs the engine clock's time.
      */
-    void publish(final EngineState s)
+    void publish(final EngineState s, final long nowNs)
     {
         final int[] latencyCounterOffsets = s.latencyCounterOffsets;
         final Plans plans = s.plans;
@@ -48,8 +50,8 @@ final class SignalPublisher
             {
                 final int percentile = plans.percentile(slot);
                 final int index = EngineState.index(modelId, slotCount, slot, EngineState.TPOT);
-                final long tpotMicros = signals.tpot.percentileMicros(percentile);
-                final long ttftMicros = signals.ttft.percentileMicros(percentile);
+                final long tpotMicros = signals.tpotEstimator.estimateMicros(percentile, nowNs);
+                final long ttftMicros = signals.ttftEstimator.estimateMicros(percentile, nowNs);
                 s.publishLatencyMs(index, toMs(tpotMicros));
                 s.publishLatencyMs(index + EngineState.TTFT, toMs(ttftMicros));
                 publishCounter(latencyCounterOffsets[index], tpotMicros);

@@ -36,6 +36,8 @@ final class StateInstaller
     private final long originNs;
     private final long sliceNs;
     private final PerThreadCounterBlocks counterBlocksOrNull;
+    private final SignalSettings settings;
+    private final NanoClock clock;
     private final EjectionTable ejections;
     private static final int[] NO_EJECTION_COUNTERS = { -1, -1, -1 };
 
@@ -51,8 +53,12 @@ final class StateInstaller
         final long originNs,
         final long sliceNs,
         final PerThreadCounterBlocks counterBlocksOrNull,
+        final SignalSettings settings,
+        final NanoClock clock,
         final EjectionTable ejections)
     {
+        this.settings = settings;
+        this.clock = clock;
         this.ejections = ejections;
         this.counterBlocksOrNull = counterBlocksOrNull;
         this.lock = lock;
@@ -160,7 +166,7 @@ final class StateInstaller
         }
         layout.commitGeneration(nowNs, nextHealed);
         installEjection(next, nextState, ejectionOffsets);
-        publisher.publish(nextState);
+        publisher.publish(nextState, nowNs);
         for (final ModelSignals retired : signalsByName.values())
         {
             if (!nextByName.containsKey(retired.name))
@@ -226,11 +232,13 @@ final class StateInstaller
                 continue;
             }
             final int inflightId = layout.inflightCounterId(name);
+            final int tokensId = layout.inflightTokensCounterId(name);
             ModelSignals signals = signalsByName.get(name);
-            if (signals == null || signals.counterId != inflightId)
+            if (signals == null || signals.counterId != inflightId || signals.tokenCounterId != tokensId)
             {
-                signals = new ModelSignals(
-                    name, inflightId, CounterBuffers.valueOffset(inflightId), sliceIndex, ejections);
+                signals = new ModelSignals(name, inflightId, CounterBuffers.valueOffset(inflightId), tokensId,
+                    CounterBuffers.valueOffset(tokensId), sliceIndex, settings, clock, originNs);
+                signals.ejection = new ModelEjection(ejections, inflightId, null);
                 if (fleetAttached)
                 {
                     signals.ttft.keepUnsent();

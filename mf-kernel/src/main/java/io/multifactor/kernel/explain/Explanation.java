@@ -128,6 +128,20 @@ public record Explanation(
      */
     public static Explanation of(final Plans plans, final DecisionPlan plan, final Selection selection)
     {
+        return of(plans, plan, selection, false);
+    }
+
+    /**
+     * @param plans the snapshot the selection ran on.
+     * @param plan the decision's plan.
+     * @param selection the filled selection.
+     * @param peakEwma whether the engine's latency is peak-EWMA ({@code latency_estimator: peak_ewma}): latency drop
+     *     reasons then read {@code tpot_ewma=...}, {@code ttft_ewma=...} instead of the percentile.
+     * @return the record.
+     */
+    public static Explanation of(
+        final Plans plans, final DecisionPlan plan, final Selection selection, final boolean peakEwma)
+    {
         final List<Double> weights = new ArrayList<>();
         for (int f = 0; f < Factor.COUNT; f++)
         {
@@ -143,7 +157,7 @@ public record Explanation(
             }
             candidates.add(new Candidate(
                 plans.modelName(selection.modelId(i)),
-                dropReason(plan, selection, i),
+                dropReason(plan, selection, i, peakEwma),
                 selection.score(i),
                 selection.quality(i),
                 selection.latencyMs(i),
@@ -188,9 +202,10 @@ public record Explanation(
         return extended;
     }
 
-    private static String dropReason(final DecisionPlan plan, final Selection selection, final int i)
+    private static String dropReason(
+        final DecisionPlan plan, final Selection selection, final int i, final boolean peakEwma)
     {
-        final String p = "_p" + plan.percentile() + '=';
+        final String p = peakEwma ? "_ewma=" : "_p" + plan.percentile() + '=';
         switch (selection.dropReason(i))
         {
             case DropReason.NONE:

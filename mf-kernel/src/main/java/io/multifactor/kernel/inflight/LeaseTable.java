@@ -13,12 +13,14 @@ import java.util.function.IntConsumer;
  * A fixed table of leases: each request in flight holds one slot that remembers which counter it incremented and the
  * epoch it began in, so that it is counted out exactly once, by its {@code end} or by the sweep of stale leases.
  * <p>
- * A slot is 16 bytes in a direct buffer aligned to a cache line: its claim word (which also holds the counter) and its
- * epoch stamp, so that a claim, an end and the sweep's look at a slot each touch one cache line, four slots to a line:
+ * A slot is 32 bytes in a direct buffer aligned to a cache line: its claim word (which also holds the counter), its
+ * epoch stamp, and the lease's token weight with the counter of in-flight tokens it was added to, so that a claim, an
+ * end and the sweep's look at a slot each touch one cache line, two slots to a line:
  * <pre>
- *   line (64 bytes):  | claim 0 | epoch 0 | claim 1 | epoch 1 | claim 2 | epoch 2 | claim 3 | epoch 3 |
+ *   line (64 bytes):  | claim 0 | epoch 0 | tokens 0 | token counter 0 | claim 1 | epoch 1 | tokens 1 | token counter 1 |
  *   claim word:       counter index (22 bits) | generation (39 bits) | state (2 bits)   (sign bit 0)
  *                     state: FREE (0), CLAIMING (1), BUSY (2); counter index = counter offset / 128
+ *   token counter:    value offset of the model's in-flight tokens counter (int; -1 = the lease weighs nothing)
  * </pre>
  * Each thread starts probing at its own home line, a fixed function of its thread id (Fibonacci hashing, so that
  * threads with consecutive ids get homes about 0.38 of the table apart): a thread that begins and ends its requests one
@@ -29,6 +31,11 @@ import java.util.function.IntConsumer;
  *   FREE(g) --CAS--&gt; CLAIMING(g+1, counter) --write epoch--&gt; BUSY(g+1, counter) (release store)
  *   BUSY(g, counter) --release or sweep CAS--&gt; FREE(g), then decrement
  * </pre>
+ * A lease with a token weight raises the model's in-flight tokens counter by that weight with the count, and its end
+ * (or the sweep) takes exactly that weight off again: the weight and its counter are written while the slot is
+ * CLAIMING and read, by the release and the sweep, between their acquire load of the BUSY word and their CAS of it, so
+ * a CAS that succeeds acted on that lease's own weight (the generation changes on every claim: no ABA).
+ * <p>
  * The counter is raised before the lease exists, so a racing end never drives it below zero; when no slot is free the
  * increment is taken back. Only the CAS from BUSY(g) to FREE(g) decrements, so a lease is counted out at most once: a
  * second end, an end after the sweep reclaimed the lease, or a value that is not a live lease finds a different word
@@ -73,8 +80,8 @@ public final class LeaseTable
     // Low 24 bits all ones: a scrambled lease is never 0 (NO_LEASE) because no slot index reaches SLOT_MASK.
     private static final long SCRAMBLE = 0x5DEE_CE66_DA3B_FFFFL & ~(1L << 63) | SLOT_MASK;
 
-    /** Bytes of one slot: the claim word and the epoch stamp. */
-    public static final int SLOT_LENGTH = 2 * Long.BYTES;
+    /** Bytes of one slot: the claim word, the epoch stamp, the token weight and its counter's offset. */
+    public static final int SLOT_LENGTH = 4 * Long.BYTES;
 
     /** Bytes of a cache line, the alignment of the table and the unit of a thread's home. */
     public static final int LINE_LENGTH = 64;
@@ -82,6 +89,8 @@ public final class LeaseTable
     private static final int SLOTS_PER_LINE = LINE_LENGTH / SLOT_LENGTH;
     private static final int SLOT_SHIFT = Integer.numberOfTrailingZeros(SLOT_LENGTH);
     private static final int EPOCH_OFFSET = Long.BYTES;
+    private static final int TOKENS_OFFSET = 2 * Long.BYTES;
+    private static final int TOKEN_COUNTER_OFFSET = 3 * Long.BYTES;
     // Two lines before and after the slots: the table's lines never neighbour other memory that someone writes.
     private static final int PADDING = 2 * LINE_LENGTH;
     private static final long HOME_HASH = 0x9E37_79B9_7F4A_7C15L;
@@ -97,6 +106,15 @@ public final class LeaseTable
 
     /** {@link #releaseCounterOffset} of a value that released nothing (never a counter offset, which is >= 0). */
     public static final int NOT_RELEASED = -1;
+
+    /**
+     * {@link #acquireWithin(int, long, int, long, long, long)} when the model's in-flight tokens plus the request's
+     * would exceed the ceiling: nothing counted. Never a lease.
+     */
+    public static final long AT_TOKEN_LIMIT = -2L;
+
+    /** A token counter offset that means "this lease carries no token weight". */
+    public static final int NO_TOKEN_COUNTER = -1;
 
     /** Most slots one {@link #acquire} looks at before it gives up (the whole table when smaller). */
     public static final int MAX_PROBES = 1_024;
@@ -151,7 +169,29 @@ public final class LeaseTable
     public long acquire(final int counterOffset, final long epoch)
     {
         values.getAndAddLong(counterOffset, 1);
-        return claim(counterOffset, epoch);
+        return claim(counterOffset, NO_TOKEN_COUNTER, 0L, epoch);
+    }
+
+    /**
+     * Counts one request in flight on the counter at {@code counterOffset} and its token weight on the counter at
+     * {@code tokenCounterOffset}, and returns its lease: its end (or the sweep) takes off exactly that weight. Lock-free,
+     * allocates nothing, never throws.
+     *
+     * @param counterOffset value offset of the counter to increment.
+     * @param tokenCounterOffset value offset of the model's in-flight tokens counter, or {@link #NO_TOKEN_COUNTER}.
+     * @param tokens the lease's weight, {@code >= 0} (0 touches no token counter).
+     * @param epoch the lease's stamp, compared with the cutoff by {@link #sweep}.
+     * @return the lease, or {@link InflightTracker#NO_LEASE} when the table is full (nothing counted).
+     */
+    public long acquire(final int counterOffset, final int tokenCounterOffset, final long tokens, final long epoch)
+    {
+        final int tokenCounter = tokens > 0 ? tokenCounterOffset : NO_TOKEN_COUNTER;
+        values.getAndAddLong(counterOffset, 1);
+        if (tokenCounter >= 0)
+        {
+            values.getAndAddLong(tokenCounter, tokens);
+        }
+        return claim(counterOffset, tokenCounter, tokens, epoch);
     }
 
     /**
@@ -184,7 +224,68 @@ public final class LeaseTable
                 break;
             }
         }
-        return claim(counterOffset, epoch);
+        return claim(counterOffset, NO_TOKEN_COUNTER, 0L, epoch);
+    }
+
+    /**
+     * Counts one request in flight only if that keeps the count at or below {@code maxCount} and the model's in-flight
+     * tokens plus {@code tokens} at or below {@code maxTokens} (two atomic check-and-adds, count first: a CAS loop on
+     * each counter; when the tokens do not fit, the count's increment is taken back), and returns its lease. Lock-free,
+     * allocates nothing, never throws.
+     * <p>
+     * Under any number of threads neither counter exceeds its maximum through this method (a plain {@link #acquire} may
+     * still raise them). A count briefly raised and taken back may make a concurrent check see the model full: the
+     * error is on the safe side.
+     *
+     * @param counterOffset value offset of the counter to increment.
+     * @param maxCount the largest value the count may reach; {@code Long.MAX_VALUE} for no limit.
+     * @param tokenCounterOffset value offset of the model's in-flight tokens counter, or {@link #NO_TOKEN_COUNTER}.
+     * @param tokens the lease's weight, {@code >= 0}.
+     * @param maxTokens the largest value the in-flight tokens may reach; {@code Long.MAX_VALUE} for no limit.
+     * @param epoch the lease's stamp, compared with the cutoff by {@link #sweep}.
+     * @return the lease; {@link #AT_LIMIT} when the count is at {@code maxCount}, {@link #AT_TOKEN_LIMIT} when the
+     *     tokens would exceed {@code maxTokens} (nothing counted either way); {@link InflightTracker#NO_LEASE} when the
+     *     table is full (nothing counted).
+     */
+    public long acquireWithin(
+        final int counterOffset,
+        final long maxCount,
+        final int tokenCounterOffset,
+        final long tokens,
+        final long maxTokens,
+        final long epoch)
+    {
+        final AtomicBuffer values = this.values;
+        while (true)
+        {
+            final long count = values.getLongVolatile(counterOffset);
+            if (count >= maxCount)
+            {
+                return AT_LIMIT;
+            }
+            if (values.compareAndSetLong(counterOffset, count, count + 1))
+            {
+                break;
+            }
+        }
+        final int tokenCounter = tokens > 0 ? tokenCounterOffset : NO_TOKEN_COUNTER;
+        if (tokenCounter >= 0)
+        {
+            while (true)
+            {
+                final long inflightTokens = values.getLongVolatile(tokenCounter);
+                if (inflightTokens > maxTokens - tokens)
+                {
+                    values.getAndAddLong(counterOffset, -1);
+                    return AT_TOKEN_LIMIT;
+                }
+                if (values.compareAndSetLong(tokenCounter, inflightTokens, inflightTokens + tokens))
+                {
+                    break;
+                }
+            }
+        }
+        return claim(counterOffset, tokenCounter, tokens, epoch);
     }
 
     /**
@@ -222,10 +323,17 @@ public final class LeaseTable
         {
             return NOT_RELEASED;
         }
+        // Read before the CAS: once the slot is FREE another lease may overwrite them; if the CAS succeeds, they are ours.
+        final int tokenCounter = slots.getIntOpaque(offset + TOKEN_COUNTER_OFFSET);
+        final long tokens = slots.getLongOpaque(offset + TOKENS_OFFSET);
         if (slots.compareAndSetLong(offset, word, generation << GENERATION_SHIFT | FREE))
         {
             final int counterOffset = counterOffset(word);
             values.getAndAddLong(counterOffset, -1);
+            if (tokenCounter >= 0)
+            {
+                values.getAndAddLong(tokenCounter, -tokens);
+            }
             return counterOffset;
         }
         return NOT_RELEASED;
@@ -263,12 +371,22 @@ public final class LeaseTable
         {
             final int offset = slot << SLOT_SHIFT;
             final long word = slots.getLongVolatile(offset);
-            // The epoch was written before the BUSY release store that we just read with acquire.
-            if ((word & STATE_MASK) == BUSY && slots.getLongOpaque(offset + EPOCH_OFFSET) < cutoffEpoch &&
+            if ((word & STATE_MASK) != BUSY)
+            {
+                continue;
+            }
+            // The epoch and the weight were written before the BUSY release store that we just read with acquire.
+            final int tokenCounter = slots.getIntOpaque(offset + TOKEN_COUNTER_OFFSET);
+            final long tokens = slots.getLongOpaque(offset + TOKENS_OFFSET);
+            if (slots.getLongOpaque(offset + EPOCH_OFFSET) < cutoffEpoch &&
                 slots.compareAndSetLong(offset, word, word & GENERATION_STATE_MASK & ~STATE_MASK | FREE))
             {
                 final int counterOffset = counterOffset(word);
                 values.getAndAddLong(counterOffset, -1);
+                if (tokenCounter >= 0)
+                {
+                    values.getAndAddLong(tokenCounter, -tokens);
+                }
                 reclaimed++;
                 if (onReclaimedOrNull != null)
                 {
@@ -331,6 +449,25 @@ public final class LeaseTable
         return live;
     }
 
+    /**
+     * @param tokenCounterOffset value offset of an in-flight tokens counter.
+     * @return the sum of the token weights of the leases currently held on that counter (a racy snapshot, for tests).
+     */
+    public long liveTokens(final int tokenCounterOffset)
+    {
+        long tokens = 0;
+        for (int slot = 0; slot < capacity; slot++)
+        {
+            final int offset = slot << SLOT_SHIFT;
+            if ((slots.getLongVolatile(offset) & STATE_MASK) == BUSY &&
+                slots.getIntOpaque(offset + TOKEN_COUNTER_OFFSET) == tokenCounterOffset)
+            {
+                tokens += slots.getLongOpaque(offset + TOKENS_OFFSET);
+            }
+        }
+        return tokens;
+    }
+
     /** @return the number of acquisitions refused because every slot was held. */
     public long fullCount()
     {
@@ -386,22 +523,23 @@ public final class LeaseTable
     }
 
     // The counter is already raised for this request: claim a slot, or take the increment back.
-    private long claim(final int counterOffset, final long epoch)
+    private long claim(final int counterOffset, final int tokenCounter, final long tokens, final long epoch)
     {
         final long counterBits = (long)(counterOffset >>> COUNTER_LENGTH_SHIFT) << COUNTER_SHIFT;
         final int home = homeSlot();
         for (int i = 0; i < FAST_PROBES; i++)
         {
-            final long lease = tryClaim((home + i) & mask, counterBits, epoch);
+            final long lease = tryClaim((home + i) & mask, counterBits, tokenCounter, tokens, epoch);
             if (lease != InflightTracker.NO_LEASE)
             {
                 return lease;
             }
         }
-        return claimSlowPath(counterOffset, counterBits, epoch);
+        return claimSlowPath(counterOffset, counterBits, tokenCounter, tokens, epoch);
     }
 
-    private long tryClaim(final int slot, final long counterBits, final long epoch)
+    private long tryClaim(
+        final int slot, final long counterBits, final int tokenCounter, final long tokens, final long epoch)
     {
         final int offset = slot << SLOT_SHIFT;
         final long word = slots.getLongVolatile(offset);
@@ -418,25 +556,32 @@ public final class LeaseTable
         }
         // Opaque, a plain store on x86: ordered before the sweep's read by the release store below.
         slots.putLongOpaque(offset + EPOCH_OFFSET, epoch);
-        // Release: the epoch is visible to whoever reads BUSY (the sweep); the counter was raised before the claim.
+        slots.putLongOpaque(offset + TOKENS_OFFSET, tokens);
+        slots.putIntOpaque(offset + TOKEN_COUNTER_OFFSET, tokenCounter);
+        // Release: the epoch and the weight are visible to whoever reads BUSY (the sweep); the counter was raised before the claim.
         slots.putLongRelease(offset, claimed | BUSY);
         return ((generation << SLOT_BITS) | slot) ^ SCRAMBLE;
     }
 
     // The home's neighbourhood is held (a thread with many leases open, or a crowded table): probe from anywhere.
-    private long claimSlowPath(final int counterOffset, final long counterBits, final long epoch)
+    private long claimSlowPath(
+        final int counterOffset, final long counterBits, final int tokenCounter, final long tokens, final long epoch)
     {
         final int start = ThreadLocalRandom.current().nextInt();
         final int probes = Math.min(capacity, MAX_PROBES);
         for (int i = 0; i < probes; i++)
         {
-            final long lease = tryClaim((start + i) & mask, counterBits, epoch);
+            final long lease = tryClaim((start + i) & mask, counterBits, tokenCounter, tokens, epoch);
             if (lease != InflightTracker.NO_LEASE)
             {
                 return lease;
             }
         }
         values.getAndAddLong(counterOffset, -1);
+        if (tokenCounter >= 0)
+        {
+            values.getAndAddLong(tokenCounter, -tokens);
+        }
         values.getAndAddLong(fullOffset, 1);
         return InflightTracker.NO_LEASE;
     }

@@ -27,9 +27,12 @@ import org.HdrHistogram.AbstractHistogram;
  * digits (nearest rank, reported at the bucket's highest equivalent value, relative error below 1%); samples above
  * {@link #MAX_TRACKABLE_MICROS} are clamped to it. Every array is allocated at construction.
  * <p>
+ * It is the {@link LatencyEstimator} of {@code latency_estimator: window} (the default): {@link #refresh} is
+ * {@link #advance}, {@link #estimateMicros} is {@link #percentileMicros}.
+ * <p>
  * {@link #record(long)} is wait-free and threadsafe; every other method belongs to one thread at a time.
  */
-public final class LatencyWindow
+public final class LatencyWindow implements LatencyEstimator
 {
     /** Largest sample kept as given: 60 s; larger samples are recorded at this value. */
     public static final long MAX_TRACKABLE_MICROS = 60_000_000L;
@@ -71,6 +74,7 @@ public final class LatencyWindow
      * @param micros the sample in microseconds, already checked to be positive.
      * @return {@link LatencyRecorder#RECORDED}, or {@link LatencyRecorder#CLAMPED} when above the trackable maximum.
      */
+    @Override
     public int record(final long micros)
     {
         if (micros > MAX_TRACKABLE_MICROS)
@@ -110,6 +114,20 @@ public final class LatencyWindow
             }
             addToCurrentSlice(interval);
         }
+    }
+
+    /** {@inheritDoc} As {@link #advance(long)}: the time is the slice's. */
+    @Override
+    public void refresh(final long sliceIndex, final long nowNs)
+    {
+        advance(sliceIndex);
+    }
+
+    /** {@inheritDoc} As {@link #percentileMicros(int)}: the window does not decay between refreshes. */
+    @Override
+    public long estimateMicros(final int percentile, final long nowNs)
+    {
+        return percentileMicros(percentile);
     }
 
     /**
@@ -217,6 +235,7 @@ public final class LatencyWindow
      *
      * @return bytes.
      */
+    @Override
     public long footprintBytes()
     {
         final long counts = (1L + SLICE_COUNT + (unsent == null ? 0 : 1)) * BucketCounts.footprintBytes();

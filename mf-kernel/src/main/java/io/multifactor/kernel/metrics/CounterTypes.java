@@ -79,6 +79,9 @@ public final class CounterTypes
     /** Value of an {@link #EJECTED} counter while the model's half-open probe is out. */
     public static final long EJECTED_PROBING = -1L;
 
+    /** Tokens in flight on one model: the weights of its live leases ({@code mf.inflight.tokens}). */
+    public static final int INFLIGHT_TOKENS = 1_619;
+
     /** Value of a {@link #LATENCY} counter whose window holds no sample. */
     public static final long NO_OBSERVATION = -1L;
 
@@ -101,6 +104,6 @@ public final class CounterTypes
      */
     public static boolean isEngineType(final int typeId)
     {
-        return typeId >= INFLIGHT && typeId <= EJECTED;
+        return typeId >= INFLIGHT && typeId <= EJECTED || typeId == INFLIGHT_TOKENS;
     }
 }

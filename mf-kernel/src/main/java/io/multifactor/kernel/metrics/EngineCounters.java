@@ -153,7 +153,7 @@ public final class EngineCounters
         {
             final Entry entry = it.next();
             if (entry.retired && nowNs - entry.retiredAtNs >= graceNs &&
-                (entry.typeId != CounterTypes.INFLIGHT || counters.value(entry.counterId) == 0))
+                (!holdsLeases(entry.typeId) || counters.value(entry.counterId) == 0))
             {
                 it.remove();
                 counters.free(entry.counterId);
@@ -209,5 +209,11 @@ public final class EngineCounters
             this.counterId = counterId;
             this.usedInGeneration = generation;
         }
+    }
+
+    // A lease may still count out of these: they are freed only once they read 0.
+    private static boolean holdsLeases(final int typeId)
+    {
+        return typeId == CounterTypes.INFLIGHT || typeId == CounterTypes.INFLIGHT_TOKENS;
     }
 }

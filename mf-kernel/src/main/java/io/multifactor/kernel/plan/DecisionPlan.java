@@ -43,6 +43,10 @@ public final class DecisionPlan
     private final double tieBand;
     private final int tieBreak;
     private final boolean spreadsTies;
+    private final int pick;
+    private final int loadMetric;
+    private final boolean tokenLoad;
+    private final boolean readsTokens;
     private final double maxTpotMs;
     private final double maxTtftMs;
     private final double maxCostPer1M;
@@ -176,6 +180,74 @@ public final class DecisionPlan
         final int algorithmType,
         final SignalCeilings signalCeilings)
     {
+        this(id, name, candidateModelIds, quality, promptPer1M, completionPer1M, weights, minQuality, maxTpotMs, maxTtftMs,
+            maxCostPer1M, maxInflight, percentile, percentileSlot, policy, latencyMetric, costMixPrompt, costMixCompletion,
+            objective, priority, tolerance, tieBand, tieBreak, algorithmType, signalCeilings, Pick.BEST,
+            LoadMetric.REQUESTS);
+    }
+
+    /**
+     * A plan with every setting: as the other constructors, plus how the winner is picked and what the load factor
+     * counts (section 4.4 of the semantics).
+     *
+     * @param id handle of this decision.
+     * @param name name of this decision.
+     * @param candidateModelIds model handles of the candidates, in order; copied.
+     * @param quality quality score per candidate, NaN when absent; copied.
+     * @param promptPer1M prompt price per candidate in USD per 1M tokens, NaN when absent; copied.
+     * @param completionPer1M completion price per candidate in USD per 1M tokens, NaN when absent; copied.
+     * @param weights effective weights indexed by {@link Factor}, as from {@link Weights#normalize}; copied.
+     * @param minQuality quality floor ({@code slo.min_quality}), 0 when off.
+     * @param maxTpotMs TPOT ceiling in milliseconds, 0 when off.
+     * @param maxTtftMs TTFT ceiling in milliseconds, 0 when off.
+     * @param maxCostPer1M prompt price ceiling in USD per 1M tokens, 0 when off.
+     * @param maxInflight in-flight ceiling, 0 when off.
+     * @param percentile latency percentile to read, 1..100.
+     * @param percentileSlot index of that percentile among the distinct percentiles of the snapshot.
+     * @param policy a {@link NoCandidatesPolicy} code.
+     * @param latencyMetric a {@link LatencyMetric} code.
+     * @param costMixPrompt prompt share of {@code cost_mix}.
+     * @param costMixCompletion completion share of {@code cost_mix}; with the prompt share a valid {@link CostMix}.
+     * @param objective an {@link Objective} code.
+     * @param priority lexicographic priority, distinct {@link Factor} indices (empty for the weighted objective); copied.
+     * @param tolerance lexicographic tolerance, 0..1.
+     * @param tieBand weighted tie band, 0..1 (0 for the lexicographic objective).
+     * @param tieBreak a {@link TieBreak} code.
+     * @param algorithmType an {@link AlgorithmType} code.
+     * @param signalCeilings ceilings on in-flight tokens and the servers' signals ({@link SignalCeilings#NONE}: off).
+     * @param pick a {@link Pick} code; {@code p2c} only with the weighted objective, no tie band, {@code tie_break: first}.
+     * @param loadMetric a {@link LoadMetric} code: what the load factor N(m) counts.
+     * @throws IllegalArgumentException when the arrays disagree in length, are empty, or a value is out of range.
+     */
+    public DecisionPlan(
+        final int id,
+        final String name,
+        final int[] candidateModelIds,
+        final double[] quality,
+        final double[] promptPer1M,
+        final double[] completionPer1M,
+        final double[] weights,
+        final double minQuality,
+        final double maxTpotMs,
+        final double maxTtftMs,
+        final double maxCostPer1M,
+        final long maxInflight,
+        final int percentile,
+        final int percentileSlot,
+        final int policy,
+        final int latencyMetric,
+        final double costMixPrompt,
+        final double costMixCompletion,
+        final int objective,
+        final int[] priority,
+        final double tolerance,
+        final double tieBand,
+        final int tieBreak,
+        final int algorithmType,
+        final SignalCeilings signalCeilings,
+        final int pick,
+        final int loadMetric)
+    {
         final int n = candidateModelIds.length;
         if (n == 0 || quality.length != n || promptPer1M.length != n || completionPer1M.length != n ||
             weights.length != Factor.COUNT)
@@ -209,6 +281,13 @@ public final class DecisionPlan
         {
             throw new IllegalArgumentException("decision " + name + ": tie_band applies to the weighted objective only");
         }
+        Pick.label(pick);
+        LoadMetric.label(loadMetric);
+        if (pick == Pick.P2C && (objective != Objective.WEIGHTED || tieBand != 0.0 || tieBreak != TieBreak.FIRST))
+        {
+            throw new IllegalArgumentException("decision " + name + ": pick p2c takes the weighted objective, no " +
+                "tie_band and tie_break first");
+        }
         this.id = id;
         this.name = name;
         this.candidateModelIds = candidateModelIds.clone();
@@ -231,7 +310,11 @@ public final class DecisionPlan
         this.tolerance = tolerance;
         this.tieBand = tieBand;
         this.tieBreak = tieBreak;
-        this.spreadsTies = tieBand > 0.0 || tieBreak == TieBreak.RANDOM;
+        this.pick = pick;
+        this.loadMetric = loadMetric;
+        this.tokenLoad = loadMetric == LoadMetric.TOKENS;
+        // p2c takes the same one branch off the default path as a tie band: the rank step's cost is unchanged.
+        this.spreadsTies = tieBand > 0.0 || tieBreak == TieBreak.RANDOM || pick == Pick.P2C;
         this.maxTpotMs = requireCeiling(name, "max_tpot_ms", maxTpotMs);
         this.maxTtftMs = requireCeiling(name, "max_ttft_ms", maxTtftMs);
         this.maxCostPer1M = requireCeiling(name, "max_cost_per_1m", maxCostPer1M);
@@ -253,6 +336,7 @@ public final class DecisionPlan
         this.effectiveMaxQueue = signalCeilings.effectiveMaxQueue();
         this.effectiveMaxKvCache = signalCeilings.effectiveMaxKvCache();
         this.dropsStale = signalCeilings.dropsStale();
+        this.readsTokens = tokenLoad || effectiveMaxInflightTokens != Long.MAX_VALUE;
         int scored = 0;
         for (int f = 0; f < Factor.COUNT; f++)
         {
@@ -549,10 +633,40 @@ public final class DecisionPlan
         return tieBreak;
     }
 
-    /** @return whether choosing among tied candidates needs more than "the first best": a tie band or a random break. */
+    /**
+     * @return whether choosing the winner needs more than "the first best": a tie band, a random break or
+     *     {@code pick: p2c}.
+     */
     public boolean spreadsTies()
     {
         return spreadsTies;
+    }
+
+    /** @return the {@link Pick} code. */
+    public int pick()
+    {
+        return pick;
+    }
+
+    /** @return the {@link LoadMetric} code. */
+    public int loadMetric()
+    {
+        return loadMetric;
+    }
+
+    /**
+     * @return whether the decision reads the tokens in flight: {@code load_metric: tokens} or a
+     *     {@code max_inflight_tokens} ceiling.
+     */
+    public boolean readsTokens()
+    {
+        return readsTokens;
+    }
+
+    /** @return whether the load factor counts tokens in flight ({@code load_metric: tokens}) rather than requests. */
+    public boolean tokenLoad()
+    {
+        return tokenLoad;
     }
 
     @Override
@@ -564,6 +678,8 @@ public final class DecisionPlan
             NoCandidatesPolicy.label(policy) + ", " + Objective.label(objective) +
             (objective == Objective.LEXICOGRAPHIC ? Arrays.toString(priority) + " tolerance=" + tolerance : "") +
             (tieBand > 0.0 ? ", tie_band=" + tieBand : "") + ", tie_break=" + TieBreak.label(tieBreak) +
+            (pick != Pick.BEST ? ", pick=" + Pick.label(pick) : "") +
+            (loadMetric != LoadMetric.REQUESTS ? ", load_metric=" + LoadMetric.label(loadMetric) : "") +
             (qualityFloor ? ", min_quality=" + minQuality : "") + ", latency=" + LatencyMetric.label(latencyMetric) +
             ", cost_mix=" + costMixPrompt + '/' + costMixCompletion + '}';
     }

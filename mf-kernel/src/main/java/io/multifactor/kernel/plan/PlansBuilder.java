@@ -262,6 +262,8 @@ public final class PlansBuilder
         private double tieBand;
         private int tieBreak = TieBreak.FIRST;
         private int algorithmType = AlgorithmType.MULTI_FACTOR;
+        private int pick = Pick.BEST;
+        private int loadMetric = LoadMetric.REQUESTS;
 
         DecisionSpec(final PlansBuilder builder, final String name)
         {
@@ -453,6 +455,28 @@ public final class PlansBuilder
         }
 
         /**
+         * @param pick a {@link Pick} code ({@code pick}).
+         * @return this specification.
+         */
+        public DecisionSpec pick(final int pick)
+        {
+            Pick.label(pick);
+            this.pick = pick;
+            return this;
+        }
+
+        /**
+         * @param loadMetric a {@link LoadMetric} code ({@code load_metric}).
+         * @return this specification.
+         */
+        public DecisionSpec loadMetric(final int loadMetric)
+        {
+            LoadMetric.label(loadMetric);
+            this.loadMetric = loadMetric;
+            return this;
+        }
+
+        /**
          * @param algorithmType an {@link AlgorithmType} code: {@code multi_factor} (the default) or a baseline, which
          *     ignores the weights, and whose floor and ceilings are dropped when it is compiled.
          * @return this specification.
@@ -517,7 +541,8 @@ public final class PlansBuilder
                 baseline ? 0.0 : maxTpotMs, baseline ? 0.0 : maxTtftMs, baseline ? 0.0 : maxCostPer1M,
                 baseline ? 0L : maxInflight, percentile, slot, policy, latencyMetric, costMixPrompt, costMixCompletion,
                 objective, priority, tolerance, tieBand, tieBreak, algorithmType,
-                baseline ? SignalCeilings.NONE : signalCeilings);
+                baseline ? SignalCeilings.NONE : signalCeilings, baseline ? Pick.BEST : pick,
+                baseline ? LoadMetric.REQUESTS : loadMetric);
         }
     }
 }

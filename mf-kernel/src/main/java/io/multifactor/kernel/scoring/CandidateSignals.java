@@ -20,7 +20,9 @@ import java.lang.invoke.VarHandle;
  *   latencyMs:        [ tpot(0) | ttft(0) | tpot(1) | ttft(1) | ... ]    milliseconds, NaN = no observation
  *   serverLoad:       [ queue(0) | kv(0) | queue(1) | kv(1) | ... ]       NaN = no fresh server
  *   stale:            [ s(0) | s(1) | ... ]                                1 = every server of the model is stale
- *   inflightTokens:   [ t(0) | t(1) | ... ]                                tokens of the candidate's live leases
+ *   tokenOffsets:     [ off(0)  | off(1)  | ... ]                          value offsets in tokenValues: tokens of the
+ *                                                                          candidate's live leases (the lease table's
+ *                                                                          counters in the engine)
  *   ejectionSlots:    [ slot(0) | slot(1) | ... ]                          each candidate's word in the EjectionTable
  *   inflightOffsets:  [ off(0)  | off(1)  | ... ]                          value offsets in inflightValues
  *   dropCounterIds:   [ id(0, reason 0) ... id(0, COUNT - 1) | id(1, 0) ... ]   counter id per candidate and reason
@@ -40,7 +42,6 @@ import java.lang.invoke.VarHandle;
 public final class CandidateSignals
 {
     private static final VarHandle DOUBLES = MethodHandles.arrayElementVarHandle(double[].class);
-    private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle BYTES = MethodHandles.arrayElementVarHandle(byte[].class);
     private static final VarHandle TURNS;
 
@@ -63,7 +64,8 @@ public final class CandidateSignals
     final int[] dropCounterIds;
     final double[] serverLoad;
     final byte[] stale;
-    final long[] inflightTokens;
+    final AtomicBuffer tokenValues;
+    final int[] tokenOffsets;
     final EjectionTable ejections;
     final int[] ejectionSlots;
     final int maxEjectionPercent;
@@ -96,33 +98,74 @@ public final class CandidateSignals
      */
     public CandidateSignals(final AtomicBuffer inflightValues, final int[] inflightOffsets, final int[] dropCounterIds)
     {
-        this(inflightValues, inflightOffsets, dropCounterIds, ownEjectionTable(inflightOffsets.length),
+        this(inflightValues, inflightOffsets, dropCounterIds, null, null, ownEjectionTable(inflightOffsets.length),
             identity(inflightOffsets.length), EjectionPolicy.DEFAULT_MAX_EJECTION_PERCENT, false);
     }
 
     /**
-     * @param inflightValues the counters' values buffer.
+     * Signals whose in-flight tokens are read live from counters (the engine's lease table keeps them), like the
+     * in-flight counts.
+     *
+     * @param inflightValues the counters' values buffer, which also holds the in-flight tokens counters.
      * @param inflightOffsets value offset of each candidate's in-flight counter, in candidate order (copied).
-     * @param dropCounterIds per candidate, in candidate order, {@link DropReason#COUNT} counter ids, one per reason
-     *     (the drop counter of the candidate's model and that reason; -1 where none), copied.
+     * @param dropCounterIds per candidate, {@link DropReason#COUNT} counter ids (as the other constructor), copied.
+     * @param tokenOffsets value offset of each candidate's in-flight tokens counter, in candidate order (copied).
+     * @throws IllegalArgumentException when an array does not have one entry per candidate (per reason).
+     */
+    public CandidateSignals(
+        final AtomicBuffer inflightValues, final int[] inflightOffsets, final int[] dropCounterIds, final int[] tokenOffsets)
+    {
+        this(inflightValues, inflightOffsets, dropCounterIds, inflightValues, tokenOffsets,
+            ownEjectionTable(inflightOffsets.length), identity(inflightOffsets.length),
+            EjectionPolicy.DEFAULT_MAX_EJECTION_PERCENT, false);
+    }
+
+    /**
+     * An engine decision's signals: in-flight tokens from counters, ejection from the engine's table.
+     *
+     * @param inflightValues the counters' values buffer, which also holds the in-flight tokens counters.
+     * @param inflightOffsets value offset of each candidate's in-flight counter, in candidate order (copied).
+     * @param dropCounterIds per candidate, {@link DropReason#COUNT} counter ids (as the other constructor), copied.
+     * @param tokenOffsets value offset of each candidate's in-flight tokens counter, in candidate order (copied).
      * @param ejections the table of the models' ejection words.
      * @param ejectionSlots each candidate's slot in that table, in candidate order (copied).
      * @param maxEjectionPercent p of the decision's ejection cap: the smallest {@code max_ejection_percent} of its
      *     candidates that have {@code reliability}, {@link EjectionPolicy#DEFAULT_MAX_EJECTION_PERCENT} when none has.
      * @param ejecting whether a candidate has {@code reliability}: then the kernel reads the extended signals (ejection
      *     among them) from the start.
-     * @throws IllegalArgumentException when {@code dropCounterIds} is not {@code DropReason.COUNT} per candidate or a
-     *     slot is not one of the table's.
+     * @throws IllegalArgumentException when an array does not have one entry per candidate (per reason) or a slot is
+     *     not one of the table's.
      */
     public CandidateSignals(
         final AtomicBuffer inflightValues,
         final int[] inflightOffsets,
         final int[] dropCounterIds,
+        final int[] tokenOffsets,
         final EjectionTable ejections,
         final int[] ejectionSlots,
         final int maxEjectionPercent,
         final boolean ejecting)
     {
+        this(inflightValues, inflightOffsets, dropCounterIds, inflightValues, tokenOffsets, ejections, ejectionSlots,
+            maxEjectionPercent, ejecting);
+    }
+
+    private CandidateSignals(
+        final AtomicBuffer inflightValues,
+        final int[] inflightOffsets,
+        final int[] dropCounterIds,
+        final AtomicBuffer tokenValuesOrNull,
+        final int[] tokenOffsetsOrNull,
+        final EjectionTable ejections,
+        final int[] ejectionSlots,
+        final int maxEjectionPercent,
+        final boolean ejecting)
+    {
+        if (tokenOffsetsOrNull != null && tokenOffsetsOrNull.length != inflightOffsets.length)
+        {
+            throw new IllegalArgumentException("token counter offsets: " + tokenOffsetsOrNull.length + " for " +
+                inflightOffsets.length + " candidates");
+        }
         if (dropCounterIds.length != inflightOffsets.length * DropReason.COUNT)
         {
             throw new IllegalArgumentException("drop counter ids: " + dropCounterIds.length + " for " +
@@ -137,7 +180,22 @@ public final class CandidateSignals
         this.serverLoad = new double[Math.max(1, candidateCount * 2)];
         java.util.Arrays.fill(serverLoad, Double.NaN);
         this.stale = new byte[Math.max(1, candidateCount)];
-        this.inflightTokens = new long[Math.max(1, candidateCount)];
+        if (tokenOffsetsOrNull == null)
+        {
+            // Tokens nothing else keeps: one value per candidate in a small buffer of their own (publishInflightTokens).
+            this.tokenValues = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+                Math.max(1, candidateCount) * Long.BYTES, Long.BYTES));
+            this.tokenOffsets = new int[candidateCount];
+            for (int i = 0; i < candidateCount; i++)
+            {
+                tokenOffsets[i] = i * Long.BYTES;
+            }
+        }
+        else
+        {
+            this.tokenValues = tokenValuesOrNull;
+            this.tokenOffsets = tokenOffsetsOrNull.clone();
+        }
         if (ejectionSlots.length != candidateCount)
         {
             throw new IllegalArgumentException("ejection slots: " + ejectionSlots.length + " for " + candidateCount);
@@ -221,7 +279,7 @@ public final class CandidateSignals
 
     /**
      * Publishes the in-flight tokens of one candidate (release store), for signals whose token counts nothing else
-     * keeps.
+     * keeps (in the engine, the lease table's counters hold them and this is not called).
      *
      * @param index candidate position.
      * @param tokens the sum of the token weights of its live leases.
@@ -229,7 +287,7 @@ public final class CandidateSignals
     public void publishInflightTokens(final int index, final long tokens)
     {
         extendedSignals = true;
-        LONGS.setRelease(inflightTokens, index, tokens);
+        tokenValues.putLongRelease(tokenOffsets[index], tokens);
     }
 
     /**
@@ -304,7 +362,8 @@ public final class CandidateSignals
      */
     public long inflightTokens(final int index)
     {
-        return inflightTokens[index];
+        // A plain load, as the in-flight count's (the class comment says why that is safe).
+        return tokenValues.getLong(tokenOffsets[index]);
     }
 
     /**

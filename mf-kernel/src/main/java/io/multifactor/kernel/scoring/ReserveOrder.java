@@ -10,7 +10,8 @@ import io.multifactor.kernel.plan.NoCandidatesPolicy;
 
 /**
  * What reserve-on-select does to a scored {@link Selection} when the model it chose is full: the candidate is dropped
- * with reason {@link DropReason#INFLIGHT} and the next survivor in ranking order becomes the choice; when no survivor
+ * with reason {@link DropReason#INFLIGHT} (or {@link DropReason#INFLIGHT_TOKENS}) and the next survivor becomes the
+ * choice (with {@code pick: p2c} the other survivor drawn first, then ranking order); when no survivor
  * is left, the decision's {@code on_no_candidates} policy picks, as when the SLO filter leaves no survivor.
  * <p>
  * Ranking order, weighted objective: score descending, then {@code modelRefs} order (the earlier candidate first).
@@ -37,24 +38,35 @@ public final class ReserveOrder
      */
     public static int dropFullAndChooseNext(final DecisionPlan plan, final Selection selection, final int full)
     {
-        return dropAndChooseNext(plan, selection, full, DropReason.INFLIGHT);
+        return dropFullAndChooseNext(plan, selection, full, DropReason.INFLIGHT);
     }
 
     /**
-     * Drops a candidate that could not be reserved, with a reason, and chooses the next survivor in ranking order:
-     * {@link DropReason#INFLIGHT} for a model at its {@code max_inflight}, {@link DropReason#EJECTED} for a half-open
-     * model whose one probe another request took first.
+     * As {@link #dropFullAndChooseNext(DecisionPlan, Selection, int)}, with the reason the candidate could not be
+     * reserved: {@link DropReason#INFLIGHT} or {@link DropReason#INFLIGHT_TOKENS}. With {@code pick: p2c}, the other
+     * survivor drawn with the winner ({@link Selection#runnerUp()}) is tried first, then the rest in ranking order.
      *
      * @param plan the decision's plan.
-     * @param selection a scored selection whose candidate {@code dropped} is a survivor.
-     * @param dropped the candidate that could not be reserved.
-     * @param reason its drop reason.
+     * @param selection a scored selection whose candidate {@code full} is a survivor.
+     * @param full the candidate whose model could not be reserved.
+     * @param reason the drop reason to record.
      * @return the next candidate to try, now the selection's choice; or -1 when no survivor is left.
      */
-    public static int dropAndChooseNext(
-        final DecisionPlan plan, final Selection selection, final int dropped, final int reason)
+    public static int dropFullAndChooseNext(
+        final DecisionPlan plan, final Selection selection, final int full, final int reason)
     {
-        SelectionWriter.dropReason(selection, dropped, reason);
+        SelectionWriter.dropReason(selection, full, reason);
+        final int runnerUp = selection.runnerUp();
+        if (runnerUp >= 0)
+        {
+            // Tried once: after it, ranking order.
+            SelectionWriter.runnerUp(selection, -1);
+            if (runnerUp != full && selection.dropReason(runnerUp) == DropReason.NONE)
+            {
+                SelectionWriter.outcome(selection, Outcome.SCORED, runnerUp);
+                return runnerUp;
+            }
+        }
         final int n = selection.candidateCount();
         int next = -1;
         double nextKey = Double.NEGATIVE_INFINITY;

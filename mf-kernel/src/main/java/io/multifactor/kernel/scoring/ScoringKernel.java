@@ -13,6 +13,7 @@ import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
 import io.multifactor.kernel.plan.CostMix;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
+import io.multifactor.kernel.plan.Pick;
 import io.multifactor.kernel.plan.TieBreak;
 import io.multifactor.kernel.reliability.EjectionPolicy;
 
@@ -131,9 +132,11 @@ public final class ScoringKernel
         final double maxQueue = plan.effectiveMaxQueue();
         final double maxKvCache = plan.effectiveMaxKvCache();
         final boolean dropsStale = plan.dropsStale();
+        final boolean tokenLoad = plan.tokenLoad();
         final boolean anyExcluded = exclusionsOrNull != null && !exclusionsOrNull.isEmpty();
         // Signals beyond latency and in-flight requests are read only once one was published (a loop-invariant test).
-        final boolean extended = signals.hasExtendedSignals();
+        // A decision that counts tokens (load_metric: tokens, max_inflight_tokens) reads them from the lease counters.
+        final boolean extended = signals.hasExtendedSignals() || plan.readsTokens();
         if (requestMix)
         {
             SelectionWriter.ownCosts(out);
@@ -173,7 +176,8 @@ public final class ScoringKernel
             final double kvCache = extended ? signals.kvCache(i) : Double.NaN;
             final double latency = latencyMetric == LatencyMetric.AUTO ? (tpot == tpot ? tpot : ttft) :
                 latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
-            final double load = inflight;
+            // load_metric: requests (the default) or tokens.
+            final double load = tokenLoad ? inflightTokens : inflight;
             SelectionWriter.seedValues(out, i, latency, load);
             if (requestMix)
             {
@@ -423,7 +427,8 @@ public final class ScoringKernel
         }
         if (plan.spreadsTies())
         {
-            best = tieSlowPath(plan, out, requestOrNull, bestScore - plan.tieBand());
+            best = plan.pick() == Pick.P2C ? p2cSlowPath(plan, out, requestOrNull) :
+                tieSlowPath(plan, out, requestOrNull, bestScore - plan.tieBand());
         }
         SelectionWriter.outcome(out, Outcome.SCORED, best);
     }
@@ -455,9 +460,21 @@ public final class ScoringKernel
         }
         if (plan.spreadsTies())
         {
-            best = tieSlowPath(plan, out, requestOrNull, bestScore - plan.tieBand());
+            best = plan.pick() == Pick.P2C ? p2cSlowPath(plan, out, requestOrNull) :
+                tieSlowPath(plan, out, requestOrNull, bestScore - plan.tieBand());
         }
         SelectionWriter.outcome(out, Outcome.SCORED, best);
+    }
+
+    /**
+     * {@code pick: p2c}: the better of two distinct survivors drawn from the request's generator
+     * ({@link PowerOfTwoChoices}); the other is left as the selection's runner-up, which reserve-on-select tries next.
+     */
+    private static int p2cSlowPath(final DecisionPlan plan, final Selection out, final Request requestOrNull)
+    {
+        final long pair = PowerOfTwoChoices.pick(out, plan.candidateCount(), requestOrNull);
+        SelectionWriter.runnerUp(out, PowerOfTwoChoices.loser(pair));
+        return PowerOfTwoChoices.winner(pair);
     }
 
     /**

@@ -22,6 +22,7 @@ import java.util.List;
  * @param selected per model: requests sent to it.
  * @param replicaRequests per replica: requests it handled.
  * @param replicaSloMet per replica: of those, the ones that met their ceilings.
+ * @param figures the figures {@code simulate --compare} prints (fleet-wide).
  */
 public record FleetReport(
     boolean fleet,
@@ -36,7 +37,8 @@ public record FleetReport(
     long[] maxInflight,
     long[] selected,
     long[] replicaRequests,
-    long[] replicaSloMet)
+    long[] replicaSloMet,
+    ComparisonFigures figures)
 {
     /** Copies every array. */
     public FleetReport

@@ -1,6 +1,7 @@
 package io.multifactor.testkit.sim;
 
 import io.multifactor.api.Outcome;
+import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.fleet.FleetAgent;
 import io.multifactor.kernel.engine.MultiFactorEngine;
@@ -130,6 +131,8 @@ public final class FleetSimulator
         private final SplittableRandom lengths;
         private final double[] cumulativeShares;
         private final int[] decisionIds;
+        private final ComparisonFigures figures;
+        private final Request[] replicaRequestsState;
         private long sequence;
         private long requests;
         private long failed;
@@ -146,6 +149,13 @@ public final class FleetSimulator
             {
                 modelIndexById[plans.modelId(names.get(i))] = i;
                 behaviours[i] = profile.models().get(names.get(i));
+            }
+            figures = new ComparisonFigures(names, behaviours, settings.latencyRefreshNs());
+            // One request object per replica, seeded from the run's seed: tie_break random and p2c draw reproducibly.
+            replicaRequestsState = new Request[replicas];
+            for (int r = 0; r < replicas; r++)
+            {
+                replicaRequestsState[r] = new Request().seed(profile.seed() + r);
             }
             fleetInflight = new long[names.size()];
             peak = new long[names.size()];
@@ -247,8 +257,9 @@ public final class FleetSimulator
                     }
                 }
             }
+            figures.finish();
             return new FleetReport(fleet, replicas, profile.durationS(), profile.seed(), requests, failed, sloMet, names,
-                peak, maxInflight, selected, replicaRequests, replicaSloMet);
+                peak, maxInflight, selected, replicaRequests, replicaSloMet, figures);
         }
 
         private void arrive(final long nowNs)
@@ -266,15 +277,18 @@ public final class FleetSimulator
                     break;
                 }
             }
-            final long lease = engines.get(replica).selectAndBegin(decisionId, null, selection);
+            final long lease =
+                engines.get(replica).selectAndBegin(replicaRequestsState[replica].decision(decisionId), selection);
             if (selection.outcome() == Outcome.FAILED)
             {
                 failed++;
+                figures.request(false);
                 return;
             }
             final int modelId = selection.selectedModel();
             final int model = modelIndexById[modelId];
             selected[model]++;
+            figures.selected(nowNs, model);
             fleetInflight[model]++;
             peak[model] = Math.max(peak[model], fleetInflight[model]);
             final ModelBehaviour behaviour = behaviours[model];
@@ -291,11 +305,14 @@ public final class FleetSimulator
             pending.add(new Pending(firstTokenNs, sequence++, true, replica, modelId, ttftMicros, 0));
             pending.add(new Pending(completionNs, sequence++, false, replica, modelId, tpotMicros, lease));
             final DecisionPlan target = plans.decision(decisionId);
-            if (meets(target.maxTtftMs(), ttftMicros) && meets(target.maxTpotMs(), tpotMicros))
+            final boolean met = meets(target.maxTtftMs(), ttftMicros) && meets(target.maxTpotMs(), tpotMicros);
+            if (met)
             {
                 sloMet++;
                 replicaSloMet[replica]++;
             }
+            figures.request(met);
+            figures.ttftMicros(ttftMicros);
         }
 
         private void complete(final Pending event)

@@ -51,6 +51,8 @@ public final class PlanEdits
                 .slo(0.0, 0.0, 0.0, 0L)
                 .percentile(plan.percentile())
                 .policy(plan.policy())
+                .pick(plan.pick())
+                .loadMetric(plan.loadMetric())
                 .add();
         }
         return builder.build();

@@ -51,7 +51,8 @@ public final class ProfileReader
 {
     private static final List<String> ROOT_KEYS = List.of(
         "duration_s", "interval_s", "seed", "arrivals_per_s", "prompt_tokens", "output_tokens", "tokens_in_request",
-        "decisions", "models");
+        "decisions", "models", "long_prompts", "tokens_per_slot");
+    private static final List<String> LONG_PROMPT_KEYS = List.of("share", "prompt_tokens");
     private static final List<String> OUTPUT_KEYS = List.of("mean", "sigma");
     private static final List<String> MODEL_KEYS =
         List.of("ttft_ms", "tpot_ms", "sigma", "capacity", "slowdown_per_request", "degraded", "error_rate", "failing",
@@ -126,6 +127,21 @@ public final class ProfileReader
         }
 
         final boolean tokensInRequest = flag(reader, "tokens_in_request");
+        double longShare = 0.0;
+        int longTokens = 0;
+        final MappingReader longPrompts = reader.optionalMapping("long_prompts", LONG_PROMPT_KEYS);
+        if (longPrompts != null)
+        {
+            longShare = longPrompts.optionalNumber("share", 0.0, true);
+            if (!(longShare <= 1.0))
+            {
+                problems.error(longPrompts.value("share"), longPrompts.path("share"), "must be in [0, 1], got " +
+                    longShare);
+                longShare = 0.0;
+            }
+            longTokens = (int)longPrompts.optionalInteger("prompt_tokens", 0L, 0L, 10_000_000L);
+        }
+        final int tokensPerSlot = (int)reader.optionalInteger("tokens_per_slot", 0L, 0L, 10_000_000L);
 
         final Map<String, Double> shares = new LinkedHashMap<>();
         final YamlMapping decisions = mapping(reader, "decisions");
@@ -174,7 +190,8 @@ public final class ProfileReader
         }
         problems.throwIfErrors();
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputMean, outputSigma,
-            shares, models, tokensInRequest);
+            shares, models, tokensInRequest,
+            new RequestSizes(Double.isNaN(longShare) ? 0.0 : longShare, Math.max(0, longTokens), Math.max(0, tokensPerSlot)));
     }
 
     /** @return a {@code true}/{@code false} key, false when absent or wrong (reported). */

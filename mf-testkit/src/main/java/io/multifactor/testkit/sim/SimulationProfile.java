@@ -23,6 +23,7 @@ import java.util.Map;
  * @param tokensInRequest whether each request carries its token counts to the selection ({@code prompt_tokens} and
  *     its drawn output length as {@code max_output_tokens}), pricing the candidates by its own mix instead of the
  *     decision's {@code cost_mix}.
+ * @param sizes long prompts and the token load of a request slot ({@link RequestSizes#NONE}: none).
  */
 public record SimulationProfile(
     double durationS,
@@ -34,7 +35,8 @@ public record SimulationProfile(
     double outputTokensSigma,
     Map<String, Double> decisionShares,
     Map<String, ModelBehaviour> models,
-    boolean tokensInRequest)
+    boolean tokensInRequest,
+    RequestSizes sizes)
 {
     /**
      * Checks ranges and freezes the maps, keeping their order.
@@ -66,6 +68,10 @@ public record SimulationProfile(
                 throw new IllegalArgumentException("decision share must be finite and >= 0: " + share.getKey() + "=" + value);
             }
         }
+        if (sizes == null)
+        {
+            sizes = RequestSizes.NONE;
+        }
         decisionShares = Collections.unmodifiableMap(new LinkedHashMap<>(decisionShares));
         models = Collections.unmodifiableMap(new LinkedHashMap<>(models));
     }
@@ -95,7 +101,37 @@ public record SimulationProfile(
         final Map<String, ModelBehaviour> models)
     {
         this(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean, outputTokensSigma, decisionShares,
-            models, false);
+            models, false, RequestSizes.NONE);
+    }
+
+    /**
+     * A profile whose prompts all have {@code promptTokens} and whose models slow down by requests in flight.
+     *
+     * @param durationS simulated seconds.
+     * @param intervalS report interval.
+     * @param seed the seed.
+     * @param arrivalsPerS Poisson arrival rate.
+     * @param promptTokens prompt tokens per request.
+     * @param outputTokensMean mean output length.
+     * @param outputTokensSigma spread of the output length.
+     * @param decisionShares share of arrivals per decision.
+     * @param models behaviour per model.
+     * @param tokensInRequest whether requests carry their token counts.
+     */
+    public SimulationProfile(
+        final double durationS,
+        final double intervalS,
+        final long seed,
+        final double arrivalsPerS,
+        final int promptTokens,
+        final double outputTokensMean,
+        final double outputTokensSigma,
+        final Map<String, Double> decisionShares,
+        final Map<String, ModelBehaviour> models,
+        final boolean tokensInRequest)
+    {
+        this(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean, outputTokensSigma, decisionShares,
+            models, tokensInRequest, RequestSizes.NONE);
     }
 
     /**
@@ -105,7 +141,7 @@ public record SimulationProfile(
     public SimulationProfile withDurationS(final double durationS)
     {
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
-            outputTokensSigma, decisionShares, models, tokensInRequest);
+            outputTokensSigma, decisionShares, models, tokensInRequest, sizes);
     }
 
     /**
@@ -115,7 +151,7 @@ public record SimulationProfile(
     public SimulationProfile withSeed(final long seed)
     {
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
-            outputTokensSigma, decisionShares, models, tokensInRequest);
+            outputTokensSigma, decisionShares, models, tokensInRequest, sizes);
     }
 
     /**
@@ -125,7 +161,7 @@ public record SimulationProfile(
     public SimulationProfile withIntervalS(final double intervalS)
     {
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
-            outputTokensSigma, decisionShares, models, tokensInRequest);
+            outputTokensSigma, decisionShares, models, tokensInRequest, sizes);
     }
 
     /**
@@ -137,7 +173,7 @@ public record SimulationProfile(
         final Map<String, ModelBehaviour> next = new LinkedHashMap<>(models);
         next.put(behaviour.name(), behaviour);
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
-            outputTokensSigma, decisionShares, next, tokensInRequest);
+            outputTokensSigma, decisionShares, next, tokensInRequest, sizes);
     }
 
     private static void requirePositive(final String what, final double value)

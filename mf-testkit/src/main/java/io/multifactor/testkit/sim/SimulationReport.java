@@ -29,6 +29,7 @@ public final class SimulationReport
     private final List<IntervalRow> rows;
     private final long backendErrors;
     private final double[] recoveryToTrafficS;
+    private final ComparisonFigures figures;
 
     SimulationReport(
         final double durationS,
@@ -43,10 +44,11 @@ public final class SimulationReport
         final long[] selected,
         final long[] sloDrops,
         final long[] peakInflight,
-        final List<IntervalRow> rows)
+        final List<IntervalRow> rows,
+        final ComparisonFigures figures)
     {
         this(durationS, seed, ceilingsEnforced, requests, failed, fallbacks, sloMet, costUsd, modelNames, selected,
-            sloDrops, peakInflight, rows, 0, new double[selected.length]);
+            sloDrops, peakInflight, rows, 0, new double[selected.length], figures);
     }
 
     SimulationReport(
@@ -64,7 +66,8 @@ public final class SimulationReport
         final long[] peakInflight,
         final List<IntervalRow> rows,
         final long backendErrors,
-        final double[] recoveryToTrafficS)
+        final double[] recoveryToTrafficS,
+        final ComparisonFigures figures)
     {
         this.backendErrors = backendErrors;
         this.recoveryToTrafficS = recoveryToTrafficS.clone();
@@ -81,6 +84,7 @@ public final class SimulationReport
         this.sloDrops = sloDrops.clone();
         this.peakInflight = peakInflight.clone();
         this.rows = List.copyOf(rows);
+        this.figures = figures;
     }
 
     /** @return simulated duration in seconds. */
@@ -206,5 +210,11 @@ public final class SimulationReport
     public double recoveryToTrafficS(final int model)
     {
         return recoveryToTrafficS[model];
+    }
+
+    /** @return the figures {@code simulate --compare} prints for this run. */
+    public ComparisonFigures figures()
+    {
+        return figures;
     }
 }

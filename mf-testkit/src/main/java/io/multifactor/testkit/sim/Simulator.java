@@ -213,12 +213,14 @@ public final class Simulator
         final int modelId;
         final long micros;
         final long lease;
+        final long tokens;
         final int status;
         final long retryAfterMs;
 
-        Pending(final long timeNs, final long sequence, final int kind, final int modelId, final long micros, final long lease)
+        Pending(final long timeNs, final long sequence, final int kind, final int modelId, final long micros, final long lease,
+            final long tokens)
         {
-            this(timeNs, sequence, kind, modelId, micros, lease, FailureBehaviour.OK, 0L);
+            this(timeNs, sequence, kind, modelId, micros, lease, tokens, FailureBehaviour.OK, 0L);
         }
 
         Pending(
@@ -228,9 +230,11 @@ public final class Simulator
             final int modelId,
             final long micros,
             final long lease,
+            final long tokens,
             final int status,
             final long retryAfterMs)
         {
+            this.tokens = tokens;
             this.status = status;
             this.retryAfterMs = retryAfterMs;
             this.timeNs = timeNs;
@@ -256,7 +260,9 @@ public final class Simulator
         private final SplittableRandom routing;
         private final SplittableRandom latencies;
         private final SplittableRandom lengths;
+        private final SplittableRandom sizes;
         private final SplittableRandom errors;
+        private final long[] tokensInFlight = new long[modelNames.size()];
         private long sequence;
         private long backendErrors;
         private final double[] recoveryToTrafficS = new double[modelNames.size()];
@@ -279,6 +285,7 @@ public final class Simulator
         private final SampleBuffer[] intervalTtft = new SampleBuffer[models];
         private final SampleBuffer[] intervalTpot = new SampleBuffer[models];
         private final List<IntervalRow> rows = new ArrayList<>();
+        private final ComparisonFigures figures = new ComparisonFigures(modelNames, behaviours, settings.latencyRefreshNs());
 
         Run(final MultiFactorEngine engine, final ManualClock clock, final SimulationListener listener)
         {
@@ -293,7 +300,9 @@ public final class Simulator
             this.routing = root.split();
             this.latencies = root.split();
             this.lengths = root.split();
-            // Split last: a profile without failures draws exactly what it drew before failures existed.
+            // Split last: the draws of a profile without long prompts stay as they were.
+            this.sizes = root.split();
+            // After it: a profile without failures draws exactly what it drew before failures existed.
             this.errors = root.split();
             Arrays.fill(recoveryToTrafficS, Double.NaN);
             for (int i = 0; i < models; i++)
@@ -351,8 +360,10 @@ public final class Simulator
                 }
             }
             listener.onProgress(profile.durationS(), profile.durationS(), requests);
+            figures.finish();
             return new SimulationReport(profile.durationS(), profile.seed(), ceilingsEnforced, requests, failed, fallbacks,
-                sloMet, costUsd, modelNames, selected, sloDrops, peakInflight, rows, backendErrors, recoveryToTrafficS);
+                sloMet, costUsd, modelNames, selected, sloDrops, peakInflight, rows, backendErrors, recoveryToTrafficS,
+                figures);
         }
 
         private void arrive(final long nowNs)
@@ -363,9 +374,13 @@ public final class Simulator
             // Reserve on select: the lease is taken within max_inflight, or on the next candidate in ranking order.
             // A request that carries its token counts is priced by its own mix; its length is drawn before it is routed.
             final int drawnOutputTokens = profile.tokensInRequest() ? outputTokens() : 0;
+            final RequestSizes requestSizes = profile.sizes();
+            final int promptTokens = requestSizes.longPromptShare() > 0.0 &&
+                sizes.nextDouble() < requestSizes.longPromptShare() ? requestSizes.longPromptTokens() :
+                profile.promptTokens();
             if (profile.tokensInRequest())
             {
-                request.promptTokens(profile.promptTokens()).maxOutputTokens(drawnOutputTokens);
+                request.promptTokens(promptTokens).maxOutputTokens(drawnOutputTokens);
             }
             final long lease = engine.selectAndBegin(request.decision(decisionId), selection);
             final DecisionPlan target = plans.decision(decisionId);
@@ -384,6 +399,7 @@ public final class Simulator
             {
                 failed++;
                 intervalFailed++;
+                figures.request(false);
                 return;
             }
             if (outcome != Outcome.SCORED)
@@ -395,13 +411,17 @@ public final class Simulator
             final int model = modelIndexById[modelId];
             selected[model]++;
             intervalSelected[model]++;
+            figures.selected(nowNs, model);
 
             final ModelBehaviour behaviour = behaviours[model];
             final long inflight = engine.inflight(modelId);
             peakInflight[model] = Math.max(peakInflight[model], inflight);
-            final double ttftMs = Draws.lognormal(latencies, behaviour.meanTtftMs(nowNs, inflight), behaviour.sigma());
-            final double tpotMs = Draws.lognormal(latencies, behaviour.meanTpotMs(nowNs, inflight), behaviour.sigma());
             final int outputTokens = profile.tokensInRequest() ? drawnOutputTokens : outputTokens();
+            final long requestTokens = (long)promptTokens + outputTokens;
+            tokensInFlight[model] += requestTokens;
+            final long load = requestSizes.load(inflight, tokensInFlight[model]);
+            final double ttftMs = Draws.lognormal(latencies, behaviour.meanTtftMs(nowNs, load), behaviour.sigma());
+            final double tpotMs = Draws.lognormal(latencies, behaviour.meanTpotMs(nowNs, load), behaviour.sigma());
 
             final long ttftMicros = Math.max(1L, Math.round(ttftMs * 1000.0));
             final long tpotMicros = Math.max(1L, Math.round(tpotMs * 1000.0));
@@ -419,20 +439,23 @@ public final class Simulator
                     // Answered with an error after its time to first token: no token, no sample, SLO not met.
                     backendErrors++;
                     pending.add(new Pending(nowNs + ttftMicros * 1000L, sequence++, ERROR_ANSWER, modelId, 0L, lease,
-                        status, status == FailureBehaviour.TOO_MANY_REQUESTS ? failures.retryAfterMs() : 0L));
+                        requestTokens, status, status == FailureBehaviour.TOO_MANY_REQUESTS ? failures.retryAfterMs() : 0L));
                     return;
                 }
             }
             final long firstTokenNs = nowNs + ttftMicros * 1000L;
             final long completionNs = firstTokenNs + tpotMicros * 1000L * outputTokens;
-            pending.add(new Pending(firstTokenNs, sequence++, FIRST_TOKEN, modelId, ttftMicros, InflightTracker.NO_LEASE));
-            pending.add(new Pending(completionNs, sequence++, COMPLETION, modelId, tpotMicros, lease));
+            pending.add(new Pending(firstTokenNs, sequence++, FIRST_TOKEN, modelId, ttftMicros, InflightTracker.NO_LEASE, 0L));
+            pending.add(new Pending(completionNs, sequence++, COMPLETION, modelId, tpotMicros, lease, requestTokens));
 
-            if (meets(target.maxTtftMs(), ttftMicros) && meets(target.maxTpotMs(), tpotMicros))
+            final boolean met = meets(target.maxTtftMs(), ttftMicros) && meets(target.maxTpotMs(), tpotMicros);
+            if (met)
             {
                 sloMet++;
             }
-            costUsd += price(plans.modelPromptPer1M(modelId)) * profile.promptTokens() / 1e6 +
+            figures.request(met);
+            figures.ttftMicros(ttftMicros);
+            costUsd += price(plans.modelPromptPer1M(modelId)) * promptTokens / 1e6 +
                 price(plans.modelCompletionPer1M(modelId)) * outputTokens / 1e6;
         }
 
@@ -448,6 +471,7 @@ public final class Simulator
             if (event.kind == ERROR_ANSWER)
             {
                 engine.end(event.lease, event.status, event.retryAfterMs);
+                tokensInFlight[model] -= event.tokens;
                 return;
             }
             if (event.kind == FIRST_TOKEN)
@@ -460,6 +484,7 @@ public final class Simulator
                 engine.recordTpotMicros(event.modelId, event.micros);
                 intervalTpot[model].add(event.micros);
                 engine.end(event.lease, FailureBehaviour.OK);
+                tokensInFlight[model] -= event.tokens;
             }
         }
 

@@ -1,0 +1,107 @@
+package io.multifactor.kernel.scoring;
+
+import io.multifactor.api.DropReason;
+import io.multifactor.api.Request;
+import io.multifactor.api.Selection;
+
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * {@code pick: p2c}, the power of two choices over a scored selection: two distinct survivors are drawn uniformly from
+ * the request's generator (the one {@code tie_break: random} draws from; the thread's {@link ThreadLocalRandom}
+ * without a request), the higher score wins, equal scores go to the earlier in {@code modelRefs} order. One survivor
+ * wins alone. The survivor with the unique lowest score therefore never wins when there are two or more, and survivor
+ * {@code i} wins with probability {@code beats(i) / C(s, 2)}, where {@code beats(i)} is the number of survivors it beats.
+ * <p>
+ * This class is stateless and threadsafe. Its method allocates nothing, takes no lock and never throws; it makes two
+ * passes over the candidates and two draws.
+ */
+public final class PowerOfTwoChoices
+{
+    /** {@link #loser} of a pick that drew fewer than two survivors. */
+    public static final int NO_LOSER = -1;
+
+    private PowerOfTwoChoices()
+    {
+    }
+
+    /**
+     * Draws two distinct survivors and returns the winner, packed with the loser ({@link #winner}, {@link #loser}).
+     *
+     * @param out a selection whose survivors ({@link DropReason#NONE}) carry their scores.
+     * @param n candidates of the selection.
+     * @param requestOrNull the request whose generator draws, or null.
+     * @return the packed pair; winner -1 when there is no survivor.
+     */
+    public static long pick(final Selection out, final int n, final Request requestOrNull)
+    {
+        int survivors = 0;
+        int only = -1;
+        for (int i = 0; i < n; i++)
+        {
+            if (out.dropReason(i) == DropReason.NONE)
+            {
+                survivors++;
+                only = i;
+            }
+        }
+        if (survivors < 2)
+        {
+            return pack(only, NO_LOSER);
+        }
+        final int a = draw(requestOrNull, survivors);
+        int b = draw(requestOrNull, survivors - 1);
+        // Distinct and uniform over the pairs: the second draw skips the first.
+        b = b >= a ? b + 1 : b;
+        final int low = Math.min(a, b);
+        final int high = Math.max(a, b);
+        int first = -1;
+        int second = -1;
+        int rank = 0;
+        for (int i = 0; i < n && second < 0; i++)
+        {
+            if (out.dropReason(i) == DropReason.NONE)
+            {
+                if (rank == low)
+                {
+                    first = i;
+                }
+                else if (rank == high)
+                {
+                    second = i;
+                }
+                rank++;
+            }
+        }
+        // first is the earlier in modelRefs order: it keeps an equal score.
+        return out.score(second) > out.score(first) ? pack(second, first) : pack(first, second);
+    }
+
+    /**
+     * @param packed a result of {@link #pick}.
+     * @return the winner's candidate index, -1 when there was no survivor.
+     */
+    public static int winner(final long packed)
+    {
+        return (int)(packed >> 32);
+    }
+
+    /**
+     * @param packed a result of {@link #pick}.
+     * @return the loser's candidate index, {@link #NO_LOSER} when fewer than two survivors were drawn.
+     */
+    public static int loser(final long packed)
+    {
+        return (int)packed;
+    }
+
+    private static long pack(final int winner, final int loser)
+    {
+        return (long)winner << 32 | (loser & 0xFFFF_FFFFL);
+    }
+
+    private static int draw(final Request requestOrNull, final int bound)
+    {
+        return requestOrNull != null ? requestOrNull.nextIndex(bound) : ThreadLocalRandom.current().nextInt(bound);
+    }
+}
