@@ -75,7 +75,27 @@ public final class EngineHost implements AutoCloseable
     public static EngineHost start(final Path config, final Consumer<ReloadResult> onReload,
         final Consumer<LoadedConfig> beforeApplyOrNull) throws InvalidConfigurationException, IOException
     {
-        final LoadedConfig loaded = ConfigLoader.load(config);
+        return start(config, null, onReload, beforeApplyOrNull);
+    }
+
+    /**
+     * As {@link #start(Path, Consumer, Consumer)}, with an overlay that completes a vLLM Semantic Router configuration:
+     * applied at start and on every reload, and watched like the configuration.
+     *
+     * @param config the configuration file.
+     * @param overlayOrNull the overlay file, or {@code null} for none.
+     * @param onReload told the result of every reload, on the watcher thread; {@code null} for no watching.
+     * @param beforeApplyOrNull told each valid reloaded configuration before the swap, on the watcher thread; or
+     *     {@code null}.
+     * @return the running host.
+     * @throws InvalidConfigurationException when a file is not valid (nothing is started).
+     * @throws IOException when a file's directory cannot be watched (nothing is left running).
+     */
+    public static EngineHost start(final Path config, final Path overlayOrNull, final Consumer<ReloadResult> onReload,
+        final Consumer<LoadedConfig> beforeApplyOrNull) throws InvalidConfigurationException, IOException
+    {
+        final LoadedConfig loaded =
+            ConfigLoader.load(config, overlayOrNull, null, MultiFactorEngine.DEFAULT_COUNTER_CAPACITY);
         final MultiFactorEngine engine = MultiFactorEngine.builder(loaded.plans())
             .settings(loaded.signalSettings())
             .countersFile(loaded.countersFile())
@@ -84,7 +104,7 @@ public final class EngineHost implements AutoCloseable
         final ErrorHandler countErrors = throwable -> errors.incrementAndGet();
         final AgentRunner refresh =
             new AgentRunner(new SleepingMillisIdleStrategy(1), countErrors, null, engine.agent());
-        final ConfigReloader reloader = new ConfigReloader(engine);
+        final ConfigReloader reloader = new ConfigReloader(engine, overlayOrNull);
         final EngineHost host = new EngineHost(loaded, engine, refresh, reloader, errors);
         AgentRunner.startOnThread(refresh);
         if (onReload != null)

@@ -56,9 +56,32 @@ public final class ExtProcApp implements AutoCloseable
         final long graceMs, final MeterRegistry registry, final Consumer<ReloadResult> onReload)
         throws InvalidConfigurationException, IOException
     {
+        return start(config, null, mode, address, graceMs, registry, onReload);
+    }
+
+    /**
+     * As {@link #start(Path, EnvoyMode, InetSocketAddress, long, MeterRegistry, Consumer)}, with an overlay that
+     * completes a vLLM Semantic Router configuration: applied at start and on every reload, and watched like the
+     * configuration.
+     *
+     * @param config the configuration file.
+     * @param overlayOrNull the overlay file, or {@code null} for none.
+     * @param mode what the answers name ({@code vsr} or {@code endpoint}).
+     * @param address where to listen.
+     * @param graceMs how long shutdown lets open streams finish.
+     * @param registry where the meters go.
+     * @param onReload told every reload's result (on the watcher thread), after the service has taken it in.
+     * @return the running service.
+     * @throws InvalidConfigurationException when a file is not valid (nothing is started).
+     * @throws IOException when the address cannot be bound or a file cannot be watched (nothing is left running).
+     */
+    public static ExtProcApp start(final Path config, final Path overlayOrNull, final EnvoyMode mode,
+        final InetSocketAddress address, final long graceMs, final MeterRegistry registry,
+        final Consumer<ReloadResult> onReload) throws InvalidConfigurationException, IOException
+    {
         // Set once the context exists; read on the watcher thread.
         final AtomicReference<ExtProcContext> contextHolder = new AtomicReference<>();
-        final EngineHost host = EngineHost.start(config, onReload == null ? result -> { } : onReload, loaded ->
+        final EngineHost host = EngineHost.start(config, overlayOrNull, onReload == null ? result -> { } : onReload, loaded ->
         {
             // Before the swap: the provider model ids and backends of the file whose plans come in.
             final ExtProcContext context = contextHolder.get();

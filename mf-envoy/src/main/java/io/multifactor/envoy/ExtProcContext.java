@@ -2,6 +2,7 @@ package io.multifactor.envoy;
 
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.kernel.plan.Plans;
 import io.multifactor.serving.OpenAiRequestReader;
 
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
@@ -12,7 +13,7 @@ import java.util.concurrent.atomic.LongAdder;
  * What every ext_proc stream shares: the engine, the mode, the routing table of the running configuration (replaced
  * on reload), the request reader, and the service's own counters.
  * <p>
- * This class is threadsafe: the table is published through a volatile field, the counters are {@link LongAdder}s, the
+ * This class is threadsafe: the table and the prebuilt answers are published through volatile fields, the counters are {@link LongAdder}s, the
  * pool of stream scratch is a lock-free queue.
  */
 public final class ExtProcContext
@@ -26,6 +27,7 @@ public final class ExtProcContext
     private final ManyToManyConcurrentArrayQueue<StreamScratch> scratchPool =
         new ManyToManyConcurrentArrayQueue<>(SCRATCH_POOL_CAPACITY);
     private volatile RoutingTable routing;
+    private volatile ResponseHeaderAnswers responseHeaderAnswers;
 
     final LongAdder streams = new LongAdder();
     final LongAdder routed = new LongAdder();
@@ -86,6 +88,22 @@ public final class ExtProcContext
     {
         scratch.trim();
         scratchPool.offer(scratch);
+    }
+
+    /**
+     * @param plans the running plans.
+     * @return the prebuilt {@code response_headers} answers of those plans (made anew when the plans changed).
+     */
+    ResponseHeaderAnswers responseHeaderAnswers(final Plans plans)
+    {
+        final ResponseHeaderAnswers current = responseHeaderAnswers;
+        if (current != null && current.plans() == plans)
+        {
+            return current;
+        }
+        final ResponseHeaderAnswers fresh = new ResponseHeaderAnswers(plans);
+        responseHeaderAnswers = fresh;
+        return fresh;
     }
 
     OpenAiRequestReader reader()

@@ -26,6 +26,11 @@ public final class ExtProcServer implements AutoCloseable
     public static final int MAX_MESSAGE_BYTES = 8 * 1024 * 1024 + 64 * 1024;
     /** The largest gRPC metadata (the call's own headers, not the HTTP request's) accepted. */
     public static final int MAX_METADATA_BYTES = 64 * 1024;
+    /**
+     * The HTTP/2 flow-control window of each stream, bytes: fixed (no BDP pings, which would add a ping and its
+     * acknowledgement to each message of a request-response exchange), large enough for Envoy's messages.
+     */
+    public static final int FLOW_CONTROL_WINDOW_BYTES = 1024 * 1024;
 
     private final Server server;
     private final HealthStatusManager health;
@@ -55,7 +60,11 @@ public final class ExtProcServer implements AutoCloseable
         throws IOException
     {
         final HealthStatusManager health = new HealthStatusManager();
+        // The handlers never block (a selection takes microseconds, a reply is queued to the transport), so they run on
+        // the event loop that read the message: no hop to an executor thread and back for each message.
         final Server server = NettyServerBuilder.forAddress(address)
+            .directExecutor()
+            .flowControlWindow(FLOW_CONTROL_WINDOW_BYTES)
             .addService(service)
             .addService(health.getHealthService())
             .maxInboundMessageSize(MAX_MESSAGE_BYTES)

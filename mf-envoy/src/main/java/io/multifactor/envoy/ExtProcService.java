@@ -11,7 +11,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@code envoy.service.ext_proc.v3.ExternalProcessor}: each {@code Process} stream (Envoy opens one per HTTP request)
- * gets its own {@link ExtProcStream}, which selects on the request path and follows the response to its end.
+ * gets its own {@link ExtProcStream}, which selects on the request path and follows the response to its end. Each
+ * stream is read one message at a time, the next one only when its answers are not queued beyond the transport's
+ * ready threshold, so what one stream holds in memory stays bounded whatever its peer does.
  * <p>
  * This class is threadsafe: streams share only the {@link ExtProcContext} and the set of open streams.
  */
@@ -33,9 +35,14 @@ public final class ExtProcService extends ExternalProcessorGrpc.ExternalProcesso
     {
         final ServerCallStreamObserver<ProcessingResponse> out =
             (ServerCallStreamObserver<ProcessingResponse>)responses;
+        // Manual flow control: the next message is read only once the answers sent so far have left (a client that
+        // never reads its answers stops being read, instead of having them pile up in memory).
+        out.disableAutoRequest();
         final ExtProcStream stream = new ExtProcStream(context, out, open);
         open.add(stream);
         out.setOnCancelHandler(stream::cancelled);
+        out.setOnReadyHandler(stream::onReady);
+        out.request(1);
         return stream;
     }
 

@@ -79,6 +79,8 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     private boolean failedStatus;
     private boolean answeredLocally;
     private long retryAfterMs;
+    /** A message was handled and the next one is not requested yet: the answers wait for the transport. */
+    private boolean readPending;
 
     ExtProcStream(final ExtProcContext context, final ServerCallStreamObserver<ProcessingResponse> out,
         final Set<ExtProcStream> open)
@@ -119,6 +121,35 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         {
             context.internalErrors.increment();
             refuse(Status.INTERNAL, "the processor failed on this message: " + ex);
+        }
+        requestNext();
+    }
+
+    /** Reads the next message when the answers sent so far have gone to the transport; else on {@link #onReady()}. */
+    private void requestNext()
+    {
+        if (state == CLOSED)
+        {
+            return;
+        }
+        if (out.isReady())
+        {
+            readPending = false;
+            out.request(1);
+        }
+        else
+        {
+            readPending = true;
+        }
+    }
+
+    /** The transport took the queued answers: read the next message if one is waiting for that. */
+    void onReady()
+    {
+        if (readPending && state != CLOSED)
+        {
+            readPending = false;
+            out.request(1);
         }
     }
 
@@ -328,14 +359,19 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         lifecycle.onResponseStatus(status,
             contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17));
         final Plans plans = context.engine().plans();
-        final HeaderMutation.Builder mutation = HeaderMutation.newBuilder()
-            .addSetHeaders(ExtProcResponses.set(DecisionResolver.HEADER, plans.decision(decisionId) == null ?
-                "" : plans.decision(decisionId).name()))
-            .addSetHeaders(ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, modelName));
+        final ProcessingResponse answer;
         if (explain)
         {
-            mutation.addSetHeaders(ExtProcResponses.set(EXPLAIN_HEADER,
-                ExplainJson.compact(plans, lifecycle.selection())));
+            answer = ExtProcResponses.responseHeaders(HeaderMutation.newBuilder()
+                .addSetHeaders(ExtProcResponses.set(DecisionResolver.HEADER, plans.decision(decisionId) == null ?
+                    "" : plans.decision(decisionId).name()))
+                .addSetHeaders(ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, modelName))
+                .addSetHeaders(ExtProcResponses.set(EXPLAIN_HEADER, ExplainJson.compact(plans, lifecycle.selection()))));
+        }
+        else
+        {
+            // The same for every request of this decision and model: built once per plans snapshot.
+            answer = context.responseHeaderAnswers(plans).answer(decisionId, modelId, modelName);
         }
         if (headers.getEndOfStream())
         {
@@ -345,7 +381,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         {
             state = RESPONSE_BODY;
         }
-        send(ExtProcResponses.responseHeaders(mutation));
+        send(answer);
     }
 
     private void onResponseBody(final HttpBody message)

@@ -49,8 +49,8 @@ public final class Gateway implements AutoCloseable
     private final int port;
     private volatile boolean closing;
 
-    private Gateway(final LoadedConfig loaded, final Path configFile, final GatewayOptions options,
-        final Consumer<ReloadResult> reloadListener) throws IOException
+    private Gateway(final LoadedConfig loaded, final Path configFile, final Path overlayOrNull,
+        final GatewayOptions options, final Consumer<ReloadResult> reloadListener) throws IOException
     {
         this.configFile = configFile;
         this.engine = MultiFactorEngine.builder(loaded.plans())
@@ -63,7 +63,7 @@ public final class Gateway implements AutoCloseable
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         this.metrics = new MultiFactorMetrics(engine);
         metrics.bindTo(registry);
-        this.reloader = new ConfigReloader(engine);
+        this.reloader = new ConfigReloader(engine, overlayOrNull);
         this.port = options.port() == 0 ? freePort(options.host()) : options.port();
         this.routes = new GatewayRoutes(engine, new GatewayMeters(registry), options.withPort(port),
             BackendChooser.of(loaded));
@@ -105,7 +105,26 @@ public final class Gateway implements AutoCloseable
     public static Gateway start(final Path configFile, final GatewayOptions options,
         final Consumer<ReloadResult> reloadListener) throws InvalidConfigurationException, IOException
     {
-        return new Gateway(ConfigLoader.load(configFile), configFile, options, reloadListener);
+        return start(configFile, null, options, reloadListener);
+    }
+
+    /**
+     * As {@link #start(Path, GatewayOptions, Consumer)}, with an overlay that completes a vLLM Semantic Router
+     * configuration: applied at start and on every reload, and watched like the configuration.
+     *
+     * @param configFile the configuration (the project's format, or a vLLM Semantic Router file); watched for changes.
+     * @param overlayOrNull the overlay file, or {@code null} for none.
+     * @param options where to listen, timeouts.
+     * @param reloadListener told the result of every reload, on the watcher's thread.
+     * @return the running gateway.
+     * @throws InvalidConfigurationException with every problem of both files.
+     * @throws IOException when the port cannot be bound or a file cannot be watched.
+     */
+    public static Gateway start(final Path configFile, final Path overlayOrNull, final GatewayOptions options,
+        final Consumer<ReloadResult> reloadListener) throws InvalidConfigurationException, IOException
+    {
+        return new Gateway(ConfigLoader.load(configFile, overlayOrNull, null, MultiFactorEngine.DEFAULT_COUNTER_CAPACITY),
+            configFile, overlayOrNull, options, reloadListener);
     }
 
     /**
@@ -118,7 +137,7 @@ public final class Gateway implements AutoCloseable
      */
     public static Gateway start(final LoadedConfig loaded, final GatewayOptions options) throws IOException
     {
-        return new Gateway(loaded, null, options, result -> { });
+        return new Gateway(loaded, null, null, options, result -> { });
     }
 
     private void install(final LoadedConfig loaded)

@@ -28,6 +28,8 @@ final class GatewayVerticle extends VerticleBase
     private final BooleanSupplier ready;
     private HttpClient client;
     private HttpServer server;
+    /** This verticle's event loop's copy buffer for the SSE meter. */
+    private final ChunkScratch scratch = new ChunkScratch();
 
     GatewayVerticle(final GatewayRoutes routes, final PrometheusMeterRegistry registry, final BooleanSupplier ready)
     {
@@ -70,8 +72,8 @@ final class GatewayVerticle extends VerticleBase
                 return;
             }
             final boolean chat = GatewayMeters.CHAT.equals(path);
-            new ProxyExchange(routes, vertx, client, request, chat ? 0 : 1, chat ? "/chat/completions" : "/completions")
-                .begin();
+            new ProxyExchange(routes, vertx, client, request, chat ? 0 : 1, chat ? "/chat/completions" : "/completions",
+                scratch).begin();
             return;
         }
         switch (path)

@@ -65,11 +65,12 @@ final class ProxyExchange
     private boolean upstreamAnswered;
     private long timerId = -1;
     private long lastChunkNs;
-    private byte[] scratch;
+    private final ChunkScratch scratch;
 
     ProxyExchange(final GatewayRoutes routes, final Vertx vertx, final HttpClient client, final HttpServerRequest request,
-        final int uri, final String suffix)
+        final int uri, final String suffix, final ChunkScratch scratch)
     {
+        this.scratch = scratch;
         this.routes = routes;
         this.vertx = vertx;
         this.client = client;
@@ -294,12 +295,9 @@ final class ProxyExchange
             if (eventStream)
             {
                 final int n = chunk.length();
-                if (scratch == null || scratch.length < n)
-                {
-                    scratch = new byte[Math.max(n, 4096)];
-                }
-                chunk.getBytes(0, n, scratch, 0);
-                current.onResponseBytes(scratch, 0, n, System.nanoTime());
+                final byte[] bytes = scratch.atLeast(n);
+                chunk.getBytes(0, n, bytes, 0);
+                current.onResponseBytes(bytes, 0, n, System.nanoTime());
             }
             response.write(chunk);
             if (response.writeQueueFull())

@@ -36,6 +36,11 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
     @Option(names = "--config", required = true, paramLabel = "CONFIG", description = "The YAML configuration file.")
     private Path config;
 
+    @Option(names = "--overlay", paramLabel = "OVERLAY",
+        description = "An overlay completing a vLLM Semantic Router CONFIG (signals, fleet, per-model server, " +
+            "reliability, backend_refs); applied on every reload and watched like CONFIG.")
+    private Path overlay;
+
     @Option(names = "--port", paramLabel = "PORT", defaultValue = "50051",
         description = "gRPC port (default: ${DEFAULT-VALUE}; 0 picks a free one).")
     private int port;
@@ -82,7 +87,7 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
         final ExtProcApp app;
         try
         {
-            app = ExtProcApp.start(config, envoyMode, new InetSocketAddress(host, port), graceMs, registry,
+            app = ExtProcApp.start(config, overlay, envoyMode, new InetSocketAddress(host, port), graceMs, registry,
                 result -> reported(err, result));
         }
         catch (final InvalidConfigurationException ex)

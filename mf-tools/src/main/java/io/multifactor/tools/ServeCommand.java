@@ -35,6 +35,11 @@ final class ServeCommand implements Callable<Integer>
     @Option(names = "--config", required = true, paramLabel = "CONFIG", description = "The YAML configuration file.")
     private Path config;
 
+    @Option(names = "--overlay", paramLabel = "OVERLAY",
+        description = "An overlay completing a vLLM Semantic Router CONFIG (signals, fleet, per-model server, " +
+            "reliability, backend_refs); applied on every reload and watched like CONFIG.")
+    private Path overlay;
+
     @Option(names = "--port", paramLabel = "PORT", defaultValue = "8080", description = "Port to listen on (default 8080).")
     private int port;
 
@@ -73,7 +78,7 @@ final class ServeCommand implements Callable<Integer>
         final Gateway gateway;
         try
         {
-            gateway = Gateway.start(config, options, result -> report(err, result));
+            gateway = Gateway.start(config, overlay, options, result -> report(err, result));
         }
         catch (final InvalidConfigurationException ex)
         {

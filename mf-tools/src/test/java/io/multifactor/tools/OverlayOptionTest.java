@@ -9,7 +9,10 @@ import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code validate} and {@code explain} take {@code --overlay FILE} completing a vLLM Semantic Router file. */
+/**
+ * {@code validate}, {@code explain}, {@code serve} and {@code envoy} take {@code --overlay FILE} completing a vLLM
+ * Semantic Router file.
+ */
 class OverlayOptionTest
 {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -49,5 +52,22 @@ class OverlayOptionTest
         assertThat(run.err()).isEmpty();
         assertThat(run.exit()).isEqualTo(ExitCodes.OK);
         assertThat(run.out()).contains("\"outcome\"");
+    }
+
+    @Test
+    void serveAndEnvoyShouldReadTheOverlayAndRefuseABrokenOneBeforeServing() throws IOException
+    {
+        final Path overlay = Files.writeString(dir.resolve("overlay.yaml"),
+            "models:\n  - name: fast-cheep\n    server: vllm\n");
+        for (final String[] command : new String[][] {
+            {"serve", "--config", CONFIG.toString(), "--overlay", overlay.toString(), "--port", "0"},
+            {"envoy", "--config", CONFIG.toString(), "--overlay", overlay.toString(), "--port", "0"}})
+        {
+            final CliRun run = CliRun.of(command);
+            assertThat(run.exit()).as(command[0]).isEqualTo(ExitCodes.INVALID_INPUT);
+            assertThat(run.err()).as(command[0])
+                .contains(overlay + ":2:11: models[0].name: unknown model \"fast-cheep\"");
+            assertThat(run.out()).as(command[0]).isEmpty();
+        }
     }
 }

@@ -9,6 +9,7 @@ import io.multifactor.envoy.ExtProcService;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +18,9 @@ import java.nio.file.Path;
 /**
  * The service under measurement, in its own JVM: {@code ExtProcBenchServer CONFIG} serves ext_proc on a free loopback
  * port, prints {@code port N}, then answers each {@code stats} line on stdin with {@code stats CPU_NS ALLOC_BYTES}: the
- * process's CPU time and the bytes allocated by its live threads, so far. {@code quit} (or the end of stdin) stops it.
+ * process's CPU time and the bytes allocated by its live threads, so far; each {@code threads} line with one
+ * {@code thread CPU_NS USER_NS NAME} line per live Java thread (its CPU time, and the part of it
+ * spent outside the kernel), then {@code end}. {@code quit} (or the end of stdin) stops it.
  * <p>
  * This class is not threadsafe: one instance per process, driven by its main thread.
  */
@@ -50,6 +53,10 @@ public final class ExtProcBenchServer
                         System.out.println("stats " + processCpuNs() + ' ' + allocatedBytes());
                         System.out.flush();
                     }
+                    else if (line.equals("threads"))
+                    {
+                        printThreadCpu();
+                    }
                 }
             }
         }
@@ -60,6 +67,26 @@ public final class ExtProcBenchServer
     {
         return ((com.sun.management.OperatingSystemMXBean)ManagementFactory.getOperatingSystemMXBean())
             .getProcessCpuTime();
+    }
+
+    /** Prints each live Java thread's CPU time so far, then {@code end}. */
+    private static void printThreadCpu()
+    {
+        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        for (final ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds()))
+        {
+            if (info != null)
+            {
+                final long cpuNs = threads.getThreadCpuTime(info.getThreadId());
+                final long userNs = threads.getThreadUserTime(info.getThreadId());
+                if (cpuNs >= 0 && userNs >= 0)
+                {
+                    System.out.println("thread " + cpuNs + ' ' + userNs + ' ' + info.getThreadName());
+                }
+            }
+        }
+        System.out.println("end");
+        System.out.flush();
     }
 
     /** @return bytes allocated so far by the live threads of this process (Java heap, TLABs included). */

@@ -21,7 +21,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +34,8 @@ import java.util.concurrent.TimeUnit;
  * request, each message waiting for its answer as Envoy does: {@code request_headers}, the buffered
  * {@code request_body}, {@code response_headers} and 16 streamed {@code response_body} SSE chunks (the last with
  * {@code end_of_stream}). After a warm-up, the child's process CPU time and allocation are read before and after the
- * measured exchanges; their differences divided by the exchanges are the figures.
+ * measured exchanges; their differences divided by the exchanges are the figures. The system property
+ * {@value #SERVER_JVM_ARGS} adds JVM flags to the service's JVM (a flight recording, another collector).
  * <pre>
  *   java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp mf-bench/target/benchmarks.jar \
  *     io.multifactor.bench.envoy.ExtProcExchangeHarness [WARMUP_EXCHANGES] [MEASURED_EXCHANGES]
@@ -43,7 +46,14 @@ public final class ExtProcExchangeHarness
 {
     /** Response body chunks per exchange. */
     public static final int CHUNKS = 16;
+    /**
+     * System property with extra JVM flags for the service's JVM, separated by spaces (for example
+     * {@code -Dmf.bench.serverJvmArgs=-XX:StartFlightRecording=filename=server.jfr} to profile it).
+     */
+    public static final String SERVER_JVM_ARGS = "mf.bench.serverJvmArgs";
     private static final long TIMEOUT_S = 30;
+    /** Envoy's default HTTP/2 initial stream window (256 MiB). */
+    private static final int ENVOY_WINDOW_BYTES = 256 * 1024 * 1024;
 
     private static final String CONFIG = String.join("\n",
         "models:",
@@ -110,10 +120,16 @@ public final class ExtProcExchangeHarness
         final Path config = Files.createTempFile("mf-envoy-bench", ".yaml");
         Files.writeString(config, CONFIG, StandardCharsets.UTF_8);
         final Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        final Process server = new ProcessBuilder(java.toString(),
-            "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-XX:+UseG1GC",
-            "-cp", System.getProperty("java.class.path"), ExtProcBenchServer.class.getName(), config.toString())
-            .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        final List<String> command = new ArrayList<>(List.of(java.toString(),
+            "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-XX:+UseG1GC"));
+        final String extra = System.getProperty(SERVER_JVM_ARGS, "").trim();
+        if (!extra.isEmpty())
+        {
+            command.addAll(List.of(extra.split("\\s+")));
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ExtProcBenchServer.class.getName(),
+            config.toString()));
+        final Process server = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         final BufferedReader fromServer = new BufferedReader(
             new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
         final PrintWriter toServer = new PrintWriter(new OutputStreamWriter(server.getOutputStream(),
@@ -121,19 +137,26 @@ public final class ExtProcExchangeHarness
         ManagedChannel channel = null;
         try
         {
-            final String portLine = fromServer.readLine();
+            String portLine = fromServer.readLine();
+            while (portLine != null && !portLine.startsWith("port ") && portLine.startsWith("["))
+            {
+                // the JVM's own notes (a flight recording starting) come before the service's line
+                portLine = fromServer.readLine();
+            }
             if (portLine == null || !portLine.startsWith("port "))
             {
                 throw new IllegalStateException("the server did not start: " + portLine);
             }
             channel = NettyChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(portLine.substring(5)))
-                .usePlaintext().build();
+                // A fixed window, as Envoy has (it sends no BDP pings, which grpc-java's client would add).
+                .flowControlWindow(ENVOY_WINDOW_BYTES).usePlaintext().build();
             final ExtProcExchangeHarness harness = new ExtProcExchangeHarness();
             final ExternalProcessorGrpc.ExternalProcessorStub stub = ExternalProcessorGrpc.newStub(channel);
             for (int i = 0; i < warmup; i++)
             {
                 harness.runOne(stub);
             }
+            final Map<String, long[]> threadsBefore = threadCpu(toServer, fromServer);
             final long[] before = stats(toServer, fromServer);
             final long startNs = System.nanoTime();
             for (int i = 0; i < measured; i++)
@@ -142,6 +165,7 @@ public final class ExtProcExchangeHarness
             }
             final long wallNs = System.nanoTime() - startNs;
             final long[] after = stats(toServer, fromServer);
+            final Map<String, long[]> threadsAfter = threadCpu(toServer, fromServer);
             final double cpuUs = (after[0] - before[0]) / 1_000.0 / measured;
             final double allocBytes = (double)(after[1] - before[1]) / measured;
             System.out.printf("ext_proc full exchange (headers, body, response headers, %d chunks; %d messages)%n",
@@ -150,6 +174,24 @@ public final class ExtProcExchangeHarness
             System.out.printf("  wall time per exchange (client and server): %.1f us%n", wallNs / 1_000.0 / measured);
             System.out.printf("  server process CPU per exchange:            %.1f us (budget 100 us)%n", cpuUs);
             System.out.printf("  server allocation per exchange:             %.0f bytes%n", allocBytes);
+            System.out.println("  server CPU per exchange by Java thread, total and in user mode (the rest of the process's" +
+                " CPU is the VM's own: GC, JIT):");
+            final List<Map.Entry<String, long[]>> byThread = new ArrayList<>();
+            for (final Map.Entry<String, long[]> entry : threadsAfter.entrySet())
+            {
+                final long[] start = threadsBefore.getOrDefault(entry.getKey(), new long[2]);
+                final long[] delta = {entry.getValue()[0] - start[0], entry.getValue()[1] - start[1]};
+                if (delta[0] > 0)
+                {
+                    byThread.add(Map.entry(entry.getKey(), delta));
+                }
+            }
+            byThread.sort((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0]));
+            for (final Map.Entry<String, long[]> entry : byThread)
+            {
+                System.out.printf("    %-36s %8.1f us  (user %.1f us)%n", entry.getKey(),
+                    entry.getValue()[0] / 1_000.0 / measured, entry.getValue()[1] / 1_000.0 / measured);
+            }
         }
         finally
         {
@@ -177,6 +219,29 @@ public final class ExtProcExchangeHarness
         }
         final String[] parts = line.split(" ");
         return new long[] {Long.parseLong(parts[1]), Long.parseLong(parts[2])};
+    }
+
+    /**
+     * @return CPU time so far of each live Java thread of the service, by name (same names summed): {total, user}
+     *     nanoseconds.
+     */
+    private static Map<String, long[]> threadCpu(final PrintWriter toServer, final BufferedReader fromServer)
+        throws IOException
+    {
+        toServer.println("threads");
+        final Map<String, long[]> cpuNs = new HashMap<>();
+        String line;
+        while ((line = fromServer.readLine()) != null && !line.equals("end"))
+        {
+            final String[] parts = line.split(" ", 4);
+            if (parts.length == 4 && parts[0].equals("thread"))
+            {
+                final long[] sums = cpuNs.computeIfAbsent(parts[3], name -> new long[2]);
+                sums[0] += Long.parseLong(parts[1]);
+                sums[1] += Long.parseLong(parts[2]);
+            }
+        }
+        return cpuNs;
     }
 
     /** One stream: every message sent once its predecessor was answered, then the half-close Envoy sends. */

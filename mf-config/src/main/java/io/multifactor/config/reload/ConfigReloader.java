@@ -18,7 +18,9 @@ import java.util.function.Consumer;
  * Hot reload of a running engine's configuration: {@link #reload(Path)} validates and compiles the file against the
  * running plans (so names that stay keep their handles, counters and windows) and swaps the result in with
  * {@link MultiFactorEngine#replacePlans(Plans)}, one atomic publication. A refused file changes nothing and its problems
- * are returned. {@link #watch(Path, Consumer)} does the same whenever the file changes.
+ * are returned. {@link #watch(Path, Consumer)} does the same whenever the file changes. A reloader built with an overlay
+ * ({@link #ConfigReloader(MultiFactorEngine, Path)}) applies it on every reload, as the first load did, and its
+ * watchers follow the overlay file too (an edit of either file reloads both).
  * <p>
  * This class is threadsafe: reloads serialize on this object, so each one compiles against the plans it replaces;
  * selections on other threads never wait for a reload.
@@ -26,6 +28,7 @@ import java.util.function.Consumer;
 public final class ConfigReloader implements AutoCloseable
 {
     private final MultiFactorEngine engine;
+    private final Path overlayOrNull;
     private final List<ConfigFileWatcher> watchers = new ArrayList<>();
     // Guarded by watchers.
     private long closedWatcherFailures;
@@ -35,7 +38,25 @@ public final class ConfigReloader implements AutoCloseable
      */
     public ConfigReloader(final MultiFactorEngine engine)
     {
+        this(engine, null);
+    }
+
+    /**
+     * @param engine the running engine whose plans are replaced.
+     * @param overlayOrNull the overlay that completes the configuration on every reload (section "overlay" of the
+     *     configuration guide: a vLLM Semantic Router file completed by a file in this library's format), or
+     *     {@code null} for none.
+     */
+    public ConfigReloader(final MultiFactorEngine engine, final Path overlayOrNull)
+    {
         this.engine = engine;
+        this.overlayOrNull = overlayOrNull;
+    }
+
+    /** @return the overlay every reload applies, or {@code null}. */
+    public Path overlay()
+    {
+        return overlayOrNull;
     }
 
     /**
@@ -65,7 +86,7 @@ public final class ConfigReloader implements AutoCloseable
         final LoadedConfig loaded;
         try
         {
-            loaded = ConfigLoader.load(path, engine.plans(), engine.counterCapacity());
+            loaded = ConfigLoader.load(path, overlayOrNull, engine.plans(), engine.counterCapacity());
         }
         catch (final InvalidConfigurationException ex)
         {
@@ -146,13 +167,23 @@ public final class ConfigReloader implements AutoCloseable
     public void watch(final Path path, final Consumer<ReloadResult> listener, final long debounceMs,
         final Consumer<LoadedConfig> beforeApplyOrNull) throws java.io.IOException
     {
-        final ConfigFileWatcher watcher =
-            new ConfigFileWatcher(path, () -> listener.accept(reload(path, beforeApplyOrNull)), debounceMs);
+        final Runnable onChange = () -> listener.accept(reload(path, beforeApplyOrNull));
+        final ConfigFileWatcher watcher = new ConfigFileWatcher(path, onChange, debounceMs);
         synchronized (watchers)
         {
             watchers.add(watcher);
         }
         watcher.start();
+        if (overlayOrNull != null)
+        {
+            // An edit of the overlay reloads the configuration with it, as an edit of the configuration does.
+            final ConfigFileWatcher overlayWatcher = new ConfigFileWatcher(overlayOrNull, onChange, debounceMs);
+            synchronized (watchers)
+            {
+                watchers.add(overlayWatcher);
+            }
+            overlayWatcher.start();
+        }
     }
 
     /** @return how many reloads (or listener calls) of every watcher threw, since this reloader was created. */

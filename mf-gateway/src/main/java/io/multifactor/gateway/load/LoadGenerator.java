@@ -91,7 +91,7 @@ public final class LoadGenerator
         }
         final String base = uri.getPath() == null ? "" : uri.getPath().replaceAll("/+$", "").replaceAll("/v1$", "");
         final String path = base + (profile.chat() ? "/v1/chat/completions" : "/v1/completions");
-        final long[] arrivals = arrivalsNs(profile);
+        final long[] arrivals = profile.closedLoop() ? new long[0] : arrivalsNs(profile);
         final Vertx vertx = Vertx.vertx();
         try
         {
@@ -145,6 +145,9 @@ public final class LoadGenerator
         private final Progress progress;
         private final Buffer body;
         private final LoadResults results;
+        /** Closed loop: requests are sent as others end, up to {@link #limit}, within the profile's duration. */
+        private final boolean closed;
+        private final int limit;
         private final List<Flight> open = new ArrayList<>();
         private final Promise<LoadResults> done = Promise.promise();
         private long startNs;
@@ -166,7 +169,9 @@ public final class LoadGenerator
             this.arrivals = arrivals;
             this.progress = progress;
             this.body = Buffer.buffer(body(profile));
-            this.results = new LoadResults(arrivals.length);
+            this.closed = profile.closedLoop();
+            this.limit = closed ? profile.maxRequests() : arrivals.length;
+            this.results = new LoadResults(limit);
         }
 
         io.vertx.core.Future<LoadResults> start()
@@ -175,6 +180,11 @@ public final class LoadGenerator
             context.runOnContext(ignored ->
             {
                 startNs = System.nanoTime();
+                if (closed)
+                {
+                    startClosedLoop();
+                    return;
+                }
                 if (arrivals.length == 0)
                 {
                     end();
@@ -192,10 +202,39 @@ public final class LoadGenerator
             return done.future();
         }
 
+        private void startClosedLoop()
+        {
+            if (progress != null)
+            {
+                progressTimer = vertx.setPeriodic(Math.max(1L, (long)(profile.intervalS() * 1000.0)),
+                    id -> progress.accept(line()));
+            }
+            vertx.setTimer(Math.max(1L, (long)((profile.durationS() + profile.drainS()) * 1000.0)), id -> cutRest());
+            for (int i = 0; i < profile.concurrency(); i++)
+            {
+                sendNextClosed();
+            }
+            if (next == 0)
+            {
+                end();
+            }
+        }
+
+        /** Closed loop: sends the next request, unless the count or the duration is reached. */
+        private void sendNextClosed()
+        {
+            final long now = System.nanoTime() - startNs;
+            if (!cut && next < limit && now < (long)(profile.durationS() * 1e9))
+            {
+                send(results.add(now));
+                next++;
+            }
+        }
+
         private String line()
         {
             return String.format(java.util.Locale.ROOT, "load: %5.1fs sent %d/%d done %d in flight %d errors %d",
-                (System.nanoTime() - startNs) / 1e9, next, arrivals.length, finished, next - finished, errors);
+                (System.nanoTime() - startNs) / 1e9, next, limit, finished, next - finished, errors);
         }
 
         private void tick()
@@ -271,6 +310,15 @@ public final class LoadGenerator
             {
                 errors++;
             }
+            if (closed)
+            {
+                sendNextClosed();
+                if (open.isEmpty())
+                {
+                    end();
+                }
+                return;
+            }
             if (finished == arrivals.length || cut && open.isEmpty() && next == arrivals.length)
             {
                 end();
@@ -279,9 +327,14 @@ public final class LoadGenerator
 
         private void end()
         {
+            if (done.future().isComplete())
+            {
+                return;
+            }
             if (progressTimer >= 0)
             {
                 vertx.cancelTimer(progressTimer);
+                progressTimer = -1;
                 progress.accept(line());
             }
             results.elapsedS((System.nanoTime() - startNs) / 1e9);

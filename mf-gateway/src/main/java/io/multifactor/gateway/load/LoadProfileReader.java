@@ -28,13 +28,15 @@ import java.util.Locale;
  * max_tokens: 32             # default 32
  * slo: {max_ttft_ms: 500, max_tpot_ms: 50}   # attainment ceilings (optional; compare takes the decision's)
  * interval_s: 1              # timeline row width (default 1)
+ * concurrency: 64            # closed loop instead: keep 64 requests open, each replaced when it ends (default 0: open loop)
  * </pre>
  * This class is stateless and threadsafe.
  */
 public final class LoadProfileReader
 {
     private static final List<String> ROOT_KEYS = List.of("seed", "arrivals_per_s", "duration_s", "max_requests",
-        "drain_s", "decision", "model", "api", "stream", "prompt_tokens", "max_tokens", "slo", "interval_s");
+        "drain_s", "decision", "model", "api", "stream", "prompt_tokens", "max_tokens", "slo", "interval_s",
+        "concurrency");
     private static final List<String> SLO_KEYS = List.of("max_ttft_ms", "max_tpot_ms");
 
     private LoadProfileReader()
@@ -91,9 +93,10 @@ public final class LoadProfileReader
             maxTpotMs = slo.optionalNumber("max_tpot_ms", 0.0, true);
         }
         final double intervalS = positive(reader, "interval_s", 1.0);
+        final int concurrency = (int)reader.optionalInteger("concurrency", 0L, 0L, 4096L);
         problems.throwIfErrors();
         return new LoadProfile(seed, rate, durationS, maxRequests, drainS, decision, model, !"completions".equals(api),
-            stream, promptTokens, maxTokens, maxTtftMs, maxTpotMs, intervalS);
+            stream, promptTokens, maxTokens, maxTtftMs, maxTpotMs, intervalS, concurrency);
     }
 
     private static boolean flag(final MappingReader reader, final String key, final boolean absent)

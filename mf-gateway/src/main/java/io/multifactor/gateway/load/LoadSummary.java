@@ -86,6 +86,12 @@ public record LoadSummary(List<Row> rows, double maxTtftMs, double maxTpotMs, do
         return new LoadSummary(new ArrayList<>(rows.values()), maxTtftMs, maxTpotMs, results.elapsedS());
     }
 
+    /** @return requests that ended without error, per second of the run (the saturation figure of a closed loop). */
+    public double throughputPerS()
+    {
+        return elapsedS > 0.0 ? (overall().requests() - overall().errors()) / elapsedS : 0.0;
+    }
+
     /** @return the overall row. */
     public Row overall()
     {
@@ -167,8 +173,8 @@ public record LoadSummary(List<Row> rows, double maxTtftMs, double maxTpotMs, do
                 row.requests(), row.errors(), 100.0 * row.attainment(), row.ttftP50Ms(), row.ttftP99Ms(),
                 row.tpotP50Ms(), row.tpotP99Ms()));
         }
-        out.append(String.format(Locale.ROOT, "SLO: max_ttft_ms %s, max_tpot_ms %s; %.1f s%n", ceiling(maxTtftMs),
-            ceiling(maxTpotMs), elapsedS));
+        out.append(String.format(Locale.ROOT, "SLO: max_ttft_ms %s, max_tpot_ms %s; %.1f s; throughput %.1f requests/s " +
+            "without error%n", ceiling(maxTtftMs), ceiling(maxTpotMs), elapsedS, throughputPerS()));
         return out.toString();
     }
 

@@ -143,6 +143,47 @@ class LoadGeneratorTest
     }
 
     @Test
+    void aClosedLoopShouldKeepItsConcurrencyOpenAndReplaceEachRequestThatEnds()
+    {
+        // 20 ms streams, 4 kept open for 1 s: far more than 4 requests, never more than 4 running on the server.
+        try (FakeBackends backends = FakeBackends.start(new BackendsProfile(1,
+            List.of(FakeModelProfile.steady("m", 10, 2, 64, 5)))))
+        {
+            final LoadProfile closed = new LoadProfile(3, 1.0, 1.0, 10_000, 5.0, null, "m", true, true, 20, 5, 0.0, 0.0,
+                1.0, 4);
+            final int[] mostRunning = new int[1];
+            final Thread watch = new Thread(() ->
+            {
+                while (!Thread.currentThread().isInterrupted())
+                {
+                    mostRunning[0] = Math.max(mostRunning[0], backends.server("m").running());
+                    Thread.onSpinWait();
+                }
+            });
+            watch.setDaemon(true);
+            watch.start();
+            final LoadResults results;
+            try
+            {
+                results = LoadGenerator.run("http://127.0.0.1:" + backends.port("m"), closed, null);
+            }
+            finally
+            {
+                watch.interrupt();
+            }
+            final LoadSummary summary = LoadSummary.of(results, 0, 0);
+            System.out.printf("closed loop of 4 for 1 s: %d requests, %.1f requests/s without error%n", results.count(),
+                summary.throughputPerS());
+            assertThat(results.count()).isGreaterThan(8);
+            assertThat(summary.overall().errors()).isZero();
+            assertThat(mostRunning[0]).isBetween(1, 4);
+            assertThat(summary.throughputPerS()).isCloseTo(results.count() / results.elapsedS(),
+                org.assertj.core.data.Offset.offset(1e-9));
+            assertThat(summary.table()).contains("requests/s without error");
+        }
+    }
+
+    @Test
     void shouldReportAConnectFailureAsStatusZero()
     {
         final LoadResults results = LoadGenerator.run("http://127.0.0.1:1", profile(100.0, 10.0, 3, 5.0, "m"), null);
