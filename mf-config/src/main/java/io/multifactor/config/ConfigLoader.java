@@ -5,6 +5,7 @@ import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.model.ConfigFormat;
 import io.multifactor.config.model.ConfigOutline;
 import io.multifactor.config.model.DecisionConfig;
+import io.multifactor.config.model.ModelConfig;
 import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.read.Problems;
 import io.multifactor.config.yaml.YamlEntry;
@@ -243,8 +244,13 @@ public final class ConfigLoader
             percentiles.add(decision.multiFactor().latencyPercentile());
         }
         final int models = config.models().size();
-        final int needed =
-            MultiFactorEngine.countersNeeded(models, config.decisions().size(), candidates, percentiles.size());
+        long ejecting = 0;
+        for (final ModelConfig model : config.models())
+        {
+            ejecting += model.reliability().ejects() ? MultiFactorEngine.EJECTION_COUNTERS_PER_MODEL : 0;
+        }
+        final int needed = (int)Math.min(Integer.MAX_VALUE, ejecting +
+            MultiFactorEngine.countersNeeded(models, config.decisions().size(), candidates, percentiles.size()));
         if (needed <= counterCapacity)
         {
             return;

@@ -4,6 +4,7 @@ import io.multifactor.config.model.DecisionConfig;
 import io.multifactor.config.model.ModelConfig;
 import io.multifactor.config.model.MultiFactorConfig;
 import io.multifactor.config.model.RankingConfig;
+import io.multifactor.config.model.ReliabilityConfig;
 import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.model.SloConfig;
 import io.multifactor.config.model.WeightsConfig;
@@ -11,6 +12,7 @@ import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
 import io.multifactor.kernel.plan.SignalCeilings;
+import io.multifactor.kernel.reliability.EjectionPolicy;
 import io.multifactor.kernel.signal.ServerMetricsSettings;
 import io.multifactor.kernel.signal.WhenStale;
 
@@ -39,6 +41,13 @@ public final class PlansCompiler
         for (final ModelConfig model : config.models())
         {
             builder.model(model.name(), model.qualityScore(), model.promptPer1M(), model.completionPer1M());
+            final ReliabilityConfig reliability = model.reliability();
+            if (reliability.ejects())
+            {
+                builder.reliability(model.name(), new EjectionPolicy(reliability.consecutive5xx(),
+                    millis(reliability.baseEjectionTimeNs()), millis(reliability.maxEjectionTimeNs()),
+                    reliability.maxEjectionPercent()));
+            }
         }
         for (final DecisionConfig decision : config.decisions())
         {
@@ -75,5 +84,11 @@ public final class PlansCompiler
     private static double ceiling(final double configured)
     {
         return configured == 0.0 ? Double.POSITIVE_INFINITY : configured;
+    }
+
+    // Whole milliseconds, rounded up: validation keeps ejection times at 1 ms or more.
+    private static long millis(final long nanos)
+    {
+        return Math.max(1, (nanos + 999_999) / 1_000_000);
     }
 }

@@ -29,6 +29,9 @@ final class MeterSpec
     /** A fraction kept in millionths, -1 when missing (a model's KV-cache use): a {@code Gauge}, NaN when missing. */
     static final int MILLIONTHS = 4;
 
+    /** A state read as 0 or 1 (a {@code Gauge}): 1 when the counter is not 0 (a model's {@code mf.ejected}). */
+    static final int FLAG = 5;
+
     final String name;
     final Tags tags;
     final int kind;
@@ -87,6 +90,10 @@ final class MeterSpec
         {
             final long value = reader.getCounterValue(counterIds[0]);
             return value < 0 ? Double.NaN : value;
+        }
+        if (kind == FLAG)
+        {
+            return reader.getCounterValue(counterIds[0]) != 0 ? 1.0 : 0.0;
         }
         long sum = 0;
         for (final int counterId : counterIds)

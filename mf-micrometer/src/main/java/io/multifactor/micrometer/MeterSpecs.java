@@ -87,6 +87,15 @@ final class MeterSpecs
                     add(specs, reader, "mf.fleet.exchanges", commonTags.and("result", tag(parsed, "result")),
                         MeterSpec.COUNTER, counterId);
                     break;
+                case CounterTypes.EJECTIONS:
+                    add(specs, reader, "mf.ejections",
+                        commonTags.and("model", tag(parsed, "model"), "cause", tag(parsed, "cause")),
+                        MeterSpec.COUNTER, counterId);
+                    break;
+                case CounterTypes.EJECTED:
+                    add(specs, reader, "mf.ejected", commonTags.and("model", tag(parsed, "model")), MeterSpec.FLAG,
+                        counterId);
+                    break;
                 case CounterTypes.FLEET_REPLICAS:
                     add(specs, reader, "mf.fleet.replicas", commonTags, MeterSpec.GAUGE, counterId);
                     break;

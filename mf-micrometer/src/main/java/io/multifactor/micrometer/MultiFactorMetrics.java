@@ -168,6 +168,10 @@ public final class MultiFactorMetrics implements MeterBinder, AutoCloseable
                 return "Candidates dropped per model and reason";
             case "mf.inflight":
                 return "Requests in flight per model";
+            case "mf.ejections":
+                return "Ejections of a failing model, by cause (5xx, retry_after)";
+            case "mf.ejected":
+                return "Whether the model is ejected now (1) or not (0)";
             case "mf.latency":
                 return "Published latency percentile per model and metric";
             case "mf.samples.refused":

@@ -8,6 +8,7 @@ import io.multifactor.api.Selection;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.reliability.EjectionPolicy;
 import io.multifactor.kernel.signal.ServerBackend;
 import io.multifactor.kernel.signal.ServerKind;
 import io.multifactor.kernel.signal.ServerMetricsSettings;
@@ -135,6 +136,35 @@ class MultiFactorMetricsTest
             "mf_server_queue{model=\"premium\"} NaN",
             "mf_server_fresh{backend=\"http://127.0.0.1:8002\"} 0.0")
             .doesNotContain("8001");
+    }
+
+    @Test
+    void shouldExposeEjectionsByCauseAndWhetherEachModelIsEjected()
+    {
+        clock.update(TimeUnit.SECONDS.toNanos(1_000));
+        engine = MultiFactorEngine.builder(new PlansBuilder()
+            .model("premium", 0.9, 10.0)
+            .model("economy", 0.1, 1.0)
+            .reliability("premium", new EjectionPolicy(2, 30_000, 300_000, 50))
+            .reliability("economy", new EjectionPolicy(2, 30_000, 300_000, 50))
+            .decision("chat").candidates("premium", "economy").weights(1.0, 0.0, 0.0, 0.0).add()
+            .build()).clock(clock).build();
+        new MultiFactorMetrics(engine).bindTo(registry);
+        final int premium = engine.modelId("premium");
+        final int economy = engine.modelId("economy");
+        engine.end(engine.begin(premium), 500);
+        engine.end(engine.begin(premium), 503);
+        engine.end(engine.begin(economy), 429, 5_000);
+        engine.refreshNow();
+        assertThat(registry.scrape()).contains(
+            "mf_ejections_total{cause=\"5xx\",model=\"premium\"} 1.0",
+            "mf_ejections_total{cause=\"retry_after\",model=\"premium\"} 0.0",
+            "mf_ejections_total{cause=\"retry_after\",model=\"economy\"} 1.0",
+            "mf_ejected{model=\"premium\"} 1.0",
+            "mf_ejected{model=\"economy\"} 1.0");
+        clock.advance(TimeUnit.SECONDS.toNanos(6));
+        engine.refreshNow();
+        assertThat(registry.scrape()).contains("mf_ejected{model=\"economy\"} 0.0", "mf_ejected{model=\"premium\"} 1.0");
     }
 
     @Test

@@ -242,7 +242,7 @@ public final class RequestLifecycle
                 engine.recordTpotMicros(modelId, tpotMicros);
             }
         }
-        end(status, 0);
+        end(status, 0, true);
         return true;
     }
 
@@ -259,7 +259,7 @@ public final class RequestLifecycle
         {
             return false;
         }
-        end(status, retryAfterMs);
+        end(status, retryAfterMs, true);
         return true;
     }
 
@@ -274,19 +274,26 @@ public final class RequestLifecycle
         {
             return false;
         }
-        end(0, 0);
+        end(0, 0, false);
         return true;
     }
 
     /**
-     * The one place a lease ends. The status is kept for the engine's {@code end(lease, status)} (ejection), which
-     * takes it in one line here when it exists.
+     * The one place a lease ends: with the backend's status and {@code Retry-After}, which the engine's ejection of
+     * failing models reads, or without a status for a client's cancel (which says nothing about the backend).
      */
-    private void end(final int status, final long retryAfterMs)
+    private void end(final int status, final long retryAfterMs, final boolean reported)
     {
         this.endStatus = status;
         this.retryAfterMs = retryAfterMs;
-        engine.end(lease);
+        if (reported)
+        {
+            engine.end(lease, status, retryAfterMs);
+        }
+        else
+        {
+            engine.end(lease);
+        }
     }
 
     /** @return the selection that chose (its explain JSON: {@link ExplainJson#compact(io.multifactor.kernel.plan.Plans, Selection)}). */

@@ -25,6 +25,36 @@ class RequestLifecycleTest
     private final LoadedConfig loaded = Engines.load(Engines.TWO_MODELS);
 
     @Test
+    void shouldFeedEjectionWithTheStatusAndRetryAfterItEndsWithButNotWithACancel()
+    {
+        final LoadedConfig ejecting = Engines.load(Engines.TWO_MODELS.replace(
+            "    provider_model_id: acme/a-7b\n",
+            "    provider_model_id: acme/a-7b\n    reliability: {consecutive_5xx: 2, base_ejection_time: 10s}\n"));
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(ejecting.plans()).build())
+        {
+            final int d = engine.decisionId("d");
+            final int a = engine.modelId("a");
+            final RequestLifecycle lifecycle = new RequestLifecycle(engine);
+            for (int i = 0; i < 3; i++)
+            {
+                assertThat(lifecycle.start(d, null, Request.NO_TOKENS, Request.NO_TOKENS)).isEqualTo(RequestLifecycle.STARTED);
+                assertThat(lifecycle.modelId()).isEqualTo(a);
+                lifecycle.cancel();
+            }
+            assertThat(engine.ejectedMillisLeft(a)).as("a cancel reports nothing").isNaN();
+            lifecycle.start(d, null, Request.NO_TOKENS, Request.NO_TOKENS);
+            lifecycle.fail(502, 0);
+            lifecycle.start(d, null, Request.NO_TOKENS, Request.NO_TOKENS);
+            lifecycle.fail(0, 0);
+            assertThat(engine.ejectedMillisLeft(a)).as("two failures in a row").isGreaterThan(9_000.0);
+            lifecycle.start(d, null, Request.NO_TOKENS, Request.NO_TOKENS);
+            assertThat(lifecycle.modelId()).as("ejected: the other candidate").isEqualTo(engine.modelId("b"));
+            lifecycle.fail(429, 20_000);
+            assertThat(engine.ejectedMillisLeft(engine.modelId("b"))).as("b has no reliability").isNaN();
+        }
+    }
+
+    @Test
     void shouldEndTheLeaseExactlyOnceUnderEveryOrderOfCompleteFailAndCancel()
     {
         final int[][] orders = permutations();

@@ -9,6 +9,7 @@ import io.multifactor.testkit.sim.ComparisonFigures;
 import io.multifactor.testkit.sim.FleetReport;
 import io.multifactor.testkit.sim.FleetSimulator;
 import io.multifactor.testkit.sim.IntervalRow;
+import io.multifactor.testkit.sim.ModelBehaviour;
 import io.multifactor.testkit.sim.ProfileReader;
 import io.multifactor.testkit.sim.SimulationListener;
 import io.multifactor.testkit.sim.SimulationProfile;
@@ -215,6 +216,14 @@ public final class SimulateCommand implements Callable<Integer>
         out.print(TextReport.legend());
         out.println();
         out.print(TextReport.summary(report));
+        if (comparesEjection(loaded, traffic))
+        {
+            // The same traffic on the same plans with every reliability removed: what ejection changed.
+            final SimulationReport without = new Simulator(loaded.plans().withoutEjectionPolicies(),
+                settings(loaded.config().signals()), traffic, !noCeilings).run(SimulationListener.NONE);
+            out.println();
+            out.print(TextReport.ejectionComparison(without, report, traffic));
+        }
         out.flush();
 
         try
@@ -239,6 +248,23 @@ public final class SimulateCommand implements Callable<Integer>
             return ExitCodes.INTERNAL_ERROR;
         }
         return ExitCodes.OK;
+    }
+
+    // A configuration with reliability and traffic in which some model fails: the run is compared with one without.
+    private static boolean comparesEjection(final LoadedConfig loaded, final SimulationProfile traffic)
+    {
+        if (!loaded.plans().hasEjectionPolicies())
+        {
+            return false;
+        }
+        for (final ModelBehaviour model : traffic.models().values())
+        {
+            if (model.failures().fails())
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     // --compare: the same traffic (profile, seed) on each configuration, one row each.

@@ -55,6 +55,20 @@ class ExplainExtensionsTest
     }
 
     @Test
+    void shouldDropAModelTheScenarioEjectsAndShowItsTimeLeft() throws IOException
+    {
+        // A scenario's ejected_ms applies whatever the model's reliability; the cap (10 %: one of three) lets it go.
+        final CliRun json = explain("decision: lex\nmodels:\n  premium: {ejected_ms: 12000}\n", true);
+        assertThat(json.exit()).as(json.err()).isZero();
+        assertThat(json.out()).contains("{\"model\": \"premium\", \"dropped\": \"ejected(12.0s left)\", \"score\": null,");
+        assertThat(json.out()).containsPattern("\"ejected_ms\": 1(19\\d\\d|2000)\\.\\d+");
+        assertThat(json.out()).contains(" \"selected\": \"standard\",\n");
+        assertThat(json.out()).contains("\"model\": \"standard\", \"dropped\": null");
+        final CliRun table = explain("decision: lex\nmodels:\n  premium: {ejected_ms: 12000}\n", false);
+        assertThat(table.out()).contains("ejected(12.0s left)");
+    }
+
+    @Test
     void shouldReportTheCostUnderTheMixAndUnderTheScenariosTokens() throws IOException
     {
         assertThat(explain("decision: mix\n", true).out())

@@ -65,6 +65,20 @@ class SimulateCommandTest
     }
 
     @Test
+    void shouldCompareTheBundledEjectionExampleWithoutAndWithEjection()
+    {
+        final Result result = run("--config", "../examples/ejection.yaml");
+        assertThat(result.exitCode).as(result.err).isZero();
+        assertThat(result.out).contains("ejection of failing models, same traffic and seed:",
+            "without ejection    with ejection", "strong: recovery (50 s) to traffic");
+        final java.util.regex.Matcher failed = java.util.regex.Pattern
+            .compile("failed requests \\(5xx, 429 answered\\) +(\\d+) +(\\d+)\n").matcher(result.out);
+        assertThat(failed.find()).as(result.out).isTrue();
+        assertThat(Long.parseLong(failed.group(2))).isLessThan(Long.parseLong(failed.group(1)) / 4);
+        assertThat(run("--config", "../examples/router.yaml").out).doesNotContain("ejection of failing models");
+    }
+
+    @Test
     void shouldRunAsASubcommandOfMf()
     {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();

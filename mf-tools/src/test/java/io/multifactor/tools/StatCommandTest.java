@@ -7,6 +7,7 @@ import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.metrics.CountersFileLayout;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.reliability.EjectionPolicy;
 import io.multifactor.kernel.signal.ServerBackend;
 import io.multifactor.kernel.signal.ServerKind;
 import io.multifactor.kernel.signal.ServerMetricsSettings;
@@ -102,6 +103,33 @@ class StatCommandTest
                 "http://10.0.0.2:8000  no              0       0        0");
             // A model without server has no server row.
             assertThat(run.out().substring(run.out().indexOf("SERVER_MODEL"))).doesNotContain("hosted");
+        }
+    }
+
+    @Test
+    void shouldShowEjectedModelsWithTheirTimeLeftAndEjectionsByCause()
+    {
+        final Path file = dir.resolve("ejecting.counters");
+        final Plans plans = new PlansBuilder().model("premium", 0.9, 10.0).model("economy", 0.1, 1.0)
+            .model("plain", 0.5, 1.0)
+            .reliability("premium", new EjectionPolicy(2, 30_000, 300_000, 50))
+            .reliability("economy", new EjectionPolicy(2, 30_000, 300_000, 50))
+            .decision("chat").candidates("premium", "economy", "plain").weights(1.0, 0.0, 0.0, 0.0).add()
+            .build();
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(plans).countersFile(file).build())
+        {
+            final int premium = engine.modelId("premium");
+            engine.end(engine.begin(premium), 500);
+            engine.end(engine.begin(premium), 0);
+            engine.end(engine.begin(engine.modelId("economy")), 200);
+            engine.refreshNow();
+
+            final CliRun run = CliRun.of("stat", "--counters-file", file.toString());
+            assertThat(run.exit()).as(run.err()).isZero();
+            assertThat(run.out()).contains("HEALED  EJECTED", "EJECTIONS");
+            assertThat(run.out()).containsPattern("premium( +\\S+){8} +(29|30)\\.\\ds_left +5xx=1 retry_after=0\n");
+            assertThat(run.out()).containsPattern("economy( +\\S+){8} +- +5xx=0 retry_after=0\n");
+            assertThat(run.out()).containsPattern("plain( +\\S+){8} +- +-\n");
         }
     }
 

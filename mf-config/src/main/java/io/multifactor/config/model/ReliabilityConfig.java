@@ -2,7 +2,7 @@ package io.multifactor.config.model;
 
 /**
  * A model's {@code reliability:} block: when a failing model is ejected from selection and for how long. Read and
- * validated here; the engine does not eject models yet.
+ * validated here; compiled into the plans as the kernel's {@code EjectionPolicy}.
  * <p>
  * Instances are immutable and threadsafe.
  *

@@ -34,6 +34,9 @@ import java.util.Arrays;
  */
 final class CounterLayout
 {
+    /** Counters of a model with {@code reliability}, beyond {@link #countersNeeded}'s: 2 ejection causes, ejected. */
+    static final int EJECTION_COUNTERS = 3;
+
     /** Engine-wide counters: refused, clamped, table full, reclaimed, 2 reloads, 2 fleet exchanges, fleet replicas. */
     static final int ENGINE_WIDE_COUNTERS = 9;
 
@@ -212,6 +215,21 @@ final class CounterLayout
     int offsetOf(final String label, final int typeId)
     {
         return use(label, typeId);
+    }
+
+    /**
+     * Under lock, inside a generation: a model's ejection counters.
+     *
+     * @param name model name.
+     * @return value offsets of {@code mf.ejections} with cause {@code 5xx}, with cause {@code retry_after}, and of
+     *     {@code mf.ejected} (milliseconds of ejection left, -1 while its probe is out, 0 when not ejected).
+     */
+    int[] ejectionCounterOffsets(final String name)
+    {
+        return new int[] {
+            use(CounterLabel.format("mf.ejections", "model", name, "cause", "5xx"), CounterTypes.EJECTIONS),
+            use(CounterLabel.format("mf.ejections", "model", name, "cause", "retry_after"), CounterTypes.EJECTIONS),
+            use(CounterLabel.format("mf.ejected", "model", name), CounterTypes.EJECTED) };
     }
 
     // Under lock, from the sweep: one lease of the model counting into counterOffset was reclaimed.

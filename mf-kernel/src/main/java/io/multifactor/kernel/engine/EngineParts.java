@@ -6,6 +6,7 @@ import io.multifactor.kernel.latency.LatencyWindow;
 import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.reliability.EjectionTable;
 import io.multifactor.kernel.signal.ServerSignals;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
@@ -29,6 +30,7 @@ final class EngineParts
     final CounterLayout layout;
     final LeaseTable leases;
     final PerThreadCounterBlocks counterBlocks;
+    final EjectionTable ejections;
     final long originNs;
     final StateInstaller installer;
     final ReserveOnSelect reserver;
@@ -51,6 +53,7 @@ final class EngineParts
             counters, Math.max(MultiFactorEngine.RETIRED_COUNTER_GRACE_NS, 2 * settings.latencyRefreshNs()));
         leases = new LeaseTable(builder.leaseCapacity, values, layout.leaseTableFullOffset, layout.leasesReclaimedOffset);
         originNs = clock.nanoTime();
+        ejections = new EjectionTable(counters.capacity(), clock, originNs);
         final long sliceNs = Math.max(1L, settings.latencyWindowNs() / LatencyWindow.SLICE_COUNT);
         final long sweepPeriodNs = Math.max(
             settings.latencyRefreshNs(), settings.inflightMaxAgeNs() / MultiFactorEngine.SWEEPS_PER_MAX_AGE);
@@ -64,7 +67,7 @@ final class EngineParts
         serverPublisher = new ServerLoadPublisher(serverSignals, values);
         counterBlocks = builder.countSelections ? new PerThreadCounterBlocks(values) : null;
         installer = new StateInstaller(lock, layout, publisher, serverPublisher, originNs, sliceNs, counterBlocks,
-            settings, clock);
+            settings, clock, ejections);
         reserver = new ReserveOnSelect(leases, leaseEpochs, settings.defaultRequestTokens());
         selector = new Selector(reserver, counterBlocks);
         explainer = new Explainer(installer, settings.latencyEstimator() == LatencyEstimatorType.PEAK_EWMA);
@@ -72,7 +75,7 @@ final class EngineParts
         refreshCycle = new RefreshCycle(
             lock, clock, settings, originNs, installer, publisher, serverPublisher, layout, leases, leaseEpochs,
             counterBlocks, counters,
-            SystemEpochClock.INSTANCE);
+            SystemEpochClock.INSTANCE, ejections);
         fleet = new FleetBridge(lock, clock, installer, values);
     }
 }

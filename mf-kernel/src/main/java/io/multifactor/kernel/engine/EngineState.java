@@ -3,6 +3,8 @@ package io.multifactor.kernel.engine;
 import io.multifactor.api.DropReason;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.reliability.EjectionPolicy;
+import io.multifactor.kernel.reliability.EjectionTable;
 import io.multifactor.kernel.scoring.CandidateSignals;
 import org.agrona.concurrent.AtomicBuffer;
 
@@ -55,7 +57,7 @@ final class EngineState
 
     EngineState(final Plans plans, final ModelSignals[] byModel, final AtomicBuffer counterValues)
     {
-        this(plans, byModel, counterValues, null, new int[0], new int[0], new int[0][]);
+        this(plans, byModel, counterValues, null, new int[0], new int[0], new int[0][], null);
     }
 
     /**
@@ -66,6 +68,8 @@ final class EngineState
      * @param dropCounterIds {@code dropCounterIds[modelId * DropReason.COUNT + reason]}, -1 where none (or empty).
      * @param sampleOffsets the refused and clamped samples' counter offsets.
      * @param selectionCounterIds per decision handle, the ids in {@link LiveDecision}'s layout (or none).
+     * @param ejectionsOrNull the engine's ejection words, where each candidate's model is found by its counter id;
+     *     null for signals that own theirs (tests).
      */
     EngineState(
         final Plans plans,
@@ -74,7 +78,8 @@ final class EngineState
         final int[] latencyCounterOffsetsOrNull,
         final int[] dropCounterIds,
         final int[] sampleOffsets,
-        final int[][] selectionCounterIds)
+        final int[][] selectionCounterIds,
+        final EjectionTable ejectionsOrNull)
     {
         this.plans = plans;
         this.slotCount = plans.percentileSlotCount();
@@ -117,9 +122,9 @@ final class EngineState
                 }
                 final int[] selectionIds = d < selectionCounterIds.length && selectionCounterIds[d] != null ?
                     selectionCounterIds[d] : noSelectionCounters(n);
-                decisions[d] =
-                    new LiveDecision(plan, new CandidateSignals(counterValues, offsets, dropIds, tokenOffsets),
-                        selectionIds);
+                decisions[d] = new LiveDecision(plan,
+                    candidateSignals(plans, plan, counterValues, offsets, dropIds, tokenOffsets, ejectionsOrNull),
+                    selectionIds);
             }
         }
         if (latencyCounterOffsetsOrNull == null)
@@ -132,6 +137,40 @@ final class EngineState
             latencyCounterOffsets = latencyCounterOffsetsOrNull;
         }
         this.sampleOffsets = sampleOffsets;
+    }
+
+    // A decision's signals: each candidate's ejection word is its model's (slot = its in-flight counter id), and the
+    // cap's percent the smallest max_ejection_percent among its candidates with reliability (the default when none).
+    private CandidateSignals candidateSignals(
+        final Plans plans,
+        final DecisionPlan plan,
+        final AtomicBuffer counterValues,
+        final int[] offsets,
+        final int[] dropIds,
+        final int[] tokenOffsets,
+        final EjectionTable ejectionsOrNull)
+    {
+        final int n = plan.candidateCount();
+        final int[] slots = new int[n];
+        int percent = Integer.MAX_VALUE;
+        for (int i = 0; i < n; i++)
+        {
+            final int modelId = plan.candidateModelId(i);
+            final ModelSignals signals = signals(modelId);
+            if (ejectionsOrNull == null || signals == null)
+            {
+                return new CandidateSignals(counterValues, offsets, dropIds, tokenOffsets);
+            }
+            slots[i] = signals.counterId;
+            final EjectionPolicy policy = plans.ejectionPolicy(modelId);
+            if (policy != null)
+            {
+                percent = Math.min(percent, policy.maxEjectionPercent());
+            }
+        }
+        return new CandidateSignals(counterValues, offsets, dropIds, tokenOffsets, ejectionsOrNull, slots,
+            percent == Integer.MAX_VALUE ? EjectionPolicy.DEFAULT_MAX_EJECTION_PERCENT : percent,
+            percent != Integer.MAX_VALUE);
     }
 
     /**

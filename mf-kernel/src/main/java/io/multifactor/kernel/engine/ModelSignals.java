@@ -4,11 +4,13 @@ import io.multifactor.kernel.latency.LatencyEstimator;
 import io.multifactor.kernel.latency.LatencyEstimatorType;
 import io.multifactor.kernel.latency.LatencyWindow;
 import io.multifactor.kernel.latency.PeakEwma;
+import io.multifactor.kernel.reliability.ModelEjection;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 
 /**
- * The live signals of one model name: its in-flight and in-flight tokens counters and its TTFT and TPOT estimators. They follow the name
+ * The live signals of one model name: its in-flight and in-flight tokens counters, its TTFT and TPOT estimators and
+ * its ejection state. They follow the name
  * across plan replacements, whatever handle the name has. The windows always exist (the fleet exchange reads and
  * merges them); the estimators are the windows themselves with {@code latency_estimator: window}, or one
  * {@link PeakEwma} per metric with {@code peak_ewma} (then the windows get no local samples: a replica's peak-EWMA
@@ -27,12 +29,20 @@ final class ModelSignals
     final int tokenCounterOffset;
     final LatencyWindow ttft;
     final LatencyWindow tpot;
+    /** Its ejection state machine; set by the installer when it creates these signals, before they are published. */
+    ModelEjection ejection;
+    /** Value offset of its {@code mf.ejected} counter (ms of ejection left, -1 probing, 0 not ejected), -1 = none. */
+    volatile int ejectedOffset = -1;
     final LatencyEstimator ttftEstimator;
     final LatencyEstimator tpotEstimator;
     /** Other replicas' in-flight count added into this model's counter; written by the fleet agent under the lock. */
     volatile long remoteInflight;
 
-    ModelSignals(final String name, final int counterId, final int counterOffset, final long firstSliceIndex)
+    ModelSignals(
+        final String name,
+        final int counterId,
+        final int counterOffset,
+        final long firstSliceIndex)
     {
         this(name, counterId, counterOffset, -1, -1, firstSliceIndex, SignalSettings.defaults(), null, 0L);
     }

@@ -15,6 +15,9 @@ import io.multifactor.kernel.metrics.CounterTypes;
 import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.reliability.EjectionTable;
+import io.multifactor.kernel.reliability.ModelEjection;
+import io.multifactor.kernel.reliability.RequestResult;
 import io.multifactor.kernel.signal.ServerBackend;
 import io.multifactor.kernel.signal.ServerMetricsSettings;
 import io.multifactor.kernel.signal.ServerSignals;
@@ -59,6 +62,9 @@ public final class MultiFactorEngine extends EngineReadout
      */
     public static final int DEFAULT_COUNTER_CAPACITY = 8192;
 
+    /** Counters a model with {@code reliability} takes beyond {@link #countersNeeded}'s per-model count. */
+    public static final int EJECTION_COUNTERS_PER_MODEL = CounterLayout.EJECTION_COUNTERS;
+
     /** A retired model's or decision's counters stay allocated at least this long (the engine clock's time). */
     public static final long RETIRED_COUNTER_GRACE_NS = 1_000_000_000L;
 
@@ -75,6 +81,7 @@ public final class MultiFactorEngine extends EngineReadout
     private final FleetBridge fleet;
     private final ServerLoadPublisher serverPublisher;
     private final PerThreadCounterBlocks counterBlocksOrNull;
+    private final EjectionTable ejections;
     private final RefreshAgent agent = new RefreshAgent(this);
     private final CopyOnWriteArrayList<Runnable> plansListeners = new CopyOnWriteArrayList<>();
 
@@ -91,6 +98,7 @@ public final class MultiFactorEngine extends EngineReadout
         fleet = parts.fleet;
         serverPublisher = parts.serverPublisher;
         counterBlocksOrNull = parts.counterBlocks;
+        ejections = parts.ejections;
         synchronized (parts.lock)
         {
             installer.install(parts.firstPlans, parts.originNs);
@@ -108,7 +116,8 @@ public final class MultiFactorEngine extends EngineReadout
      * @param candidates candidates of every decision, added up.
      * @param percentiles distinct latency percentiles the decisions read.
      * @return counters needed by a new engine on those plans (an upper bound): 9 engine-wide counters, per model
-     *     {@code 6 + DropReason.COUNT + 2 * percentiles}, per decision 1 plus 2 per candidate.
+     *     {@code 6 + DropReason.COUNT + 2 * percentiles}, per decision 1 plus 2 per candidate; a model with
+     *     {@code reliability} takes {@link #EJECTION_COUNTERS_PER_MODEL} more.
      */
     public static int countersNeeded(final int models, final int decisions, final int candidates, final int percentiles)
     {
@@ -253,11 +262,107 @@ public final class MultiFactorEngine extends EngineReadout
             reserver.begin(s, modelId, Math.max(0L, tokens));
     }
 
-    /** {@inheritDoc} Lock-free; a lease of a model retired since ends as usual. */
+    /**
+     * {@inheritDoc} Reports no result (a request the client cancelled): the run of failures is left as it is, and a
+     * half-open model's probe ended so is released, the model still half-open. Lock-free, allocates nothing; a lease
+     * of a model retired since ends as usual.
+     */
     @Override
     public boolean end(final long lease)
     {
-        return leases.release(lease);
+        return endReporting(lease, RequestResult.NOTHING, RequestResult.NO_RETRY_AFTER);
+    }
+
+    /**
+     * Ends a lease, once, and reports the request's result for ejection (models with {@code reliability}): a 5xx (but
+     * a 503 with Retry-After) or {@link RequestResult#NO_RESPONSE} (0: a connect failure, a reset by the backend or a
+     * timeout) is a failure, and a run of {@code consecutive_5xx} of them ejects the model; a 429 is nothing; any other
+     * status is a success. A half-open model's probe ending so makes it healthy (success) or ejects it again (failure).
+     * Lock-free, allocates nothing; the common case (healthy model, success) costs one plain load beyond
+     * {@link #end(long)}'s release, a failure one atomic add.
+     *
+     * @param lease a value returned by {@link #begin} or {@link #selectAndBegin}.
+     * @param status the response's HTTP status, {@link RequestResult#NO_RESPONSE} when there was none.
+     * @return whether this call released the lease (false for a second end, a reclaimed lease or a garbage value, which
+     *     report nothing).
+     */
+    public boolean end(final long lease, final int status)
+    {
+        return end(lease, status, RequestResult.NO_RETRY_AFTER);
+    }
+
+    /**
+     * As {@link #end(long, int)}, with the response's {@code Retry-After}: a 429 or 503 that carries one is not a
+     * failure but ejects the model for that long at once (capped at {@code max_ejection_time}), without raising its
+     * ejection count.
+     *
+     * @param lease a value returned by {@link #begin} or {@link #selectAndBegin}.
+     * @param status the response's HTTP status, {@link RequestResult#NO_RESPONSE} when there was none.
+     * @param retryAfterMillis its {@code Retry-After} in milliseconds, {@code <= 0} when it carried none.
+     * @return whether this call released the lease.
+     */
+    public boolean end(final long lease, final int status, final long retryAfterMillis)
+    {
+        return endReporting(lease, RequestResult.classify(status, retryAfterMillis), retryAfterMillis);
+    }
+
+    // Releases the lease once; only the call that released it reports its result, to the lease's own model.
+    private boolean endReporting(final long lease, final int result, final long retryAfterMillis)
+    {
+        final int counterOffset = leases.releaseCounterOffset(lease);
+        if (counterOffset == LeaseTable.NOT_RELEASED)
+        {
+            return false;
+        }
+        final ModelEjection model = ejections.model(counterOffset);
+        if (model != null)
+        {
+            model.onEnd(lease, result, retryAfterMillis);
+        }
+        return true;
+    }
+
+    /**
+     * Ejects a model for {@code millis} from now, whatever its {@code reliability} and without raising its ejection
+     * count (an operator's override, and what a scenario's {@code ejected_ms} states). When the time is up it is
+     * half-open as after any ejection. Off the hot path; lock-free.
+     *
+     * @param modelId model handle.
+     * @param millis how long, > 0.
+     * @return whether the model is one of the current plans (false: nothing happened).
+     */
+    public boolean ejectForMillis(final int modelId, final long millis)
+    {
+        final EngineState s = installer.state;
+        final ModelSignals signals = s.signals(modelId);
+        if (signals == null || millis <= 0)
+        {
+            return false;
+        }
+        for (final LiveDecision decision : s.decisions)
+        {
+            for (int i = 0; decision != null && i < decision.plan.candidateCount(); i++)
+            {
+                if (decision.plan.candidateModelId(i) == modelId)
+                {
+                    // A decision none of whose candidates has reliability reads no ejection until now.
+                    decision.signals.readExtendedSignals();
+                }
+            }
+        }
+        signals.ejection.ejectForMillis(millis);
+        return true;
+    }
+
+    /**
+     * @param modelId model handle.
+     * @return the milliseconds its ejection has left now (0 while its probe is out), NaN when it is not ejected or
+     *     not one of the current plans. Reads the clock.
+     */
+    public double ejectedMillisLeft(final int modelId)
+    {
+        final ModelSignals signals = installer.state.signals(modelId);
+        return signals == null ? Double.NaN : ejections.ejectedMillisLeft(signals.counterId);
     }
 
     @Override

@@ -1,9 +1,13 @@
 package io.multifactor.kernel.engine;
 
 import io.multifactor.kernel.inflight.LeaseTable;
+import io.multifactor.kernel.inflight.ReclaimedLeaseListener;
 import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.metrics.CountersFileLayout;
+import io.multifactor.kernel.metrics.CounterTypes;
 import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
+import io.multifactor.kernel.reliability.EjectionTable;
+import io.multifactor.kernel.reliability.EjectionWord;
 import io.multifactor.kernel.signal.ServerMetricsSettings;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
@@ -19,6 +23,8 @@ import java.util.function.IntConsumer;
  * and frees the counters retired long enough ago. Between refreshes it republishes the model-server signals alone
  * ({@link ServerLoadPublisher}) every scrape period of {@code signals.server_metrics} (when shorter), so a scrape's
  * values reach {@code select} within one period, and a backend going stale is seen as promptly.
+ * A reclaimed lease that was a half-open model's probe counts as a failed probe ({@link EjectionTable#onReclaimed});
+ * every cycle also writes each model's {@code mf.ejected} counter.
  * <p>
  * A lease's age is measured from its own {@code begin}, without a clock read on {@code begin}: it is stamped with the
  * running epoch ({@link LeaseEpochs}) and reclaimed only once the epoch after its own began more than
@@ -51,6 +57,8 @@ final class RefreshCycle
     private final PerThreadCounterBlocks counterBlocksOrNull;
     private final CounterBuffers counters;
     private final EpochClock wallClock;
+    private final EjectionTable ejections;
+    private final ReclaimedLeaseListener onProbeReclaimed;
 
     // Written under lock once per refresh period; read first without the lock, so that a duty cycle with nothing due
     // writes nothing at all (not even the monitor's word, which may share a cache line with what the hot paths read).
@@ -76,8 +84,11 @@ final class RefreshCycle
         final LeaseEpochs leaseEpochs,
         final PerThreadCounterBlocks counterBlocksOrNull,
         final CounterBuffers counters,
-        final EpochClock wallClock)
+        final EpochClock wallClock,
+        final EjectionTable ejections)
     {
+        this.ejections = ejections;
+        this.onProbeReclaimed = ejections::onReclaimed;
         this.counterBlocksOrNull = counterBlocksOrNull;
         this.lock = lock;
         this.clock = clock;
@@ -244,10 +255,29 @@ final class RefreshCycle
         if (leaseEpochs.advance(nowNs))
         {
             // Leases are stamped with epochs, not times: one stamped below the cutoff began more than the max age ago.
-            work += leases.sweep(leaseEpochs.cutoff(nowNs, inflightMaxAgeNs), onLeaseReclaimed);
+            work += leases.sweep(leaseEpochs.cutoff(nowNs, inflightMaxAgeNs), onLeaseReclaimed, onProbeReclaimed);
             // After this cycle's fold above: a retired counter is freed only once its last counts are in.
             layout.reclaim(nowNs);
         }
+        // After the sweep: a probe it found lost is already ejected again.
+        publishEjected(s);
         return work;
+    }
+
+    // Under lock: each model's mf.ejected counter from its word (for bin/mf stat and the meters; one cycle old).
+    private void publishEjected(final EngineState s)
+    {
+        final long nowMs = ejections.nowMs();
+        for (final ModelSignals signals : s.byModel)
+        {
+            if (signals != null && signals.ejectedOffset >= 0)
+            {
+                final long word = signals.ejection.word();
+                final int phase = EjectionWord.phase(word);
+                final long value = phase == EjectionWord.PROBING ? CounterTypes.EJECTED_PROBING :
+                    phase == EjectionWord.EJECTED ? Math.max(0, EjectionWord.timeMs(word) - nowMs) : 0;
+                counters.values().putLongRelease(signals.ejectedOffset, value);
+            }
+        }
     }
 }

@@ -8,6 +8,7 @@ import io.multifactor.api.Selection;
 import io.multifactor.kernel.inflight.LeaseTable;
 import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
 import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.reliability.ModelEjection;
 import io.multifactor.kernel.scoring.ReserveOrder;
 
 /**
@@ -72,28 +73,31 @@ final class ReserveOnSelect
         final long tokens)
     {
         final long epoch = leaseEpochs.currentEpoch();
-        final DecisionPlan plan = decision.plan;
-        final long maxInflight = plan.effectiveMaxInflight();
-        final long maxTokens = plan.effectiveMaxInflightTokens();
-        if (maxInflight == Long.MAX_VALUE && maxTokens == Long.MAX_VALUE || out.outcome() != Outcome.SCORED)
+        if (out.outcome() != Outcome.SCORED)
         {
             return leaseUnchecked(s, out.selectedModel(), tokens, epoch);
         }
-        return reserveWithinSlowPath(s, decision, out, maxInflight, maxTokens, tokens, epoch, countsOrNull);
+        final DecisionPlan plan = decision.plan;
+        return reserveScored(
+            s, decision, out, plan.effectiveMaxInflight(), plan.effectiveMaxInflightTokens(), tokens, epoch, countsOrNull);
     }
 
     /**
      * @param s the current state.
      * @param modelId a model handle within range.
      * @param tokens the lease's token weight.
-     * @return a lease on it without a limit, or {@link InflightTracker#NO_LEASE}.
+     * @return a lease on it without a limit (the first lease begun on a half-open model is its probe: one CAS), or
+     *     {@link InflightTracker#NO_LEASE}.
      */
     long begin(final EngineState s, final int modelId, final long tokens)
     {
         return leaseUnchecked(s, modelId, tokens, leaseEpochs.currentEpoch());
     }
 
-    private long reserveWithinSlowPath(
+    // In ranking order: a model at its max_inflight or max_inflight_tokens is dropped as full, a half-open model whose
+    // probe another request claimed first as ejected; then the next survivor is tried. The first lease on a half-open
+    // model claims its probe (one CAS); a model the decision kept though ejected takes an ordinary lease.
+    private long reserveScored(
         final EngineState s,
         final LiveDecision decision,
         final Selection out,
@@ -106,19 +110,38 @@ final class ReserveOnSelect
         final DecisionPlan plan = decision.plan;
         final int[] counterOffsets = s.counterOffsets;
         final int[] tokenCounterOffsets = s.tokenCounterOffsets;
+        final boolean unlimited = maxInflight == Long.MAX_VALUE && maxTokens == Long.MAX_VALUE;
         int index = out.selectedIndex();
         while (index >= 0)
         {
             final int modelId = out.modelId(index);
             final int counterOffset = counterOffsets[modelId];
-            // A model retired by a concurrent reload has no counter (-1): it cannot be reserved.
-            final long lease = counterOffset < 0 ? LeaseTable.AT_LIMIT : leases.acquireWithin(
-                counterOffset, maxInflight, tokenCounterOffsets[modelId], tokens, maxTokens, epoch);
-            if (lease != LeaseTable.AT_LIMIT && lease != LeaseTable.AT_TOKEN_LIMIT)
+            final ModelSignals signals = s.signals(modelId);
+            final double keptMillisLeft = out.ejectedMillisLeft(index);
+            // NaN != NaN: a candidate that was not ejected when selected asks its word; one kept by the cap does not.
+            final int admitted = signals == null || keptMillisLeft == keptMillisLeft ? ModelEjection.ADMITTED :
+                signals.ejection.admit();
+            final int reason;
+            if (admitted == ModelEjection.PROBE_TAKEN)
             {
-                return lease;
+                reason = DropReason.EJECTED;
             }
-            final int reason = lease == LeaseTable.AT_LIMIT ? DropReason.INFLIGHT : DropReason.INFLIGHT_TOKENS;
+            else
+            {
+                // A model retired by a concurrent reload has no counter (-1): it cannot be reserved.
+                final long lease = counterOffset < 0 ? LeaseTable.AT_LIMIT : unlimited ?
+                    leases.acquire(counterOffset, tokenCounterOffsets[modelId], tokens, epoch) :
+                    leases.acquireWithin(counterOffset, maxInflight, tokenCounterOffsets[modelId], tokens, maxTokens, epoch);
+                if (admitted == ModelEjection.PROBE_CLAIMED)
+                {
+                    settleProbe(signals.ejection, lease);
+                }
+                if (lease != LeaseTable.AT_LIMIT && lease != LeaseTable.AT_TOKEN_LIMIT)
+                {
+                    return lease;
+                }
+                reason = lease == LeaseTable.AT_LIMIT ? DropReason.INFLIGHT : DropReason.INFLIGHT_TOKENS;
+            }
             if (countsOrNull != null)
             {
                 // The candidate is dropped here, after scoring: counted here, as the kernel counts its own drops.
@@ -130,10 +153,33 @@ final class ReserveOnSelect
             leaseUnchecked(s, out.selectedModel(), tokens, epoch);
     }
 
+    // Leased without any check; if the model is half-open and its probe is free, this lease is the probe.
     private long leaseUnchecked(final EngineState s, final int modelId, final long tokens, final long epoch)
     {
         final int counterOffset = s.counterOffsets[modelId];
-        return counterOffset < 0 ? InflightTracker.NO_LEASE :
-            leases.acquire(counterOffset, s.tokenCounterOffsets[modelId], tokens, epoch);
+        if (counterOffset < 0)
+        {
+            return InflightTracker.NO_LEASE;
+        }
+        final ModelSignals signals = s.signals(modelId);
+        final int admitted = signals == null ? ModelEjection.ADMITTED : signals.ejection.admit();
+        final long lease = leases.acquire(counterOffset, s.tokenCounterOffsets[modelId], tokens, epoch);
+        if (admitted == ModelEjection.PROBE_CLAIMED)
+        {
+            settleProbe(signals.ejection, lease);
+        }
+        return lease;
+    }
+
+    private static void settleProbe(final ModelEjection ejection, final long lease)
+    {
+        if (lease == InflightTracker.NO_LEASE || lease < 0)
+        {
+            ejection.unclaim();
+        }
+        else
+        {
+            ejection.probe(lease);
+        }
     }
 }

@@ -6,6 +6,8 @@ import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.reliability.EjectionTable;
+import io.multifactor.kernel.reliability.ModelEjection;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 
@@ -37,6 +39,8 @@ final class StateInstaller
     private final PerThreadCounterBlocks counterBlocksOrNull;
     private final SignalSettings settings;
     private final NanoClock clock;
+    private final EjectionTable ejections;
+    private static final int[] NO_EJECTION_COUNTERS = { -1, -1, -1 };
 
     // Guarded by the engine's lock.
     private Map<String, ModelSignals> signalsByName = new HashMap<>();
@@ -52,10 +56,12 @@ final class StateInstaller
         final long sliceNs,
         final PerThreadCounterBlocks counterBlocksOrNull,
         final SignalSettings settings,
-        final NanoClock clock)
+        final NanoClock clock,
+        final EjectionTable ejections)
     {
         this.settings = settings;
         this.clock = clock;
+        this.ejections = ejections;
         this.counterBlocksOrNull = counterBlocksOrNull;
         this.lock = lock;
         this.layout = layout;
@@ -168,6 +174,7 @@ final class StateInstaller
             {
                 closed = true;
                 state = new EngineState(new PlansBuilder().build(), new ModelSignals[0], values);
+                ejections.models(new ModelEjection[0]);
                 signalsByName = new HashMap<>();
             }
         }
@@ -180,9 +187,10 @@ final class StateInstaller
         final EngineState nextState;
         final Map<String, ModelSignals> nextByName = new HashMap<>();
         final int[] nextHealed = layout.newHealedOffsetByCounterId();
+        final int[][] ejectionOffsets = new int[next.modelCapacity()][];
         try
         {
-            nextState = build(next, nowNs, nextByName, nextHealed);
+            nextState = build(next, nowNs, nextByName, nextHealed, ejectionOffsets);
         }
         catch (final IllegalStateException ex)
         {
@@ -192,6 +200,7 @@ final class StateInstaller
         }
         layout.commitGeneration(nowNs, nextHealed);
         serverPublisher.commitCounters();
+        installEjection(next, nextState, ejectionOffsets);
         publisher.publish(nextState, nowNs);
         serverPublisher.publish(nextState, nowNs);
         for (final ModelSignals retired : signalsByName.values())
@@ -212,9 +221,34 @@ final class StateInstaller
         layout.reclaim(nowNs);
     }
 
+    // Under lock, after the generation committed: each model's ejection policy and counters, then the models by slot
+    // (a lease of a model that left the plans ends with no ejection state to report to).
+    private void installEjection(final Plans next, final EngineState nextState, final int[][] ejectionOffsets)
+    {
+        final ModelEjection[] bySlot = new ModelEjection[ejections.capacity()];
+        for (int modelId = 0; modelId < nextState.byModel.length; modelId++)
+        {
+            final ModelSignals signals = nextState.byModel[modelId];
+            if (signals != null)
+            {
+                final ModelEjection ejection = signals.ejection;
+                ejection.policy(next.ejectionPolicy(modelId));
+                final int[] offsets = ejectionOffsets[modelId];
+                ejection.counters(values, offsets[0], offsets[1]);
+                signals.ejectedOffset = offsets[2];
+                bySlot[signals.counterId] = ejection;
+            }
+        }
+        ejections.models(bySlot);
+    }
+
     // Under lock, inside a counters generation: allocates (or finds) every counter the plans need.
     private EngineState build(
-        final Plans next, final long nowNs, final Map<String, ModelSignals> nextByName, final int[] nextHealed)
+        final Plans next,
+        final long nowNs,
+        final Map<String, ModelSignals> nextByName,
+        final int[] nextHealed,
+        final int[][] ejectionOffsets)
     {
         final long sliceIndex = sliceIndex(nowNs);
         final int modelCapacity = next.modelCapacity();
@@ -240,6 +274,7 @@ final class StateInstaller
             {
                 signals = new ModelSignals(name, inflightId, CounterBuffers.valueOffset(inflightId), tokensId,
                     CounterBuffers.valueOffset(tokensId), sliceIndex, settings, clock, originNs);
+                signals.ejection = new ModelEjection(ejections, inflightId, null);
                 if (fleetAttached)
                 {
                     signals.ttft.keepUnsent();
@@ -250,6 +285,9 @@ final class StateInstaller
             nextByName.put(name, signals);
             layout.modelCounters(
                 modelId, name, inflightId, next, nextHealed, dropCounterIds, sampleOffsets, latencyCounterOffsets);
+            // Only a model with reliability has ejection counters (a scenario's ejection of another is not counted).
+            ejectionOffsets[modelId] = next.ejectionPolicy(modelId) == null ? NO_EJECTION_COUNTERS :
+                layout.ejectionCounterOffsets(name);
         }
         serverPublisher.allocateCounters(layout);
         final int[][] selectionCounterIds = new int[next.decisionCapacity()][];
@@ -276,6 +314,6 @@ final class StateInstaller
             counterBlocksOrNull.idLimit(countedIdLimit);
         }
         return new EngineState(
-            next, byModel, values, latencyCounterOffsets, dropCounterIds, sampleOffsets, selectionCounterIds);
+            next, byModel, values, latencyCounterOffsets, dropCounterIds, sampleOffsets, selectionCounterIds, ejections);
     }
 }

@@ -104,6 +104,9 @@ public final class LeaseTable
     /** {@link #acquireWithin} of a counter already at its maximum: nothing counted. Never a lease (leases are >= 0). */
     public static final long AT_LIMIT = -1L;
 
+    /** {@link #releaseCounterOffset} of a value that released nothing (never a counter offset, which is >= 0). */
+    public static final int NOT_RELEASED = -1;
+
     /**
      * {@link #acquireWithin(int, long, int, long, long, long)} when the model's in-flight tokens plus the request's
      * would exceed the ceiling: nothing counted. Never a lease.
@@ -293,33 +296,47 @@ public final class LeaseTable
      */
     public boolean release(final long lease)
     {
+        return releaseCounterOffset(lease) != NOT_RELEASED;
+    }
+
+    /**
+     * Counts a request out, once per lease, as {@link #release}, and says which counter it was counted on (so that the
+     * caller knows the lease's model). Lock-free, allocates nothing, never throws.
+     *
+     * @param lease a value returned by {@link #acquire}, or anything else.
+     * @return the value offset of the counter the lease was counted on when this call released it;
+     *     {@link #NOT_RELEASED} for a second release, a reclaimed lease or a garbage value.
+     */
+    public int releaseCounterOffset(final long lease)
+    {
         final long raw = lease ^ SCRAMBLE;
         final long generation = raw >>> SLOT_BITS;
         final int slot = (int)(raw & SLOT_MASK);
         if (raw < 0 || generation == 0 || slot > mask)
         {
-            return false;
+            return NOT_RELEASED;
         }
         final int offset = slot << SLOT_SHIFT;
         // Acquire: we act on the counter of the word we read, written with it by the claim's release store.
         final long word = slots.getLongVolatile(offset);
         if ((word & GENERATION_STATE_MASK) != (generation << GENERATION_SHIFT | BUSY))
         {
-            return false;
+            return NOT_RELEASED;
         }
         // Read before the CAS: once the slot is FREE another lease may overwrite them; if the CAS succeeds, they are ours.
         final int tokenCounter = slots.getIntOpaque(offset + TOKEN_COUNTER_OFFSET);
         final long tokens = slots.getLongOpaque(offset + TOKENS_OFFSET);
         if (slots.compareAndSetLong(offset, word, generation << GENERATION_SHIFT | FREE))
         {
-            values.getAndAddLong(counterOffset(word), -1);
+            final int counterOffset = counterOffset(word);
+            values.getAndAddLong(counterOffset, -1);
             if (tokenCounter >= 0)
             {
                 values.getAndAddLong(tokenCounter, -tokens);
             }
-            return true;
+            return counterOffset;
         }
-        return false;
+        return NOT_RELEASED;
     }
 
     /**
@@ -331,6 +348,22 @@ public final class LeaseTable
      * @return the number of leases reclaimed.
      */
     public int sweep(final long cutoffEpoch, final IntConsumer onReclaimedOrNull)
+    {
+        return sweep(cutoffEpoch, onReclaimedOrNull, null);
+    }
+
+    /**
+     * As {@link #sweep(long, IntConsumer)}, also telling {@code onLeaseReclaimedOrNull} which lease each reclaimed slot
+     * held (so that the caller can tell a lease it remembers, such as an ejected model's probe, from the others). One
+     * thread at a time; allocates nothing.
+     *
+     * @param cutoffEpoch the smallest stamp that is not reclaimed.
+     * @param onReclaimedOrNull called with the in-flight counter offset of each reclaimed lease, or null.
+     * @param onLeaseReclaimedOrNull called with the counter offset and the lease of each reclaimed lease, or null.
+     * @return the number of leases reclaimed.
+     */
+    public int sweep(
+        final long cutoffEpoch, final IntConsumer onReclaimedOrNull, final ReclaimedLeaseListener onLeaseReclaimedOrNull)
     {
         final AtomicBuffer slots = this.slots;
         int reclaimed = 0;
@@ -358,6 +391,11 @@ public final class LeaseTable
                 if (onReclaimedOrNull != null)
                 {
                     onReclaimedOrNull.accept(counterOffset);
+                }
+                if (onLeaseReclaimedOrNull != null)
+                {
+                    final long generation = (word & GENERATION_STATE_MASK) >>> GENERATION_SHIFT;
+                    onLeaseReclaimedOrNull.onReclaimed(counterOffset, ((generation << SLOT_BITS) | slot) ^ SCRAMBLE);
                 }
             }
         }

@@ -26,6 +26,10 @@ package io.multifactor.kernel.metrics;
  *   1614     mf.server.kv_cache    model                         K(m) in millionths of the cache, -1 = missing (a gauge)
  *   1615     mf.server.scrapes     backend, result               scrapes of a backend by result (ok, failed, refused)
  *   1616     mf.server.fresh       backend                       1 while the backend is fresh, else 0 (a gauge)
+ *   1617     mf.ejections          model, cause                  ejections of the model, cause 5xx (consecutive
+ *                                                                failures, a failed probe) or retry_after
+ *   1618     mf.ejected            model                         ms of ejection left, -1 while its probe is out,
+ *                                                                0 when not ejected (a gauge, one refresh old)
  * </pre>
  * A counter whose key's first int is {@link #KEY_RETIRED} belongs to a model or decision the current plans no longer
  * have; it is freed (and its id reused) once nothing can still count into it.
@@ -82,6 +86,15 @@ public final class CounterTypes
     /** Whether a backend is fresh (1) or not (0). */
     public static final int SERVER_FRESH = 1_616;
 
+    /** Ejections of a model, by cause. */
+    public static final int EJECTIONS = 1_617;
+
+    /** A model's ejection: milliseconds left, {@link #EJECTED_PROBING} while its probe is out, 0 when not ejected. */
+    public static final int EJECTED = 1_618;
+
+    /** Value of an {@link #EJECTED} counter while the model's half-open probe is out. */
+    public static final long EJECTED_PROBING = -1L;
+
     /** Tokens in flight on one model: the weights of its live leases ({@code mf.inflight.tokens}). */
     public static final int INFLIGHT_TOKENS = 1_619;
 
@@ -107,6 +120,6 @@ public final class CounterTypes
      */
     public static boolean isEngineType(final int typeId)
     {
-        return typeId >= INFLIGHT && typeId <= SERVER_FRESH || typeId == INFLIGHT_TOKENS;
+        return typeId >= INFLIGHT && typeId <= EJECTED || typeId == INFLIGHT_TOKENS;
     }
 }

@@ -1,6 +1,7 @@
 package io.multifactor.kernel.plan;
 
 import io.multifactor.api.Handles;
+import io.multifactor.kernel.reliability.EjectionPolicy;
 
 import java.util.Arrays;
 import java.util.HashMap;
@@ -31,6 +32,8 @@ public final class Plans
     private final int decisionCount;
     private final String[] modelLineage;
     private final String[] decisionLineage;
+    // By model handle, null where a model has no reliability; set once by the builder before the snapshot is shared.
+    private EjectionPolicy[] ejectionPolicies = new EjectionPolicy[0];
 
     Plans(
         final String[] modelNames,
@@ -72,6 +75,50 @@ public final class Plans
         }
         this.modelCount = models;
         this.decisionCount = decisionsPresent;
+    }
+
+    /**
+     * The builder's last step, before the snapshot is shared: each model's ejection policy.
+     *
+     * @param byModel by model handle, null where a model has no {@code reliability}.
+     * @return this snapshot.
+     */
+    Plans ejectionPolicies(final EjectionPolicy[] byModel)
+    {
+        ejectionPolicies = byModel.clone();
+        return this;
+    }
+
+    /**
+     * @return the same snapshot (models, decisions, handles) with no model's ejection policy: what the configuration
+     *     means without any {@code reliability} (for what-if runs such as the simulator's comparison).
+     */
+    public Plans withoutEjectionPolicies()
+    {
+        return new Plans(modelNames, modelQuality, modelPromptPer1M, modelCompletionPer1M, decisions, percentiles,
+            modelLineage, decisionLineage);
+    }
+
+    /** @return whether any model of this snapshot has an ejection policy ({@code reliability}). */
+    public boolean hasEjectionPolicies()
+    {
+        for (final EjectionPolicy policy : ejectionPolicies)
+        {
+            if (policy != null)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @param modelId model handle.
+     * @return the model's ejection policy ({@code reliability}), null when it has none or the handle is unknown.
+     */
+    public EjectionPolicy ejectionPolicy(final int modelId)
+    {
+        return modelId >= 0 && modelId < ejectionPolicies.length ? ejectionPolicies[modelId] : null;
     }
 
     /** @return one more than the highest model handle ever issued in this lineage; size arrays indexed by handle with it. */

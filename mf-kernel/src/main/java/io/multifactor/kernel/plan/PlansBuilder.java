@@ -3,6 +3,7 @@ package io.multifactor.kernel.plan;
 import io.multifactor.api.Factor;
 import io.multifactor.api.LatencyMetric;
 import io.multifactor.api.Objective;
+import io.multifactor.kernel.reliability.EjectionPolicy;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -29,6 +30,7 @@ public final class PlansBuilder
     private final List<String> decisionLineage = new ArrayList<>();
 
     private final Map<String, Integer> modelIds = new HashMap<>();
+    private final Map<String, EjectionPolicy> ejectionPolicies = new HashMap<>();
     private final List<String> modelNames = new ArrayList<>();
     private final List<double[]> modelPrices = new ArrayList<>();
     private final List<Integer> modelIdOrder = new ArrayList<>();
@@ -98,6 +100,25 @@ public final class PlansBuilder
         modelNames.add(name);
         modelIdOrder.add(id);
         modelPrices.add(new double[] { quality, promptPer1M, completionPer1M });
+        return this;
+    }
+
+    /**
+     * Gives a model added before its {@code reliability}: the engine ejects it after failures (section "Ejection of
+     * failing models" of docs/semantics.md).
+     *
+     * @param name a model added to this builder.
+     * @param policy its ejection settings, or null for none.
+     * @return this builder.
+     * @throws IllegalArgumentException when no model of that name was added.
+     */
+    public PlansBuilder reliability(final String name, final EjectionPolicy policy)
+    {
+        if (!modelIds.containsKey(name))
+        {
+            throw new IllegalArgumentException("reliability of an unknown model: " + name);
+        }
+        ejectionPolicies.put(name, policy);
         return this;
     }
 
@@ -186,8 +207,13 @@ public final class PlansBuilder
             plans[ids[i]] = spec.compile(
                 ids[i], Arrays.binarySearch(percentiles, spec.percentile), quality, prompt, completion);
         }
+        final EjectionPolicy[] policies = new EjectionPolicy[modelCapacity];
+        for (final Map.Entry<String, EjectionPolicy> entry : ejectionPolicies.entrySet())
+        {
+            policies[modelIds.get(entry.getKey())] = entry.getValue();
+        }
         return new Plans(names, quality, prompt, completion, plans, percentiles, modelLineage.toArray(new String[0]),
-            decisionNames.toArray(new String[0]));
+            decisionNames.toArray(new String[0])).ejectionPolicies(policies);
     }
 
 

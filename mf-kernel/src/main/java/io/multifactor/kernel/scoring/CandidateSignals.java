@@ -1,6 +1,8 @@
 package io.multifactor.kernel.scoring;
 
 import io.multifactor.api.DropReason;
+import io.multifactor.kernel.reliability.EjectionPolicy;
+import io.multifactor.kernel.reliability.EjectionTable;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -21,7 +23,7 @@ import java.lang.invoke.VarHandle;
  *   tokenOffsets:     [ off(0)  | off(1)  | ... ]                          value offsets in tokenValues: tokens of the
  *                                                                          candidate's live leases (the lease table's
  *                                                                          counters in the engine)
- *   ejectedMillisLeft:[ e(0) | e(1) | ... ]                                NaN = not ejected
+ *   ejectionSlots:    [ slot(0) | slot(1) | ... ]                          each candidate's word in the EjectionTable
  *   inflightOffsets:  [ off(0)  | off(1)  | ... ]                          value offsets in inflightValues
  *   dropCounterIds:   [ id(0, reason 0) ... id(0, COUNT - 1) | id(1, 0) ... ]   counter id per candidate and reason
  * </pre>
@@ -32,7 +34,9 @@ import java.lang.invoke.VarHandle;
  * (1) the engine's {@code select} starts with a volatile load of its state, so no load of the loop can be hoisted out
  * of the call: every selection reads every value afresh; (2) each value is one aligned 64-bit word, which a 64-bit JVM
  * loads atomically (no torn value); (3) values of two consecutive publications may mix, which is harmless: each is a
- * valid recent percentile or count. The offsets are fixed at construction. This class is threadsafe under that
+ * valid recent percentile or count. Ejection is read live from each candidate's word in the {@link EjectionTable}
+ * (one plain load, the clock read only for a word that is not healthy), for the same reasons. The offsets are fixed
+ * at construction. This class is threadsafe under that
  * contract.
  */
 public final class CandidateSignals
@@ -62,7 +66,9 @@ public final class CandidateSignals
     final byte[] stale;
     final AtomicBuffer tokenValues;
     final int[] tokenOffsets;
-    final double[] ejectedMillisLeft;
+    final EjectionTable ejections;
+    final int[] ejectionSlots;
+    final int maxEjectionPercent;
     // Whether any signal beyond latency and in-flight requests was ever published here: until then the kernel reads
     // none of them (every one is missing, 0 or "not ejected"), so a decision without them pays no loads for them.
     // Plain field: set once, never cleared; the publication of the values themselves is ordered.
@@ -92,7 +98,8 @@ public final class CandidateSignals
      */
     public CandidateSignals(final AtomicBuffer inflightValues, final int[] inflightOffsets, final int[] dropCounterIds)
     {
-        this(inflightValues, inflightOffsets, dropCounterIds, null, null);
+        this(inflightValues, inflightOffsets, dropCounterIds, null, null, ownEjectionTable(inflightOffsets.length),
+            identity(inflightOffsets.length), EjectionPolicy.DEFAULT_MAX_EJECTION_PERCENT, false);
     }
 
     /**
@@ -108,7 +115,39 @@ public final class CandidateSignals
     public CandidateSignals(
         final AtomicBuffer inflightValues, final int[] inflightOffsets, final int[] dropCounterIds, final int[] tokenOffsets)
     {
-        this(inflightValues, inflightOffsets, dropCounterIds, inflightValues, tokenOffsets);
+        this(inflightValues, inflightOffsets, dropCounterIds, inflightValues, tokenOffsets,
+            ownEjectionTable(inflightOffsets.length), identity(inflightOffsets.length),
+            EjectionPolicy.DEFAULT_MAX_EJECTION_PERCENT, false);
+    }
+
+    /**
+     * An engine decision's signals: in-flight tokens from counters, ejection from the engine's table.
+     *
+     * @param inflightValues the counters' values buffer, which also holds the in-flight tokens counters.
+     * @param inflightOffsets value offset of each candidate's in-flight counter, in candidate order (copied).
+     * @param dropCounterIds per candidate, {@link DropReason#COUNT} counter ids (as the other constructor), copied.
+     * @param tokenOffsets value offset of each candidate's in-flight tokens counter, in candidate order (copied).
+     * @param ejections the table of the models' ejection words.
+     * @param ejectionSlots each candidate's slot in that table, in candidate order (copied).
+     * @param maxEjectionPercent p of the decision's ejection cap: the smallest {@code max_ejection_percent} of its
+     *     candidates that have {@code reliability}, {@link EjectionPolicy#DEFAULT_MAX_EJECTION_PERCENT} when none has.
+     * @param ejecting whether a candidate has {@code reliability}: then the kernel reads the extended signals (ejection
+     *     among them) from the start.
+     * @throws IllegalArgumentException when an array does not have one entry per candidate (per reason) or a slot is
+     *     not one of the table's.
+     */
+    public CandidateSignals(
+        final AtomicBuffer inflightValues,
+        final int[] inflightOffsets,
+        final int[] dropCounterIds,
+        final int[] tokenOffsets,
+        final EjectionTable ejections,
+        final int[] ejectionSlots,
+        final int maxEjectionPercent,
+        final boolean ejecting)
+    {
+        this(inflightValues, inflightOffsets, dropCounterIds, inflightValues, tokenOffsets, ejections, ejectionSlots,
+            maxEjectionPercent, ejecting);
     }
 
     private CandidateSignals(
@@ -116,7 +155,11 @@ public final class CandidateSignals
         final int[] inflightOffsets,
         final int[] dropCounterIds,
         final AtomicBuffer tokenValuesOrNull,
-        final int[] tokenOffsetsOrNull)
+        final int[] tokenOffsetsOrNull,
+        final EjectionTable ejections,
+        final int[] ejectionSlots,
+        final int maxEjectionPercent,
+        final boolean ejecting)
     {
         if (tokenOffsetsOrNull != null && tokenOffsetsOrNull.length != inflightOffsets.length)
         {
@@ -153,8 +196,21 @@ public final class CandidateSignals
             this.tokenValues = tokenValuesOrNull;
             this.tokenOffsets = tokenOffsetsOrNull.clone();
         }
-        this.ejectedMillisLeft = new double[Math.max(1, candidateCount)];
-        java.util.Arrays.fill(ejectedMillisLeft, Double.NaN);
+        if (ejectionSlots.length != candidateCount)
+        {
+            throw new IllegalArgumentException("ejection slots: " + ejectionSlots.length + " for " + candidateCount);
+        }
+        for (final int slot : ejectionSlots)
+        {
+            if (slot < 0 || slot >= ejections.capacity())
+            {
+                throw new IllegalArgumentException("ejection slot " + slot + " outside 0.." + (ejections.capacity() - 1));
+            }
+        }
+        this.ejections = ejections;
+        this.ejectionSlots = ejectionSlots.clone();
+        this.maxEjectionPercent = maxEjectionPercent;
+        this.extendedSignals = ejecting;
     }
 
     /**
@@ -235,16 +291,33 @@ public final class CandidateSignals
     }
 
     /**
-     * Publishes whether one candidate is ejected (release store).
+     * Sets whether one candidate is ejected, for signals built without an engine's table (their own table, on a clock
+     * that stands still): its word becomes ejected for {@code millisLeft} (rounded up to whole milliseconds), half-open
+     * with its probe out for 0, healthy for NaN. On an engine's signals it would override the model's state: the
+     * engine's own ejection writes the words.
      *
      * @param index candidate position.
-     * @param millisLeft milliseconds left of its ejection (the probe's state counts as ejected too), NaN when it is not
-     *     ejected.
+     * @param millisLeft milliseconds left of its ejection (0: its probe is out), NaN when it is not ejected.
      */
     public void publishEjection(final int index, final double millisLeft)
     {
         extendedSignals = true;
-        DOUBLES.setRelease(ejectedMillisLeft, index, millisLeft);
+        ejections.state(ejectionSlots[index], millisLeft);
+    }
+
+    /**
+     * From now on the kernel reads the extended signals, ejection among them (the engine calls it when it ejects a
+     * model explicitly, whatever its {@code reliability}). Off the hot path.
+     */
+    public void readExtendedSignals()
+    {
+        extendedSignals = true;
+    }
+
+    /** @return p of the decision's ejection cap, its smallest {@code max_ejection_percent}. */
+    public int maxEjectionPercent()
+    {
+        return maxEjectionPercent;
     }
 
     /**
@@ -299,8 +372,8 @@ public final class CandidateSignals
      */
     public boolean ejected(final int index)
     {
-        // ejection: the reliability state feeds this (NaN compares false).
-        return ejectedMillisLeft[index] >= 0.0;
+        // ejection: one plain load of the model's word; the clock is read only when it is not healthy.
+        return ejections.ejected(ejectionSlots[index]);
     }
 
     /**
@@ -309,7 +382,7 @@ public final class CandidateSignals
      */
     public double ejectedMillisLeft(final int index)
     {
-        return ejectedMillisLeft[index];
+        return ejections.ejectedMillisLeft(ejectionSlots[index]);
     }
 
     /**
@@ -366,5 +439,21 @@ public final class CandidateSignals
         final int[] ids = new int[candidateCount * DropReason.COUNT];
         java.util.Arrays.fill(ids, -1);
         return ids;
+    }
+
+    // Signals scored without an engine: their own table, on a clock that stands still at 0.
+    private static EjectionTable ownEjectionTable(final int candidateCount)
+    {
+        return new EjectionTable(Math.max(1, candidateCount), () -> 0L, 0L);
+    }
+
+    private static int[] identity(final int candidateCount)
+    {
+        final int[] slots = new int[candidateCount];
+        for (int i = 0; i < candidateCount; i++)
+        {
+            slots[i] = i;
+        }
+        return slots;
     }
 }

@@ -15,6 +15,7 @@ import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
 import io.multifactor.kernel.plan.Pick;
 import io.multifactor.kernel.plan.TieBreak;
+import io.multifactor.kernel.reliability.EjectionPolicy;
 
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -158,6 +159,7 @@ public final class ScoringKernel
         double kMin = Double.POSITIVE_INFINITY;
         double kMax = Double.NEGATIVE_INFINITY;
         int survivors = 0;
+        int ejectedDrops = 0;
 
         for (int i = 0; i < n; i++)
         {
@@ -185,7 +187,7 @@ public final class ScoringKernel
             {
                 SelectionWriter.extendedValues(out, i, queue, kvCache, inflightTokens, signals.ejectedMillisLeft(i));
             }
-            // ejection: the candidate's published state; the decision's percent cap is applied where it is published.
+            // ejection: the model's live word (one plain load); the decision's percent cap is applied after the loop.
             final boolean ejected = extended && signals.ejected(i);
             // NaN compares false: a missing observation never breaks a ceiling; an off ceiling is +Infinity. A floor is
             // off for most decisions; a missing quality fails >= and breaks it. Non-short-circuit ORs: one branch for
@@ -197,7 +199,12 @@ public final class ScoringKernel
             {
                 final int reason = dropReason(plan, signals, exclusionsOrNull, i, quality, tpot, ttft, cost);
                 SelectionWriter.observed(out, i, reason, tpot, ttft, inflight);
-                if (dropCountsOrNull != null)
+                if (reason == DropReason.EJECTED)
+                {
+                    // Counted once the cap is applied: max_ejection_percent may keep it a candidate.
+                    ejectedDrops++;
+                }
+                else if (dropCountsOrNull != null)
                 {
                     // Counted here, in the drop branch: no other pass over the candidates looks for drops.
                     dropCountsOrNull.increment(signals.dropCounterId(i, reason));
@@ -221,6 +228,10 @@ public final class ScoringKernel
             kMax = kvCache > kMax ? kvCache : kMax;
         }
         FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax, wMin, wMax, kMin, kMax);
+        if (ejectedDrops != 0)
+        {
+            survivors += ejectionCapSlowPath(plan, signals, out, ejectedDrops, dropCountsOrNull);
+        }
 
         if (survivors == 0)
         {
@@ -233,6 +244,101 @@ public final class ScoringKernel
             return;
         }
         rank(plan, out, requestOrNull);
+    }
+
+    /**
+     * The decision's ejection cap (max_ejection_percent): of its n candidates after the request's exclusions, ejection
+     * drops at most max(1, floor(p / 100 * n)); beyond that, the ejected candidates whose ejection ends soonest (then
+     * the earlier in modelRefs order) stay candidates, checked against the other ceilings like any other candidate
+     * (they keep their time left in the selection). Counts the drops that stand, and rewrites the bounds when a
+     * candidate came back.
+     *
+     * @return how many candidates came back as survivors.
+     */
+    private static int ejectionCapSlowPath(
+        final DecisionPlan plan,
+        final CandidateSignals signals,
+        final Selection out,
+        final int ejectedDrops,
+        final SingleWriterCounterBlock dropCountsOrNull)
+    {
+        final int n = plan.candidateCount();
+        int candidates = 0;
+        for (int i = 0; i < n; i++)
+        {
+            candidates += out.dropReason(i) == DropReason.EXCLUDED ? 0 : 1;
+        }
+        int comeBack = ejectedDrops - EjectionPolicy.maxEjected(candidates, signals.maxEjectionPercent());
+        int back = 0;
+        while (comeBack > 0)
+        {
+            int soonest = -1;
+            for (int i = 0; i < n; i++)
+            {
+                // Strictly less: of equal times left the earlier candidate comes back first.
+                if (out.dropReason(i) == DropReason.EJECTED &&
+                    (soonest < 0 || out.ejectedMillisLeft(i) < out.ejectedMillisLeft(soonest)))
+                {
+                    soonest = i;
+                }
+            }
+            final int reason = ceilingReason(plan, signals, out, soonest);
+            SelectionWriter.dropReason(out, soonest, reason);
+            if (reason == DropReason.NONE)
+            {
+                back++;
+            }
+            else if (dropCountsOrNull != null)
+            {
+                dropCountsOrNull.increment(signals.dropCounterId(soonest, reason));
+            }
+            comeBack--;
+        }
+        if (dropCountsOrNull != null)
+        {
+            for (int i = 0; i < n; i++)
+            {
+                if (out.dropReason(i) == DropReason.EJECTED)
+                {
+                    dropCountsOrNull.increment(signals.dropCounterId(i, DropReason.EJECTED));
+                }
+            }
+        }
+        if (back > 0)
+        {
+            for (int f = 0; f < Factor.COUNT; f++)
+            {
+                double min = Double.POSITIVE_INFINITY;
+                double max = Double.NEGATIVE_INFINITY;
+                for (int i = 0; i < n; i++)
+                {
+                    if (out.dropReason(i) == DropReason.NONE)
+                    {
+                        final double value = out.value(i, f);
+                        min = value < min ? value : min;
+                        max = value > max ? value : max;
+                    }
+                }
+                SelectionWriter.bounds(out, f, min, max);
+            }
+        }
+        return back;
+    }
+
+    // The first ceiling after ejection that a candidate breaks, from what the selection observed; NONE when none.
+    private static int ceilingReason(
+        final DecisionPlan plan, final CandidateSignals signals, final Selection out, final int i)
+    {
+        final double quality = out.quality(i);
+        return plan.hasQualityFloor() && !(quality >= plan.minQuality()) ? DropReason.QUALITY :
+            out.tpotMs(i) > plan.effectiveMaxTpotMs() ? DropReason.TPOT :
+            out.ttftMs(i) > plan.effectiveMaxTtftMs() ? DropReason.TTFT :
+            out.costPer1M(i) > plan.effectiveMaxCostPer1M() ? DropReason.COST :
+            out.inflight(i) > plan.effectiveMaxInflight() ? DropReason.INFLIGHT :
+            out.inflightTokens(i) > plan.effectiveMaxInflightTokens() ? DropReason.INFLIGHT_TOKENS :
+            out.queue(i) > plan.effectiveMaxQueue() ? DropReason.QUEUE :
+            out.kvCache(i) > plan.effectiveMaxKvCache() ? DropReason.KV_CACHE :
+            plan.dropsStale() && signals.stale(i) ? DropReason.STALE : DropReason.NONE;
     }
 
     /**

@@ -18,7 +18,8 @@ import org.agrona.concurrent.CachedNanoClock;
 /**
  * Feeds a {@link Scenario} into a real engine through its public recording API: every latency sample with
  * {@code recordTpotMs}/{@code recordTtftMs}, every in-flight request with {@code begin}, its {@code inflight_tokens}
- * spread over those leases' weights (0 when absent, not {@code default_request_tokens}); then the caller refreshes and
+ * spread over those leases' weights (0 when absent, not {@code default_request_tokens}), an ejection with
+ * {@code ejectForMillis}; then the caller refreshes and
  * selects with the scenario's exclusions.
  * <p>
  * With {@code latency_estimator: peak_ewma} and the engine's clock in hand ({@link #apply(Scenario, MultiFactorEngine,
@@ -99,6 +100,11 @@ public final class ScenarioReplay
             {
                 at(clock, requestNs, ttft.length - 1 - i);
                 clamped += check(engine.recordTtftMs(modelId, ttft[i]), model, ttft[i]);
+            }
+            if (model.ejectedMs() > 0)
+            {
+                // As given, whatever the model's reliability: ejected for this long from the engine's now.
+                engine.ejectForMillis(modelId, (long)Math.ceil(model.ejectedMs()));
             }
             final long inflight = model.inflight();
             final long tokens = model.inflightTokens();

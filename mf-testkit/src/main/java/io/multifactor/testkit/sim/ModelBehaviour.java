@@ -18,6 +18,7 @@ package io.multifactor.testkit.sim;
  * @param degradedUntilS end (exclusive) of the degraded window in simulated seconds; NaN when it never degrades.
  * @param degradedTtftFactor multiplier of the TTFT mean inside the degraded window; 1 when it never degrades.
  * @param degradedTpotFactor multiplier of the TPOT mean inside the degraded window; 1 when it never degrades.
+ * @param failures how it fails (errors, a window of failures, 429s with Retry-After); {@link FailureBehaviour#NONE}.
  */
 public record ModelBehaviour(
     String name,
@@ -29,8 +30,39 @@ public record ModelBehaviour(
     double degradedFromS,
     double degradedUntilS,
     double degradedTtftFactor,
-    double degradedTpotFactor)
+    double degradedTpotFactor,
+    FailureBehaviour failures)
 {
+    /**
+     * A model that never fails.
+     *
+     * @param name model name, as in the router configuration.
+     * @param ttftMs mean time to first token in milliseconds.
+     * @param tpotMs mean time per output token in milliseconds.
+     * @param sigma shape of the lognormal draws.
+     * @param capacity requests in flight served at base speed.
+     * @param slowdownPerRequest relative growth per request beyond capacity.
+     * @param degradedFromS start of the degraded window, NaN when none.
+     * @param degradedUntilS end of the degraded window, NaN when none.
+     * @param degradedTtftFactor TTFT multiplier inside the window.
+     * @param degradedTpotFactor TPOT multiplier inside the window.
+     */
+    public ModelBehaviour(
+        final String name,
+        final double ttftMs,
+        final double tpotMs,
+        final double sigma,
+        final int capacity,
+        final double slowdownPerRequest,
+        final double degradedFromS,
+        final double degradedUntilS,
+        final double degradedTtftFactor,
+        final double degradedTpotFactor)
+    {
+        this(name, ttftMs, tpotMs, sigma, capacity, slowdownPerRequest, degradedFromS, degradedUntilS,
+            degradedTtftFactor, degradedTpotFactor, FailureBehaviour.NONE);
+    }
+
     /**
      * Checks the ranges given in the parameter descriptions.
      *
@@ -60,6 +92,7 @@ public record ModelBehaviour(
         }
         requirePositive(name, "degraded ttft_factor", degradedTtftFactor);
         requirePositive(name, "degraded tpot_factor", degradedTpotFactor);
+        failures = failures == null ? FailureBehaviour.NONE : failures;
     }
 
     /**
@@ -96,7 +129,17 @@ public record ModelBehaviour(
     public ModelBehaviour degraded(final double fromS, final double untilS, final double ttftFactor, final double tpotFactor)
     {
         return new ModelBehaviour(name, ttftMs, tpotMs, sigma, capacity, slowdownPerRequest, fromS, untilS, ttftFactor,
-            tpotFactor);
+            tpotFactor, failures);
+    }
+
+    /**
+     * @param next how the model fails.
+     * @return the same model, failing so.
+     */
+    public ModelBehaviour failing(final FailureBehaviour next)
+    {
+        return new ModelBehaviour(name, ttftMs, tpotMs, sigma, capacity, slowdownPerRequest, degradedFromS,
+            degradedUntilS, degradedTtftFactor, degradedTpotFactor, next);
     }
 
     /** @return whether this model has a degraded window. */

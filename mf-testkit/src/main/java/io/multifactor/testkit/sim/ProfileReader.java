@@ -41,6 +41,9 @@ import java.util.Map;
  *     capacity: 16           # in-flight requests at base speed (default 32)
  *     slowdown_per_request: 0.03   # growth per request beyond capacity (default 0.02)
  *     degraded: {from_s: 30, until_s: 50, ttft_factor: 6, tpot_factor: 2.5}   # optional
+ *     error_rate: 0.01       # share of requests answered 500 (default 0)
+ *     failing: {from_s: 30, until_s: 50}     # optional: every request answered 500 in this window
+ *     rate_limited: {from_s: 70, until_s: 80, retry_after_s: 5}   # optional: 429 with Retry-After in this window
  * </pre>
  * This class is stateless and threadsafe.
  */
@@ -52,7 +55,10 @@ public final class ProfileReader
     private static final List<String> LONG_PROMPT_KEYS = List.of("share", "prompt_tokens");
     private static final List<String> OUTPUT_KEYS = List.of("mean", "sigma");
     private static final List<String> MODEL_KEYS =
-        List.of("ttft_ms", "tpot_ms", "sigma", "capacity", "slowdown_per_request", "degraded");
+        List.of("ttft_ms", "tpot_ms", "sigma", "capacity", "slowdown_per_request", "degraded", "error_rate", "failing",
+            "rate_limited");
+    private static final List<String> FAILING_KEYS = List.of("from_s", "until_s");
+    private static final List<String> RATE_LIMITED_KEYS = List.of("from_s", "until_s", "retry_after_s");
     private static final List<String> DEGRADED_KEYS = List.of("from_s", "until_s", "ttft_factor", "tpot_factor");
 
     private ProfileReader()
@@ -290,12 +296,41 @@ public final class ProfileReader
                     "must be after from_s (" + text(degraded.value("from_s")) + "), got " + text(degraded.value("until_s")));
             }
         }
+        final double errorRate = atLeast(reader, "error_rate", 0.0, 0.0);
+        if (errorRate > 1.0)
+        {
+            reader.problems().error(reader.value("error_rate"), reader.path("error_rate"),
+                "must be in [0, 1], got " + text(reader.value("error_rate")));
+        }
+        final double[] failing = window(reader, "failing", FAILING_KEYS);
+        final double[] limited = window(reader, "rate_limited", RATE_LIMITED_KEYS);
         if (!complete || reader.problems().errors().size() != errorsBefore)
         {
             return null;
         }
-        final ModelBehaviour steady = ModelBehaviour.steady(name, ttftMs, tpotMs, sigma, capacity, slowdown);
+        final ModelBehaviour steady = ModelBehaviour.steady(name, ttftMs, tpotMs, sigma, capacity, slowdown)
+            .failing(new FailureBehaviour(errorRate, failing[0], failing[1], limited[0], limited[1], limited[2]));
         return degraded == null ? steady : steady.degraded(fromS, untilS, ttftFactor, tpotFactor);
+    }
+
+    // {from_s, until_s, retry_after_s} of an optional window, NaN (and 1 s) when absent.
+    private static double[] window(final MappingReader reader, final String key, final List<String> keys)
+    {
+        final MappingReader window = reader.optionalMapping(key, keys);
+        if (window == null)
+        {
+            return new double[] { Double.NaN, Double.NaN, 1.0 };
+        }
+        final boolean complete = window.require("from_s") & window.require("until_s");
+        final double fromS = atLeast(window, "from_s", 0.0, 0.0);
+        final double untilS = positive(window, "until_s", 1.0);
+        final double retryAfterS = keys.contains("retry_after_s") ? positive(window, "retry_after_s", 1.0) : 1.0;
+        if (complete && untilS <= fromS)
+        {
+            window.problems().error(window.value("until_s"), window.path("until_s"),
+                "must be after from_s (" + text(window.value("from_s")) + "), got " + text(window.value("until_s")));
+        }
+        return new double[] { fromS, untilS, retryAfterS };
     }
 
     private static YamlMapping mapping(final MappingReader reader, final String key)

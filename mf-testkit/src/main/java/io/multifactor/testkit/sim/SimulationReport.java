@@ -27,6 +27,8 @@ public final class SimulationReport
     private final long[] sloDrops;
     private final long[] peakInflight;
     private final List<IntervalRow> rows;
+    private final long backendErrors;
+    private final double[] recoveryToTrafficS;
     private final ComparisonFigures figures;
 
     SimulationReport(
@@ -45,6 +47,30 @@ public final class SimulationReport
         final List<IntervalRow> rows,
         final ComparisonFigures figures)
     {
+        this(durationS, seed, ceilingsEnforced, requests, failed, fallbacks, sloMet, costUsd, modelNames, selected,
+            sloDrops, peakInflight, rows, 0, new double[selected.length], figures);
+    }
+
+    SimulationReport(
+        final double durationS,
+        final long seed,
+        final boolean ceilingsEnforced,
+        final long requests,
+        final long failed,
+        final long fallbacks,
+        final long sloMet,
+        final double costUsd,
+        final List<String> modelNames,
+        final long[] selected,
+        final long[] sloDrops,
+        final long[] peakInflight,
+        final List<IntervalRow> rows,
+        final long backendErrors,
+        final double[] recoveryToTrafficS,
+        final ComparisonFigures figures)
+    {
+        this.backendErrors = backendErrors;
+        this.recoveryToTrafficS = recoveryToTrafficS.clone();
         this.durationS = durationS;
         this.seed = seed;
         this.ceilingsEnforced = ceilingsEnforced;
@@ -168,6 +194,22 @@ public final class SimulationReport
     public List<IntervalRow> rows()
     {
         return rows;
+    }
+
+    /** @return requests the chosen model answered with an error (a 5xx or a 429): failed requests. */
+    public long backendErrors()
+    {
+        return backendErrors;
+    }
+
+    /**
+     * @param model a model index.
+     * @return for a model with a window of failures, the simulated seconds from the window's end (its recovery) to the
+     *     first request sent to it again; NaN when it has no such window or got no request after it.
+     */
+    public double recoveryToTrafficS(final int model)
+    {
+        return recoveryToTrafficS[model];
     }
 
     /** @return the figures {@code simulate --compare} prints for this run. */

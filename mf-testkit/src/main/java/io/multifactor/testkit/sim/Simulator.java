@@ -27,7 +27,9 @@ import java.util.SplittableRandom;
  * Requests arrive as a Poisson process and are spread over the decisions by the profile's shares. Each request is
  * selected by the engine, begins a lease on the chosen model, and draws its TTFT, TPOT (lognormal, slower under load
  * beyond the model's capacity and inside its degraded window) and output length. At its first token the TTFT is
- * recorded; at its completion the TPOT is recorded and the lease ends. The engine's {@code refresh()} runs every
+ * recorded; at its completion the TPOT is recorded and the lease ends with status 200. A model that fails (its
+ * {@link FailureBehaviour}) answers a request with a 500 or a 429 with Retry-After after its time to first token
+ * instead, and the lease ends with that status, which the engine's ejection reads. The engine's {@code refresh()} runs every
  * {@value #REFRESH_TICK_MS} simulated milliseconds, as its agent would. A simulated minute takes well under a second.
  * <p>
  * Every draw comes from one seeded {@link SplittableRandom} split per purpose, and simultaneous events run in a fixed
@@ -44,6 +46,7 @@ public final class Simulator
     private static final long NS_PER_S = 1_000_000_000L;
     private static final int FIRST_TOKEN = 0;
     private static final int COMPLETION = 1;
+    private static final int ERROR_ANSWER = 2;
 
     private final Plans plans;
     private final Plans enginePlans;
@@ -211,11 +214,29 @@ public final class Simulator
         final long micros;
         final long lease;
         final long tokens;
+        final int status;
+        final long retryAfterMs;
 
         Pending(final long timeNs, final long sequence, final int kind, final int modelId, final long micros, final long lease,
             final long tokens)
         {
+            this(timeNs, sequence, kind, modelId, micros, lease, tokens, FailureBehaviour.OK, 0L);
+        }
+
+        Pending(
+            final long timeNs,
+            final long sequence,
+            final int kind,
+            final int modelId,
+            final long micros,
+            final long lease,
+            final long tokens,
+            final int status,
+            final long retryAfterMs)
+        {
             this.tokens = tokens;
+            this.status = status;
+            this.retryAfterMs = retryAfterMs;
             this.timeNs = timeNs;
             this.sequence = sequence;
             this.kind = kind;
@@ -240,8 +261,11 @@ public final class Simulator
         private final SplittableRandom latencies;
         private final SplittableRandom lengths;
         private final SplittableRandom sizes;
+        private final SplittableRandom errors;
         private final long[] tokensInFlight = new long[modelNames.size()];
         private long sequence;
+        private long backendErrors;
+        private final double[] recoveryToTrafficS = new double[modelNames.size()];
 
         private final int models = modelNames.size();
         private long requests;
@@ -278,6 +302,9 @@ public final class Simulator
             this.lengths = root.split();
             // Split last: the draws of a profile without long prompts stay as they were.
             this.sizes = root.split();
+            // After it: a profile without failures draws exactly what it drew before failures existed.
+            this.errors = root.split();
+            Arrays.fill(recoveryToTrafficS, Double.NaN);
             for (int i = 0; i < models; i++)
             {
                 intervalTtft[i] = new SampleBuffer();
@@ -335,7 +362,8 @@ public final class Simulator
             listener.onProgress(profile.durationS(), profile.durationS(), requests);
             figures.finish();
             return new SimulationReport(profile.durationS(), profile.seed(), ceilingsEnforced, requests, failed, fallbacks,
-                sloMet, costUsd, modelNames, selected, sloDrops, peakInflight, rows, figures);
+                sloMet, costUsd, modelNames, selected, sloDrops, peakInflight, rows, backendErrors, recoveryToTrafficS,
+                figures);
         }
 
         private void arrive(final long nowNs)
@@ -397,6 +425,24 @@ public final class Simulator
 
             final long ttftMicros = Math.max(1L, Math.round(ttftMs * 1000.0));
             final long tpotMicros = Math.max(1L, Math.round(tpotMs * 1000.0));
+            final FailureBehaviour failures = behaviour.failures();
+            if (failures.fails())
+            {
+                final double recoveredS = failures.failingUntilS();
+                if (nowNs / 1e9 >= recoveredS && Double.isNaN(recoveryToTrafficS[model]))
+                {
+                    recoveryToTrafficS[model] = nowNs / 1e9 - recoveredS;
+                }
+                final int status = failures.statusAt(nowNs, errors.nextDouble());
+                if (status != FailureBehaviour.OK)
+                {
+                    // Answered with an error after its time to first token: no token, no sample, SLO not met.
+                    backendErrors++;
+                    pending.add(new Pending(nowNs + ttftMicros * 1000L, sequence++, ERROR_ANSWER, modelId, 0L, lease,
+                        requestTokens, status, status == FailureBehaviour.TOO_MANY_REQUESTS ? failures.retryAfterMs() : 0L));
+                    return;
+                }
+            }
             final long firstTokenNs = nowNs + ttftMicros * 1000L;
             final long completionNs = firstTokenNs + tpotMicros * 1000L * outputTokens;
             pending.add(new Pending(firstTokenNs, sequence++, FIRST_TOKEN, modelId, ttftMicros, InflightTracker.NO_LEASE, 0L));
@@ -422,6 +468,12 @@ public final class Simulator
         private void complete(final Pending event)
         {
             final int model = modelIndexById[event.modelId];
+            if (event.kind == ERROR_ANSWER)
+            {
+                engine.end(event.lease, event.status, event.retryAfterMs);
+                tokensInFlight[model] -= event.tokens;
+                return;
+            }
             if (event.kind == FIRST_TOKEN)
             {
                 engine.recordTtftMicros(event.modelId, event.micros);
@@ -431,7 +483,7 @@ public final class Simulator
             {
                 engine.recordTpotMicros(event.modelId, event.micros);
                 intervalTpot[model].add(event.micros);
-                engine.end(event.lease);
+                engine.end(event.lease, FailureBehaviour.OK);
                 tokensInFlight[model] -= event.tokens;
             }
         }

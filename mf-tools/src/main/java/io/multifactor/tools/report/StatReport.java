@@ -12,9 +12,10 @@ import java.util.TreeMap;
 
 /**
  * The {@code bin/mf stat} table: one snapshot of an engine's counters, read through a {@link CountersReader} (in this
- * process or over another process's counters file), as three tables (decisions, decision by chosen model, models), two
- * more when model servers are scraped (per model the queue and KV-cache use, per backend its freshness and scrapes) and
- * the engine-wide counts. Retired counters and labels that do not parse are left out.
+ * process or over another process's counters file), as three tables (decisions, decision by chosen model, models,
+ * with each ejected model's time left as of the engine's last refresh and its ejections by cause), two more when
+ * model servers are scraped (per model the queue and KV-cache use, per backend its freshness and scrapes) and the
+ * engine-wide counts. Retired counters and labels that do not parse are left out.
  * <p>
  * This class is stateless and threadsafe.
  */
@@ -82,7 +83,8 @@ public final class StatReport
     private static void models(final StringBuilder out, final Snapshot snapshot)
     {
         final Table table = new Table(
-            "MODEL", "INFLIGHT", "TPOT_MS", "TTFT_MS", "DROPPED", "DROPS_BY_REASON", "REFUSED", "CLAMPED", "HEALED");
+            "MODEL", "INFLIGHT", "TPOT_MS", "TTFT_MS", "DROPPED", "DROPS_BY_REASON", "REFUSED", "CLAMPED", "HEALED",
+            "EJECTED", "EJECTIONS");
         for (final Map.Entry<String, ModelRow> entry : snapshot.models.entrySet())
         {
             final ModelRow row = entry.getValue();
@@ -99,7 +101,7 @@ public final class StatReport
             }
             table.row(entry.getKey(), Long.toString(row.inflight), latency(row.tpot), latency(row.ttft),
                 Long.toString(dropped), reasons.length() == 0 ? "-" : reasons.toString(), Long.toString(row.refused),
-                Long.toString(row.clamped), Long.toString(row.healed));
+                Long.toString(row.clamped), Long.toString(row.healed), ejected(row), ejections(row));
         }
         table.appendTo(out);
     }
@@ -124,6 +126,30 @@ public final class StatReport
                 Long.toString(row[3]));
         }
         backends.appendTo(out);
+    }
+
+    // "-" for a model without reliability or not ejected; the time left as of the engine's last refresh otherwise.
+    private static String ejected(final ModelRow row)
+    {
+        if (row.ejectedMs == CounterTypes.EJECTED_PROBING)
+        {
+            return "probe_out";
+        }
+        return row.ejectedMs > 0 ? String.format(Locale.ROOT, "%.1fs_left", row.ejectedMs / 1000.0) : "-";
+    }
+
+    private static String ejections(final ModelRow row)
+    {
+        if (row.ejections.isEmpty())
+        {
+            return "-";
+        }
+        final StringBuilder text = new StringBuilder();
+        for (final Map.Entry<String, Long> cause : row.ejections.entrySet())
+        {
+            text.append(text.length() == 0 ? "" : " ").append(cause.getKey()).append('=').append(cause.getValue());
+        }
+        return text.toString();
     }
 
     private static String latency(final Map<Integer, Long> microsByPercentile)
@@ -162,6 +188,8 @@ public final class StatReport
         long refused;
         long clamped;
         long healed;
+        long ejectedMs;
+        final Map<String, Long> ejections = new TreeMap<>();
         final Map<String, Long> drops = new TreeMap<>();
         final Map<Integer, Long> tpot = new TreeMap<>();
         final Map<Integer, Long> ttft = new TreeMap<>();
@@ -234,6 +262,12 @@ public final class StatReport
                     break;
                 case CounterTypes.LEASES_HEALED:
                     model(label).healed = value;
+                    break;
+                case CounterTypes.EJECTED:
+                    model(label).ejectedMs = value;
+                    break;
+                case CounterTypes.EJECTIONS:
+                    model(label).ejections.merge(String.valueOf(label.tag("cause")), value, Long::sum);
                     break;
                 case CounterTypes.LATENCY:
                     final int percentile = parsePercentile(label.tag("percentile"));

@@ -104,6 +104,48 @@ public final class TextReport
         return sb.toString();
     }
 
+    /**
+     * The same traffic without and with ejection of failing models, side by side.
+     *
+     * @param without the run on the plans with every {@code reliability} removed.
+     * @param with the run on the plans as configured.
+     * @param profile the traffic (its failure windows name the models whose recovery is timed).
+     * @return the comparison block, each line ending with a newline.
+     */
+    public static String ejectionComparison(
+        final SimulationReport without, final SimulationReport with, final SimulationProfile profile)
+    {
+        final StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "ejection of failing models, same traffic and seed:%n"));
+        sb.append(String.format(Locale.ROOT, "  %-40s %16s %16s%n", "", "without ejection", "with ejection"));
+        sb.append(String.format(Locale.ROOT, "  %-40s %16d %16d%n", "requests", without.requests(), with.requests()));
+        sb.append(String.format(Locale.ROOT, "  %-40s %16d %16d%n", "failed requests (5xx, 429 answered)",
+            without.backendErrors(), with.backendErrors()));
+        sb.append(String.format(Locale.ROOT, "  %-40s %15.1f%% %15.1f%%%n", "SLO attainment",
+            without.sloAttainment() * 100.0, with.sloAttainment() * 100.0));
+        for (int m = 0; m < with.modelNames().size(); m++)
+        {
+            final ModelBehaviour model = profile.models().get(with.modelNames().get(m));
+            if (model != null && !Double.isNaN(model.failures().failingUntilS()))
+            {
+                sb.append(String.format(Locale.ROOT, "  %-40s %16s %16s%n",
+                    fit(model.name()) + ": recovery (" + trim(model.failures().failingUntilS()) + " s) to traffic",
+                    seconds(without.recoveryToTrafficS(m)), seconds(with.recoveryToTrafficS(m))));
+            }
+        }
+        return sb.toString();
+    }
+
+    private static String seconds(final double value)
+    {
+        return Double.isNaN(value) ? "never" : String.format(Locale.ROOT, "%.1f s", value);
+    }
+
+    private static String trim(final double value)
+    {
+        return value == Math.rint(value) ? Long.toString((long)value) : Double.toString(value);
+    }
+
     private static void notes(final IntervalRow row, final SimulationProfile profile, final StringBuilder sb)
     {
         String separator = "  <- ";
