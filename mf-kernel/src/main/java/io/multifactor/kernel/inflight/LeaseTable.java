@@ -234,8 +234,9 @@ public final class LeaseTable
      * allocates nothing, never throws.
      * <p>
      * Under any number of threads neither counter exceeds its maximum through this method (a plain {@link #acquire} may
-     * still raise them). A count briefly raised and taken back may make a concurrent check see the model full: the
-     * error is on the safe side.
+     * still raise them). A count briefly raised and taken back may make a concurrent check see the model full, and so
+     * may a concurrent {@link #release} or {@link #sweep}, which free the slot first and count out just after (so that
+     * no check ever sees room that is not there): the error is on the safe side.
      *
      * @param counterOffset value offset of the counter to increment.
      * @param maxCount the largest value the count may reach; {@code Long.MAX_VALUE} for no limit.
