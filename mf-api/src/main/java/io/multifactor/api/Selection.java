@@ -48,12 +48,11 @@ public final class Selection
 
     // Written per call. The factor columns: quality is the plan's array, cost the plan's unless the request prices
     // the candidates itself (ownCosts), the servers' queue and KV-cache the all-missing column unless the decision's
-    // signals have them (serverSignals); in-flight tokens and ejections read 0 and missing unless written (extras).
+    // signals have them (extended); in-flight tokens and ejections read 0 and missing unless written (extended).
     // So a decision without the extensions stores per candidate only what it observed: reason, TPOT, TTFT, in-flight,
     // latency and load.
     private boolean ownCosts;
-    private boolean serverSignals;
-    private boolean extras;
+    private boolean extended;
     private int[] dropReasons;
     private double[] tpotMs;
     private double[] ttftMs;
@@ -118,8 +117,7 @@ public final class Selection
         this.latencyMetric = latencyMetric;
         this.lease = InflightTracker.NO_LEASE;
         this.ownCosts = false;
-        this.serverSignals = false;
-        this.extras = false;
+        this.extended = false;
         if (this.configured != configured)
         {
             this.configured = configured;
@@ -172,8 +170,7 @@ public final class Selection
 
     void extendedSignals()
     {
-        serverSignals = true;
-        extras = true;
+        extended = true;
     }
 
     void extendedValues(
@@ -199,9 +196,9 @@ public final class Selection
             case Factor.LOAD:
                 return load;
             case Factor.QUEUE:
-                return serverSignals ? queue : missing;
+                return extended ? queue : missing;
             case Factor.KV_CACHE:
-                return serverSignals ? kvCache : missing;
+                return extended ? kvCache : missing;
             default:
                 throw new IllegalArgumentException("unknown factor: " + factor);
         }
@@ -448,7 +445,7 @@ public final class Selection
      */
     public long inflightTokens(final int index)
     {
-        return extras ? inflightTokens[index] : 0L;
+        return extended ? inflightTokens[index] : 0L;
     }
 
     /**
@@ -468,7 +465,7 @@ public final class Selection
      */
     public double queue(final int index)
     {
-        return serverSignals ? queue[index] : Double.NaN;
+        return extended ? queue[index] : Double.NaN;
     }
 
     /**
@@ -478,7 +475,7 @@ public final class Selection
      */
     public double kvCache(final int index)
     {
-        return serverSignals ? kvCache[index] : Double.NaN;
+        return extended ? kvCache[index] : Double.NaN;
     }
 
     /**
@@ -487,7 +484,7 @@ public final class Selection
      */
     public double ejectedMillisLeft(final int index)
     {
-        return extras ? ejectedMillisLeft[index] : Double.NaN;
+        return extended ? ejectedMillisLeft[index] : Double.NaN;
     }
 
     /**

@@ -67,10 +67,6 @@ public final class BaselineKernel
         double cMax = Double.NEGATIVE_INFINITY;
         double nMin = Double.POSITIVE_INFINITY;
         double nMax = Double.NEGATIVE_INFINITY;
-        double wMin = Double.POSITIVE_INFINITY;
-        double wMax = Double.NEGATIVE_INFINITY;
-        double kMin = Double.POSITIVE_INFINITY;
-        double kMax = Double.NEGATIVE_INFINITY;
         int survivors = 0;
         int fewestIndex = -1;
         int fastestIndex = -1;
@@ -115,7 +111,9 @@ public final class BaselineKernel
             nMin = load < nMin ? load : nMin;
             nMax = load > nMax ? load : nMax;
         }
-        FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax, wMin, wMax, kMin, kMax);
+        // A baseline reads no server signals: their columns are missing, so no survivor has them.
+        FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax, Double.POSITIVE_INFINITY,
+            Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY);
         if (survivors == 0)
         {
             SelectionWriter.outcome(out, Outcome.FAILED, -1);
