@@ -135,6 +135,12 @@ public final class Selection
         start(decisionId, 0, Objective.WEIGHTED, LatencyMetric.AUTO, SelectionWriter.Configured.NONE);
     }
 
+    /** @return the all-missing column (never written after allocation). */
+    double[] missingColumn()
+    {
+        return missing;
+    }
+
     /**
      * Makes {@link #costPer1M(int)} read costs written by {@link #costPer1M(int, double)} instead of the plan's: for a
      * request whose token counts blend the prices its own way. Called by the kernel after {@link #start}.

@@ -188,6 +188,18 @@ public final class SelectionWriter
     }
 
     /**
+     * The column the kernel's ranking loop reads for a factor it does not score: every value missing, so the factor
+     * adds exactly 0 whatever its observed values are. The kernel only; never written through.
+     *
+     * @param out the selection.
+     * @return the all-missing column (not a copy), at least {@code candidateCount} long.
+     */
+    public static double[] missingColumn(final Selection out)
+    {
+        return out.missingColumn();
+    }
+
+    /**
      * Records the bounds of one factor over the survivors that have it (+Infinity and -Infinity when none has it).
      *
      * @param out the selection.
