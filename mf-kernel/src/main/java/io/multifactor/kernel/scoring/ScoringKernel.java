@@ -280,8 +280,10 @@ public final class ScoringKernel
         final long maxInflightTokens = plan.effectiveMaxInflightTokens();
         final double maxQueue = plan.effectiveMaxQueue();
         final double maxKvCache = plan.effectiveMaxKvCache();
-        final boolean dropsStale = plan.dropsStale();
         final boolean tokenLoad = plan.tokenLoad();
+        final boolean servers = signals.hasServerSignals();
+        final boolean dropsStale = plan.dropsStale() && servers;
+        final boolean ejecting = signals.hasEjectionSignals();
 
         double qMin = Double.POSITIVE_INFINITY;
         double qMax = Double.NEGATIVE_INFINITY;
@@ -309,11 +311,12 @@ public final class ScoringKernel
                 plan.costPer1M(i);
             final long inflight = signals.inflight(i);
             final long inflightTokens = signals.inflightTokens(i);
-            final double queue = signals.queue(i);
-            final double kvCache = signals.kvCache(i);
+            // A source never published is not read (a loop-invariant test): missing, not ejected.
+            final double queue = servers ? signals.queue(i) : Double.NaN;
+            final double kvCache = servers ? signals.kvCache(i) : Double.NaN;
             // ejection: one plain load of the model's word (the clock is read only when it is not healthy); ejected
             // exactly when it has time left (0 while its probe is out).
-            final double ejectedLeft = signals.ejectedMillisLeft(i);
+            final double ejectedLeft = ejecting ? signals.ejectedMillisLeft(i) : Double.NaN;
             final double latency = latencyMetric == LatencyMetric.AUTO ? (tpot == tpot ? tpot : ttft) :
                 latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
             // load_metric: requests (the default) or tokens.
