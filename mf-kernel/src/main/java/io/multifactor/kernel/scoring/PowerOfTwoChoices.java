@@ -27,30 +27,35 @@ public final class PowerOfTwoChoices
 
     /**
      * Draws two distinct survivors and returns the winner, packed with the loser ({@link #winner}, {@link #loser}).
+     * Without a request both draws come from one {@link ThreadLocalRandom#nextLong()}, each half scaled to its range by
+     * a multiply and a shift (a bias below 2^-32); with one, from its generator ({@link Request#nextIndex}), so that a
+     * seeded request draws the same pair every time.
      *
      * @param out a selection whose survivors ({@link DropReason#NONE}) carry their scores.
      * @param n candidates of the selection.
+     * @param survivors how many of them survived.
      * @param requestOrNull the request whose generator draws, or null.
      * @return the packed pair; winner -1 when there is no survivor.
      */
-    public static long pick(final Selection out, final int n, final Request requestOrNull)
+    public static long pick(final Selection out, final int n, final int survivors, final Request requestOrNull)
     {
-        int survivors = 0;
-        int only = -1;
-        for (int i = 0; i < n; i++)
-        {
-            if (out.dropReason(i) == DropReason.NONE)
-            {
-                survivors++;
-                only = i;
-            }
-        }
         if (survivors < 2)
         {
-            return pack(only, NO_LOSER);
+            return pack(nthSurvivor(out, n, 0), NO_LOSER);
         }
-        final int a = draw(requestOrNull, survivors);
-        int b = draw(requestOrNull, survivors - 1);
+        final int a;
+        int b;
+        if (requestOrNull != null)
+        {
+            a = requestOrNull.nextIndex(survivors);
+            b = requestOrNull.nextIndex(survivors - 1);
+        }
+        else
+        {
+            final long bits = ThreadLocalRandom.current().nextLong();
+            a = (int)(((bits >>> 32) * survivors) >>> 32);
+            b = (int)(((bits & 0xFFFF_FFFFL) * (survivors - 1)) >>> 32);
+        }
         // Distinct and uniform over the pairs: the second draw skips the first.
         b = b >= a ? b + 1 : b;
         final int low = Math.min(a, b);
@@ -77,6 +82,20 @@ public final class PowerOfTwoChoices
         return out.score(second) > out.score(first) ? pack(second, first) : pack(first, second);
     }
 
+    // The position of the k-th survivor (0-based), -1 when there are fewer.
+    private static int nthSurvivor(final Selection out, final int n, final int k)
+    {
+        int rank = 0;
+        for (int i = 0; i < n; i++)
+        {
+            if (out.dropReason(i) == DropReason.NONE && rank++ == k)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     /**
      * @param packed a result of {@link #pick}.
      * @return the winner's candidate index, -1 when there was no survivor.
@@ -98,10 +117,5 @@ public final class PowerOfTwoChoices
     private static long pack(final int winner, final int loser)
     {
         return (long)winner << 32 | (loser & 0xFFFF_FFFFL);
-    }
-
-    private static int draw(final Request requestOrNull, final int bound)
-    {
-        return requestOrNull != null ? requestOrNull.nextIndex(bound) : ThreadLocalRandom.current().nextInt(bound);
     }
 }

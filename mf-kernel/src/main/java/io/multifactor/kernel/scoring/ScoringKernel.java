@@ -149,7 +149,7 @@ public final class ScoringKernel
             lexicographicSlowPath(plan, out, requestOrNull);
             return;
         }
-        rank(plan, out, requestOrNull);
+        rank(plan, out, requestOrNull, survivors);
     }
 
     /**
@@ -522,17 +522,18 @@ public final class ScoringKernel
      * {@link #scoreAllFactors} for a decision that weighs a factor beyond the seed four); then, for a decision that
      * spreads ties, the choice among those within the band.
      */
-    private static void rank(final DecisionPlan plan, final Selection out, final Request requestOrNull)
+    private static void rank(
+        final DecisionPlan plan, final Selection out, final Request requestOrNull, final int survivors)
     {
         int best = plan.scoresBeyondSeed() ? scoreAllFactors(plan, out) : scoreSeedFactors(plan, out);
         if (best == SLOPE_OVERFLOW)
         {
-            rankByDivisionSlowPath(plan, out, requestOrNull);
+            rankByDivisionSlowPath(plan, out, requestOrNull, survivors);
             return;
         }
         if (plan.spreadsTies())
         {
-            best = plan.pick() == Pick.P2C ? p2cSlowPath(plan, out, requestOrNull) :
+            best = plan.pick() == Pick.P2C ? p2cSlowPath(plan, out, requestOrNull, survivors) :
                 tieSlowPath(plan, out, requestOrNull, out.score(best) - plan.tieBand());
         }
         SelectionWriter.outcome(out, Outcome.SCORED, best);
@@ -712,7 +713,8 @@ public final class ScoringKernel
     }
 
     /** Ranks with the plain formula, dividing per candidate: for ranges so small that a precomputed slope overflows. */
-    private static void rankByDivisionSlowPath(final DecisionPlan plan, final Selection out, final Request requestOrNull)
+    private static void rankByDivisionSlowPath(
+        final DecisionPlan plan, final Selection out, final Request requestOrNull, final int survivors)
     {
         final int n = plan.candidateCount();
         int best = -1;
@@ -738,7 +740,7 @@ public final class ScoringKernel
         }
         if (plan.spreadsTies())
         {
-            best = plan.pick() == Pick.P2C ? p2cSlowPath(plan, out, requestOrNull) :
+            best = plan.pick() == Pick.P2C ? p2cSlowPath(plan, out, requestOrNull, survivors) :
                 tieSlowPath(plan, out, requestOrNull, bestScore - plan.tieBand());
         }
         SelectionWriter.outcome(out, Outcome.SCORED, best);
@@ -748,9 +750,10 @@ public final class ScoringKernel
      * {@code pick: p2c}: the better of two distinct survivors drawn from the request's generator
      * ({@link PowerOfTwoChoices}); the other is left as the selection's runner-up, which reserve-on-select tries next.
      */
-    private static int p2cSlowPath(final DecisionPlan plan, final Selection out, final Request requestOrNull)
+    private static int p2cSlowPath(
+        final DecisionPlan plan, final Selection out, final Request requestOrNull, final int survivors)
     {
-        final long pair = PowerOfTwoChoices.pick(out, plan.candidateCount(), requestOrNull);
+        final long pair = PowerOfTwoChoices.pick(out, plan.candidateCount(), survivors, requestOrNull);
         SelectionWriter.runnerUp(out, PowerOfTwoChoices.loser(pair));
         return PowerOfTwoChoices.winner(pair);
     }
