@@ -3,6 +3,7 @@ package io.multifactor.kernel.scoring;
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
+import io.multifactor.api.SelectionWriter;
 
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -60,26 +61,24 @@ public final class PowerOfTwoChoices
         b = b >= a ? b + 1 : b;
         final int low = Math.min(a, b);
         final int high = Math.max(a, b);
+        // The two drawn survivors' positions, with selects rather than branches on the random draw (those were
+        // mispredicted about every other call), up to the later of the two.
+        final int[] drops = SelectionWriter.dropReasons(out);
         int first = -1;
         int second = -1;
         int rank = 0;
         for (int i = 0; i < n && second < 0; i++)
         {
-            if (out.dropReason(i) == DropReason.NONE)
-            {
-                if (rank == low)
-                {
-                    first = i;
-                }
-                else if (rank == high)
-                {
-                    second = i;
-                }
-                rank++;
-            }
+            final int survived = drops[i] == DropReason.NONE ? 1 : 0;
+            first = survived != 0 && rank == low ? i : first;
+            second = survived != 0 && rank == high ? i : second;
+            rank += survived;
         }
         // first is the earlier in modelRefs order: it keeps an equal score.
-        return out.score(second) > out.score(first) ? pack(second, first) : pack(first, second);
+        final boolean secondWins = out.score(second) > out.score(first);
+        final int winner = secondWins ? second : first;
+        final int loser = secondWins ? first : second;
+        return pack(winner, loser);
     }
 
     // The position of the k-th survivor (0-based), -1 when there are fewer.
