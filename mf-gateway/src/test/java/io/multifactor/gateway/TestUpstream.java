@@ -29,6 +29,8 @@ final class TestUpstream implements AutoCloseable
     final ConcurrentLinkedQueue<String> bodies = new ConcurrentLinkedQueue<>();
     final AtomicInteger closedEarly = new AtomicInteger();
     final AtomicInteger requests = new AtomicInteger();
+    /** Connections the server accepted. */
+    final AtomicInteger connections = new AtomicInteger();
     volatile Mode mode;
     volatile int chunks;
     volatile long chunkDelayMs;
@@ -39,7 +41,8 @@ final class TestUpstream implements AutoCloseable
         this.mode = mode;
         this.chunks = chunks;
         this.chunkDelayMs = chunkDelayMs;
-        this.server = vertx.createHttpServer().requestHandler(this::handle);
+        this.server = vertx.createHttpServer().requestHandler(this::handle)
+            .connectionHandler(connection -> connections.incrementAndGet());
         server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
