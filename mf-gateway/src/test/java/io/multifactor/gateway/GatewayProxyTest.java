@@ -273,8 +273,11 @@ class GatewayProxyTest
             start(config("  - name: flood\n    backend_refs: [{endpoint: 127.0.0.1:" + flood.port() + "}]\n",
                 "  - name: flood\n    modelRefs: [{model: flood}]\n"), 5_000, 30_000);
             final String body = chat("flood", true);
-            try (Socket socket = new Socket("127.0.0.1", gateway.port()))
+            try (Socket socket = new Socket())
             {
+                // A small, fixed receive buffer: what the client holds unread stays far below the flood.
+                socket.setReceiveBufferSize(64 * 1024);
+                socket.connect(new java.net.InetSocketAddress("127.0.0.1", gateway.port()), 5_000);
                 socket.setSoTimeout(20_000);
                 final OutputStream out = socket.getOutputStream();
                 out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
