@@ -11,9 +11,6 @@ import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.micrometer.MultiFactorMetrics;
 import io.multifactor.serving.BackendChooser;
 import io.multifactor.serving.ServerScraping;
-import io.vertx.core.DeploymentOptions;
-import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 
@@ -30,8 +27,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
- * A running OpenAI-compatible gateway: the engine built from a configuration file, its refresh agent, Vert.x event
- * loops serving {@code POST /v1/chat/completions} and {@code /v1/completions} (proxied to the chosen model's
+ * A running OpenAI-compatible gateway: the engine built from a configuration file, its refresh agent, event loops
+ * (Vert.x's or Netty's, as {@link GatewayOptions#server()} says) serving {@code POST /v1/chat/completions} and {@code /v1/completions} (proxied to the chosen model's
  * backends), {@code GET /metrics}, {@code /healthz} and {@code /readyz}, and a watcher that reloads the file when it
  * changes (a bad file is refused and the running configuration stays).
  * <p>
@@ -47,7 +44,7 @@ public final class Gateway implements AutoCloseable
     private final MultiFactorMetrics metrics;
     private final GatewayRoutes routes;
     private final ServerScraping scraping;
-    private final Vertx vertx;
+    private final GatewayFront front;
     private final int port;
     private volatile boolean closing;
 
@@ -72,15 +69,15 @@ public final class Gateway implements AutoCloseable
         this.port = options.port() == 0 ? freePort(options.host()) : options.port();
         this.routes = new GatewayRoutes(engine, new GatewayMeters(registry), options.withPort(port),
             BackendChooser.following(loaded, engine));
-        this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(options.eventLoops()));
         try
         {
-            await(vertx.deployVerticle(() -> new GatewayVerticle(routes, registry, () -> !closing),
-                new DeploymentOptions().setInstances(options.eventLoops())).toCompletionStage().toCompletableFuture());
+            this.front = options.server() == GatewayServer.NETTY
+                ? NettyFront.start(routes, registry, () -> !closing)
+                : VertxFront.start(routes, registry, () -> !closing);
         }
         catch (final IOException | RuntimeException ex)
         {
-            closeQuietly();
+            closeEngine();
             throw ex;
         }
         if (configFile != null)
@@ -200,18 +197,12 @@ public final class Gateway implements AutoCloseable
 
     private void closeQuietly()
     {
-        try
-        {
-            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
-        catch (final ExecutionException | TimeoutException ex)
-        {
-            // Closing anyway: the engine and agent below still stop.
-        }
+        front.close();
+        closeEngine();
+    }
+
+    private void closeEngine()
+    {
         reloader.close();
         scraping.close();
         metrics.close();
@@ -220,7 +211,7 @@ public final class Gateway implements AutoCloseable
         registry.close();
     }
 
-    private static void await(final java.util.concurrent.Future<?> future) throws IOException
+    static void await(final java.util.concurrent.Future<?> future) throws IOException
     {
         try
         {

@@ -99,6 +99,12 @@ class GatewayLoadTest
         }
     }
 
+    /** @return the HTTP stack under test (a subclass runs the same tests on another). */
+    GatewayServer server()
+    {
+        return GatewayServer.VERTX;
+    }
+
     long inflight(final String model)
     {
         final MultiFactorEngine engine = gateway.engine();
@@ -110,7 +116,7 @@ class GatewayLoadTest
     {
         final Path file = dir.resolve("g.yaml");
         Files.writeString(file, config(""));
-        gateway = Gateway.start(file, GatewayOptions.defaults().withPort(0), r -> { });
+        gateway = Gateway.start(file, GatewayOptions.defaults().withPort(0).withServer(server()), r -> { });
         final int total = 10_000;
         final int concurrency = 64;
         final Vertx clients = Vertx.vertx();
@@ -196,7 +202,7 @@ class GatewayLoadTest
     {
         final Path file = dir.resolve("g.yaml");
         Files.writeString(file, config(""));
-        gateway = Gateway.start(file, GatewayOptions.defaults().withPort(0), r -> { });
+        gateway = Gateway.start(file, GatewayOptions.defaults().withPort(0).withServer(server()), r -> { });
         final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         final List<CompletableFuture<HttpResponse<String>>> streams = new ArrayList<>();
         for (int i = 0; i < 5; i++)

@@ -114,12 +114,18 @@ class GatewayProxyTest
             extraDecisions);
     }
 
+    /** @return the HTTP stack under test (a subclass runs the same tests on another). */
+    GatewayServer server()
+    {
+        return GatewayServer.VERTX;
+    }
+
     Gateway start(final String yaml, final long firstByteMs, final long idleMs) throws Exception
     {
         final Path file = dir.resolve("gateway.yaml");
         Files.writeString(file, yaml);
-        gateway = Gateway.start(file, GatewayOptions.defaults().withPort(0).withTimeouts(firstByteMs, idleMs),
-            result -> { });
+        gateway = Gateway.start(file, GatewayOptions.defaults().withPort(0).withTimeouts(firstByteMs, idleMs)
+            .withServer(server()), result -> { });
         return gateway;
     }
 
@@ -257,6 +263,54 @@ class GatewayProxyTest
         assertNoLeaseLeft();
         // The gateway let go of the backend too.
         poll("the backend's stream closed early", () -> slow.closedEarly.get() > closedBefore);
+    }
+
+    @Test
+    void shouldStopReadingTheBackendWhileTheClientDoesNotRead() throws Exception
+    {
+        try (TestUpstream flood = new TestUpstream(upstreams, TestUpstream.Mode.FLOOD, 0, 0))
+        {
+            start(config("  - name: flood\n    backend_refs: [{endpoint: 127.0.0.1:" + flood.port() + "}]\n",
+                "  - name: flood\n    modelRefs: [{model: flood}]\n"), 5_000, 30_000);
+            final String body = chat("flood", true);
+            try (Socket socket = new Socket())
+            {
+                // A small, fixed receive buffer: what the client holds unread stays far below the flood.
+                socket.setReceiveBufferSize(64 * 1024);
+                socket.connect(new java.net.InetSocketAddress("127.0.0.1", gateway.port()), 5_000);
+                socket.setSoTimeout(20_000);
+                final OutputStream out = socket.getOutputStream();
+                out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
+                    "Content-Type: application/json\r\nContent-Length: " +
+                    body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body).getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                final InputStream in = socket.getInputStream();
+                final byte[] buffer = new byte[64 * 1024];
+                long received = in.read(buffer);
+                assertThat(received).isPositive();
+                // The client reads nothing more: once the socket buffers between are full, the backend must stall.
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                long before = -1;
+                long now = flood.floodWritten.get();
+                while (now != before && now < TestUpstream.FLOOD_BYTES && System.nanoTime() < deadline)
+                {
+                    Thread.sleep(500);
+                    before = now;
+                    now = flood.floodWritten.get();
+                }
+                System.out.printf("%s: the backend stalled after %.1f MiB of %d MiB while the client did not read%n",
+                    server(), now / 1048576.0, TestUpstream.FLOOD_BYTES / 1048576);
+                assertThat(now).isLessThan(TestUpstream.FLOOD_BYTES / 2);
+                int n;
+                while ((n = in.read(buffer)) > 0)
+                {
+                    received += n;
+                }
+                assertThat(received).isGreaterThan(TestUpstream.FLOOD_BYTES);
+            }
+            assertNoLeaseLeft();
+            poll("flood's lease ended", () -> inflight("flood") == 0);
+        }
     }
 
     @Test

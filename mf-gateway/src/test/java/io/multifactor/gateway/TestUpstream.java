@@ -21,14 +21,23 @@ final class TestUpstream implements AutoCloseable
 {
     enum Mode
     {
-        STREAM, JSON, STATUS_500, DIE_MID_STREAM, HANG, HANG_MID_STREAM
+        STREAM, JSON, STATUS_500, DIE_MID_STREAM, HANG, HANG_MID_STREAM,
+        /** {@link #FLOOD_BYTES} of SSE as fast as the connection takes them (waiting while its write queue is full). */
+        FLOOD
     }
+
+    /** How many bytes a FLOOD answer sends before its {@code data: [DONE]}. */
+    static final int FLOOD_BYTES = 64 * 1024 * 1024;
 
     final Vertx vertx;
     final HttpServer server;
     final ConcurrentLinkedQueue<String> bodies = new ConcurrentLinkedQueue<>();
     final AtomicInteger closedEarly = new AtomicInteger();
     final AtomicInteger requests = new AtomicInteger();
+    /** Connections the server accepted. */
+    final AtomicInteger connections = new AtomicInteger();
+    /** Bytes a FLOOD answer has handed to its connection so far. */
+    final java.util.concurrent.atomic.AtomicLong floodWritten = new java.util.concurrent.atomic.AtomicLong();
     volatile Mode mode;
     volatile int chunks;
     volatile long chunkDelayMs;
@@ -39,7 +48,8 @@ final class TestUpstream implements AutoCloseable
         this.mode = mode;
         this.chunks = chunks;
         this.chunkDelayMs = chunkDelayMs;
-        this.server = vertx.createHttpServer().requestHandler(this::handle);
+        this.server = vertx.createHttpServer().requestHandler(this::handle)
+            .connectionHandler(connection -> connections.incrementAndGet());
         server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
@@ -89,10 +99,45 @@ final class TestUpstream implements AutoCloseable
                     break;
                 case HANG:
                     break;
+                case FLOOD:
+                    flood(request);
+                    break;
                 default:
                     stream(request, m);
             }
         });
+    }
+
+    private void flood(final HttpServerRequest request)
+    {
+        final String event = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + "x".repeat(90) +
+            "\"}}]}\n\n";
+        final Buffer chunk = Buffer.buffer();
+        while (chunk.length() + event.length() <= 64 * 1024)
+        {
+            chunk.appendString(event);
+        }
+        final var response = request.response();
+        response.setChunked(true).putHeader("content-type", "text/event-stream");
+        final Runnable[] step = new Runnable[1];
+        step[0] = () ->
+        {
+            while (!response.closed() && floodWritten.get() < FLOOD_BYTES)
+            {
+                if (response.writeQueueFull())
+                {
+                    response.drainHandler(v -> step[0].run());
+                    return;
+                }
+                response.write(chunk.copy());
+                floodWritten.addAndGet(chunk.length());
+            }
+            if (!response.closed())
+            {
+                response.end("data: [DONE]\n\n");
+            }
+        };
+        step[0].run();
     }
 
     private void stream(final HttpServerRequest request, final Mode m)

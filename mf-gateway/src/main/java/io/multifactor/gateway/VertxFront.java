@@ -1,0 +1,70 @@
+package io.multifactor.gateway;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+
+import java.io.IOException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The gateway served by Vert.x core: one {@link GatewayVerticle} per event loop, each with its HTTP server on the
+ * shared port and its pooled HTTP client.
+ * <p>
+ * This class is threadsafe: {@link #close()} may be called from any thread.
+ */
+final class VertxFront implements GatewayFront
+{
+    private final Vertx vertx;
+
+    private VertxFront(final Vertx vertx)
+    {
+        this.vertx = vertx;
+    }
+
+    /**
+     * @param routes what the event loops share.
+     * @param registry the registry behind {@code GET /metrics}.
+     * @param ready whether {@code /readyz} answers ready.
+     * @return the front, listening.
+     * @throws IOException when the port cannot be bound (the event loops are stopped again).
+     */
+    static VertxFront start(final GatewayRoutes routes, final PrometheusMeterRegistry registry,
+        final BooleanSupplier ready) throws IOException
+    {
+        final int eventLoops = routes.options.eventLoops();
+        final VertxFront front = new VertxFront(Vertx.vertx(new VertxOptions().setEventLoopPoolSize(eventLoops)));
+        try
+        {
+            Gateway.await(front.vertx.deployVerticle(() -> new GatewayVerticle(routes, registry, ready),
+                new DeploymentOptions().setInstances(eventLoops)).toCompletionStage().toCompletableFuture());
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            front.close();
+            throw ex;
+        }
+        return front;
+    }
+
+    @Override
+    public void close()
+    {
+        try
+        {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        catch (final ExecutionException | TimeoutException ex)
+        {
+            // Closing anyway: the caller stops the engine next.
+        }
+    }
+}
