@@ -221,8 +221,10 @@ class ServerScrapeAgentTest
         assertThat(counts.ok()).isZero();
         assertThat(counts.samplesRefused()).isGreaterThanOrEqualTo(4);
         assertThat(counts.linesMalformed()).isPositive();
-        // The agent stopped reading at 4 MiB; the server got at most the socket buffers further.
-        assertThat(server.bytesWritten()).isLessThan(2L * (1_000_000L * 37 / 4));
+        // The agent stopped reading each body at 4 MiB and closed: of the 137 MB offered, the server got out less than
+        // the first body alone (what it wrote past 4 MiB went into the loopback socket buffers before the close, which
+        // takes longer on a busy machine: 19 MB was seen at load 6).
+        assertThat(server.bytesWritten()).isLessThan(1_000_000L * 37);
         server.answer(MetricsServer.body(VLLM));
         await("a good body after them", 15_000, () -> agent.counts("v", key).ok() >= 1);
         assertThat(agent.table().kvCache(0, System.nanoTime())).isEqualTo(0.5);

@@ -37,7 +37,8 @@ import java.lang.invoke.VarHandle;
  * loads atomically (no torn value); (3) values of two consecutive publications may mix, which is harmless: each is a
  * valid recent percentile or count. Ejection is read live from each candidate's word in the {@link EjectionTable}
  * (one plain load, the clock read only for a word that is not healthy), for the same reasons. The offsets are fixed
- * at construction. This class is threadsafe under that
+ * at construction, where each is checked to lie in its buffer: the kernel then loads a count at its address without
+ * Agrona's bounds check per load. This class is threadsafe under that
  * contract.
  */
 public final class CandidateSignals

@@ -21,34 +21,39 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Selects one candidate of a decision as the semantics (section 4.1 of the user docs, with the extensions of 4.2-4.5)
- * define it, over the signal table ({@link Factor}: quality, latency, cost, load, queue, KV-cache). A dropped candidate
- * is counted where it is dropped, into the calling thread's counter block, when the engine passes one.
+ * define it, over the signal table ({@link Factor}: quality, latency, cost, load, queue, KV-cache), in two loops over
+ * the candidates. Dropped candidates are counted, into the calling thread's counter block when the engine passes one,
+ * once the first loop is over.
  * <ol>
  *   <li><b>Gather, filter, bound</b> (one loop over every candidate): read each factor's value from its source - the
  *       plan for quality and cost (its cost under the request's token counts when the request has them), the
  *       {@link CandidateSignals} for latency, load, the servers' queue and KV-cache use, in-flight tokens and
  *       ejection - and write them into the {@link Selection}'s factor columns; drop the candidate when the request
  *       excludes it or at the first limit that applies (ejected, quality floor, TPOT, TTFT, cost, in-flight, in-flight
- *       tokens, queue, KV-cache, stale; a missing value never breaks a ceiling, a missing quality breaks a floor); and
- *       widen the bounds of each factor over the survivors that have it.</li>
+ *       tokens, queue, KV-cache, stale; a missing value never breaks a ceiling, a missing quality breaks a floor),
+ *       noting it in a bit mask; and widen the bounds of each factor over the survivors that have it. Until a
+ *       decision's signals have a source beyond latency and in-flight requests (a server load, tokens, an ejection),
+ *       the loop is {@link #gatherSeed}, which reads none of them; then {@link #gatherAll}, which reads the sources
+ *       published (and the tokens), and applies the ejection cap. After the loop, one increment per drop noted.</li>
  *   <li>No survivor: the plan's policy ({@code cheapest}, {@code first}, {@code fail}), off the common path; every
  *       candidate excluded fails.</li>
- *   <li><b>Rank</b>: for each factor whose weight is above 0, one pass over that factor's column adding its term to
- *       each candidate's score; then one pass that keeps the first highest survivor. The normalized factors are not
- *       stored: the selection computes them from the bounds when read. A decision with a tie band or a random
- *       tie-break then chooses among the scores within the band ({@link #tieSlowPath}); a lexicographic decision is
- *       ranked factor by factor instead ({@link #lexicographicSlowPath}).</li>
+ *   <li><b>Rank</b> (one loop over the candidates): each survivor's score, the sum of its factors' terms (the seed
+ *       four, or all six when the decision weighs the queue or the KV-cache), and the first highest survivor. The
+ *       normalized factors are not stored: the selection computes them from the bounds when read. A decision with a
+ *       tie band, a random tie-break or {@code pick: p2c} then chooses among the survivors ({@link #tieSlowPath},
+ *       {@link PowerOfTwoChoices}); a lexicographic decision is ranked factor by factor instead
+ *       ({@link #lexicographicSlowPath}).</li>
  * </ol>
  * The score is {@code sum over factors of w * n}, with {@code n = (x - min) / (max - min)} (inverted as {@code 1 - n}
  * for a factor where lower is better), 0.5 when every survivor that has the signal shares one value, 0 when the
  * candidate lacks it. Each term is computed as {@code base + slope * (x - min)} with {@code slope = +-w / (max - min)}
- * prepared once per factor and call: no division, clamp or shared-value branch per candidate. It agrees with the plain
- * formula within a few ulps (the reference implementation checks 1e-9); a range so small that {@code w / (max - min)}
- * overflows (values below about 1e-292) takes {@link #rankByDivisionSlowPath}, which uses the plain formula.
+ * prepared once per factor and call: no division, clamp or shared-value branch per candidate; a factor of weight 0 is
+ * read from an all-missing column, so it adds exactly 0. It agrees with the plain formula within a few ulps (the
+ * reference implementation checks 1e-9); a range so small that {@code w / (max - min)} overflows (values below about
+ * 1e-292) takes {@link #rankByDivisionSlowPath}, which uses the plain formula.
  * <p>
- * A decision that uses none of the extensions pays for them with the ceilings' comparisons (an off ceiling is
- * {@code +Infinity}), one store per factor column per candidate, and one test of the objective and one of the tie
- * settings per call; a factor with weight 0 costs no ranking pass.
+ * A decision that uses none of the extensions pays for them with one test per call of whether its signals have any,
+ * one test of the objective and one of the tie settings.
  * <p>
  * This class is stateless and threadsafe. {@link #select} allocates nothing, takes no lock and never throws for an
  * expected outcome.
