@@ -73,7 +73,7 @@ public final class CandidateSignals
     final int maxEjectionPercent;
     // Whether each source beyond latency and in-flight requests was ever published here: until one was, the kernel
     // reads none of them (every one is missing, 0 or "not ejected"), so a decision without them pays no loads for them;
-    // once one was, it reads the in-flight tokens and the sources published. Plain fields: set once, never cleared; the
+    // once one was, it reads the sources published (and the tokens of a decision that weighs or bounds them). Plain fields: set once, never cleared; the
     // publication of the values themselves is ordered.
     private boolean serverSignals;
     private boolean tokenSignals;
@@ -323,7 +323,7 @@ public final class CandidateSignals
 
     /**
      * From now on the kernel reads the candidates' ejection (the engine calls it when it ejects a model explicitly,
-     * whatever its {@code reliability}), and with it the in-flight tokens. Off the hot path.
+     * whatever its {@code reliability}). Off the hot path.
      */
     public void readExtendedSignals()
     {
@@ -349,6 +349,15 @@ public final class CandidateSignals
     public boolean hasServerSignals()
     {
         return serverSignals;
+    }
+
+    /**
+     * @return whether an in-flight token count was ever published on these signals (the engine's come from its leases:
+     *     a decision reads them when it weighs or bounds them).
+     */
+    public boolean hasTokenSignals()
+    {
+        return tokenSignals;
     }
 
     /**

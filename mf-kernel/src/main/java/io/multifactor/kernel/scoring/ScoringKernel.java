@@ -34,7 +34,7 @@ import java.util.concurrent.ThreadLocalRandom;
  *       noting it in a bit mask; and widen the bounds of each factor over the survivors that have it. Until a
  *       decision's signals have a source beyond latency and in-flight requests (a server load, tokens, an ejection),
  *       the loop is {@link #gatherSeed}, which reads none of them; then {@link #gatherAll}, which reads the sources
- *       published (and the tokens), and applies the ejection cap. After the loop, one increment per drop noted.</li>
+ *       published (the tokens when the decision weighs or bounds them), and applies the ejection cap. After the loop, one increment per drop noted.</li>
  *   <li>No survivor: the plan's policy ({@code cheapest}, {@code first}, {@code fail}), off the common path; every
  *       candidate excluded fails.</li>
  *   <li><b>Rank</b> (one loop over the candidates): each survivor's score, the sum of its factors' terms (the seed
@@ -286,6 +286,7 @@ public final class ScoringKernel
         final double maxQueue = plan.effectiveMaxQueue();
         final double maxKvCache = plan.effectiveMaxKvCache();
         final boolean tokenLoad = plan.tokenLoad();
+        final boolean tokens = plan.readsTokens() || signals.hasTokenSignals();
         final boolean servers = signals.hasServerSignals();
         final boolean dropsStale = plan.dropsStale() && servers;
         final boolean ejecting = signals.hasEjectionSignals();
@@ -315,8 +316,8 @@ public final class ScoringKernel
                 CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i)) :
                 plan.costPer1M(i);
             final long inflight = signals.inflight(i);
-            final long inflightTokens = signals.inflightTokens(i);
-            // A source never published is not read (a loop-invariant test): missing, not ejected.
+            // A source never published is not read (a loop-invariant test): no tokens, missing, not ejected.
+            final long inflightTokens = tokens ? signals.inflightTokens(i) : 0L;
             final double queue = servers ? signals.queue(i) : Double.NaN;
             final double kvCache = servers ? signals.kvCache(i) : Double.NaN;
             // ejection: one plain load of the model's word (the clock is read only when it is not healthy); ejected
