@@ -48,11 +48,13 @@ public final class Selection
 
     // Written per call. The factor columns: quality is the plan's array, cost the plan's unless the request prices
     // the candidates itself (ownCosts), the servers' queue and KV-cache the all-missing column unless the decision's
-    // signals have them (extended); in-flight tokens and ejections read 0 and missing unless written (extended).
-    // So a decision without the extensions stores per candidate only what it observed: reason, TPOT, TTFT, in-flight,
-    // latency and load.
+    // signals have them (servers); in-flight tokens and ejections read 0 and missing unless written (tokens,
+    // ejections). So a decision without the extensions stores per candidate only what it observed: reason, TPOT,
+    // TTFT, in-flight, latency and load; one with some of them stores those too, and only those.
     private boolean ownCosts;
-    private boolean extended;
+    private boolean servers;
+    private boolean tokens;
+    private boolean ejections;
     private int[] dropReasons;
     private double[] tpotMs;
     private double[] ttftMs;
@@ -120,7 +122,9 @@ public final class Selection
         this.latencyMetric = latencyMetric;
         this.lease = InflightTracker.NO_LEASE;
         this.ownCosts = false;
-        this.extended = false;
+        this.servers = false;
+        this.tokens = false;
+        this.ejections = false;
         if (this.configured != configured)
         {
             this.configured = configured;
@@ -188,18 +192,26 @@ public final class Selection
         this.load[index] = load;
     }
 
-    void extendedSignals()
+    void sources(final boolean servers, final boolean tokens, final boolean ejections)
     {
-        extended = true;
+        this.servers = servers;
+        this.tokens = tokens;
+        this.ejections = ejections;
     }
 
-    void extendedValues(
-        final int index, final double queue, final double kvCache, final long inflightTokens,
-        final double ejectedMillisLeft)
+    void serverValues(final int index, final double queue, final double kvCache)
     {
         this.queue[index] = queue;
         this.kvCache[index] = kvCache;
+    }
+
+    void inflightTokens(final int index, final long inflightTokens)
+    {
         this.inflightTokens[index] = inflightTokens;
+    }
+
+    void ejectedMillisLeft(final int index, final double ejectedMillisLeft)
+    {
         this.ejectedMillisLeft[index] = ejectedMillisLeft;
     }
 
@@ -216,9 +228,9 @@ public final class Selection
             case Factor.LOAD:
                 return load;
             case Factor.QUEUE:
-                return extended ? queue : missing;
+                return servers ? queue : missing;
             case Factor.KV_CACHE:
-                return extended ? kvCache : missing;
+                return servers ? kvCache : missing;
             default:
                 throw new IllegalArgumentException("unknown factor: " + factor);
         }
@@ -465,7 +477,7 @@ public final class Selection
      */
     public long inflightTokens(final int index)
     {
-        return extended ? inflightTokens[index] : 0L;
+        return tokens ? inflightTokens[index] : 0L;
     }
 
     /**
@@ -485,7 +497,7 @@ public final class Selection
      */
     public double queue(final int index)
     {
-        return extended ? queue[index] : Double.NaN;
+        return servers ? queue[index] : Double.NaN;
     }
 
     /**
@@ -495,7 +507,7 @@ public final class Selection
      */
     public double kvCache(final int index)
     {
-        return extended ? kvCache[index] : Double.NaN;
+        return servers ? kvCache[index] : Double.NaN;
     }
 
     /**
@@ -504,7 +516,7 @@ public final class Selection
      */
     public double ejectedMillisLeft(final int index)
     {
-        return extended ? ejectedMillisLeft[index] : Double.NaN;
+        return ejections ? ejectedMillisLeft[index] : Double.NaN;
     }
 
     /**

@@ -148,14 +148,18 @@ public final class SelectionWriter
     }
 
     /**
-     * Makes the selection read, for this call, the servers' queue and KV-cache use, in-flight tokens and ejections
-     * written by {@link #extendedValues} (without it, they read missing, 0 and not ejected).
+     * Makes the selection read, for this call, the sources the kernel gathered: the servers' queue and KV-cache use
+     * ({@link #serverValues}), in-flight tokens ({@link #inflightTokens}) and ejections ({@link #ejectedMillisLeft});
+     * a source not read reads missing, 0 or not ejected.
      *
      * @param out the selection.
+     * @param servers whether the servers' queue and KV-cache use were gathered.
+     * @param tokens whether the in-flight tokens were gathered.
+     * @param ejections whether the ejections were gathered.
      */
-    public static void extendedSignals(final Selection out)
+    public static void sources(final Selection out, final boolean servers, final boolean tokens, final boolean ejections)
     {
-        out.extendedSignals();
+        out.sources(servers, tokens, ejections);
     }
 
     /**
@@ -163,14 +167,30 @@ public final class SelectionWriter
      * @param index candidate position.
      * @param queue the smallest queue among its fresh servers, NaN when missing.
      * @param kvCache the smallest KV-cache use among its fresh servers, NaN when missing.
+     */
+    public static void serverValues(final Selection out, final int index, final double queue, final double kvCache)
+    {
+        out.serverValues(index, queue, kvCache);
+    }
+
+    /**
+     * @param out the selection.
+     * @param index candidate position.
      * @param inflightTokens its in-flight tokens.
+     */
+    public static void inflightTokens(final Selection out, final int index, final long inflightTokens)
+    {
+        out.inflightTokens(index, inflightTokens);
+    }
+
+    /**
+     * @param out the selection.
+     * @param index candidate position.
      * @param ejectedMillisLeft milliseconds left of its ejection, NaN when not ejected.
      */
-    public static void extendedValues(
-        final Selection out, final int index, final double queue, final double kvCache, final long inflightTokens,
-        final double ejectedMillisLeft)
+    public static void ejectedMillisLeft(final Selection out, final int index, final double ejectedMillisLeft)
     {
-        out.extendedValues(index, queue, kvCache, inflightTokens, ejectedMillisLeft);
+        out.ejectedMillisLeft(index, ejectedMillisLeft);
     }
 
     /**

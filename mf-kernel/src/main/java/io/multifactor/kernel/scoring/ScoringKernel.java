@@ -137,7 +137,6 @@ public final class ScoringKernel
         final int survivors;
         if (signals.hasExtendedSignals() || plan.readsTokens())
         {
-            SelectionWriter.extendedSignals(out);
             survivors = gatherAll(plan, signals, exclusions, requestOrNull, out, dropCountsOrNull);
         }
         else
@@ -290,6 +289,7 @@ public final class ScoringKernel
         final boolean servers = signals.hasServerSignals();
         final boolean dropsStale = plan.dropsStale() && servers;
         final boolean ejecting = signals.hasEjectionSignals();
+        SelectionWriter.sources(out, servers, tokens, ejecting);
 
         double qMin = Double.POSITIVE_INFINITY;
         double qMax = Double.NEGATIVE_INFINITY;
@@ -332,7 +332,18 @@ public final class ScoringKernel
             {
                 SelectionWriter.costPer1M(out, i, cost);
             }
-            SelectionWriter.extendedValues(out, i, queue, kvCache, inflightTokens, ejectedLeft);
+            if (servers)
+            {
+                SelectionWriter.serverValues(out, i, queue, kvCache);
+            }
+            if (tokens)
+            {
+                SelectionWriter.inflightTokens(out, i, inflightTokens);
+            }
+            if (ejecting)
+            {
+                SelectionWriter.ejectedMillisLeft(out, i, ejectedLeft);
+            }
             // As the seed loop's test, with the extended ceilings; the decision's ejection percent cap is applied after
             // the loop.
             final boolean broken = ejectedLeft == ejectedLeft | qualityFloor & !(quality >= minQuality) |
