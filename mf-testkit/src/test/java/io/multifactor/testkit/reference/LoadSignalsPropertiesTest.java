@@ -1,0 +1,237 @@
+package io.multifactor.testkit.reference;
+
+import io.multifactor.api.DropReason;
+import io.multifactor.api.Outcome;
+import io.multifactor.api.Selection;
+import io.multifactor.testkit.generators.LoadSignalsGenerators;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+
+/**
+ * Properties of the load signals (token load: {@code load_metric: tokens} and {@code max_inflight_tokens}; the
+ * model-server signals: queue and KV-cache factors, {@code max_queue}, {@code max_kv_cache}, {@code when_stale}),
+ * checked on generated problems ({@link LoadSignalsGenerators}) against the kernel, with {@link ReferenceScorer}
+ * (written from the documented formulas) as the oracle. Fixed seed ({@code -Dmf.properties.seed=N} overrides); the
+ * cases run are printed.
+ */
+class LoadSignalsPropertiesTest
+{
+    static final int AGREEMENT_CASES = 3_000;
+    static final int CASES_PER_PROPERTY = 1_000;
+
+    private static final long SEED = Long.getLong("mf.properties.seed", 20261201L);
+    private static final AtomicLong TOTAL = new AtomicLong();
+    private static final AtomicLong DROPPED = new AtomicLong();
+    private static final AtomicLong TOKEN_DROPS = new AtomicLong();
+    private static final AtomicLong TOKEN_LOAD_CASES = new AtomicLong();
+
+    @AfterAll
+    static void reportTotal()
+    {
+        System.out.println("LoadSignalsPropertiesTest: " + TOTAL.get() + " generated cases (seed " + SEED + "); in the " +
+            "agreement cases " + TOKEN_LOAD_CASES.get() + " scored with load_metric tokens, " + TOKEN_DROPS.get() +
+            " candidates dropped by inflight_tokens, " + DROPPED.get() + " by queue, kv_cache or stale");
+    }
+
+    private static <T> void check(final String property, final int cases, final Gen<T> gen, final Consumer<T> body)
+    {
+        final AtomicLong ran = new AtomicLong();
+        qt().withFixedSeed(SEED).withExamples(cases).forAll(gen).checkAssert(value ->
+        {
+            ran.incrementAndGet();
+            body.accept(value);
+        });
+        assertThat(ran.get()).as("cases run for " + property).isGreaterThanOrEqualTo(cases);
+        TOTAL.addAndGet(ran.get());
+    }
+
+    @Test
+    void theKernelShouldAgreeWithTheReferenceOnDropsWeightsNormalizedFactorsAndScores()
+    {
+        check("agreement", AGREEMENT_CASES, LoadSignalsGenerators.cases(), c ->
+        {
+            final ReferenceResult expected = ReferenceScorer.select(c);
+            ScoreTolerance.assertAgree(LoadSignalsKernelAdapter.select(c), expected);
+            if (c.tokenLoad() && expected.outcome() == Outcome.SCORED)
+            {
+                TOKEN_LOAD_CASES.incrementAndGet();
+            }
+            for (final ReferenceCandidate candidate : expected.candidates())
+            {
+                final int reason = candidate.dropReason();
+                if (reason == DropReason.INFLIGHT_TOKENS)
+                {
+                    TOKEN_DROPS.incrementAndGet();
+                }
+                if (reason == DropReason.QUEUE || reason == DropReason.KV_CACHE || reason == DropReason.STALE)
+                {
+                    DROPPED.incrementAndGet();
+                }
+            }
+        });
+        // The generator reaches every new drop reason, and scores with token load.
+        assertThat(DROPPED.get()).isPositive();
+        assertThat(TOKEN_DROPS.get()).isPositive();
+        assertThat(TOKEN_LOAD_CASES.get()).isPositive();
+    }
+
+    @Test
+    void withoutTheirWeightsAndCeilingsTheServerSignalsShouldChangeNothing()
+    {
+        // The defaults reproduce the seed's algorithm exactly: whatever the servers say (queues, KV-cache, stale,
+        // when_stale: saturated) and whatever tokens are in flight, a decision without queue/kv_cache weights and
+        // ceilings, with load_metric: requests and no max_inflight_tokens, selects bit for bit as the same kernel with
+        // none of these signals, and agrees with the seed's reference.
+        check("defaults", CASES_PER_PROPERTY, LoadSignalsGenerators.cases(), generated ->
+        {
+            final LoadSignalsCase c = generated.unweighted();
+            final Selection with = LoadSignalsKernelAdapter.selection(c, true);
+            final Selection without = LoadSignalsKernelAdapter.selection(c, false);
+            assertThat(with.outcome()).isEqualTo(without.outcome());
+            assertThat(with.selectedIndex()).isEqualTo(without.selectedIndex());
+            for (int i = 0; i < with.candidateCount(); i++)
+            {
+                assertThat(with.dropReason(i)).isEqualTo(without.dropReason(i));
+                assertThat(Double.doubleToLongBits(with.score(i))).as("score of " + i)
+                    .isEqualTo(Double.doubleToLongBits(without.score(i)));
+            }
+            final ReferenceResult seed = ReferenceScorer.select(c.decision(), c.request());
+            final ReferenceResult kernel = KernelAdapter.select(c.decision(), c.request());
+            ScoreTolerance.assertAgree(kernel, seed);
+            assertThat(with.selectedIndex()).isEqualTo(kernel.selectedIndex());
+        });
+    }
+
+    @Test
+    void tokenLoadWithTokensEqualToTheRequestCountsShouldSelectAsRequestLoad()
+    {
+        // N(m) is the in-flight tokens with load_metric: tokens; when every candidate has as many tokens as requests
+        // in flight, the two metrics are the same numbers and the kernel must select the same, bit for bit.
+        check("tokens as requests", CASES_PER_PROPERTY, LoadSignalsGenerators.cases(), generated ->
+        {
+            final Map<String, ReferenceObservation> observations = new HashMap<>();
+            for (final ReferenceModel model : generated.decision().candidates())
+            {
+                final ReferenceObservation o = generated.request().observation(model.name());
+                observations.put(model.name(), o.withInflightTokens(o.inflight()));
+            }
+            final ReferenceRequest request = new ReferenceRequest(observations, generated.request().excluded());
+            final LoadSignalsCase requests = generated.withRequest(request).withTokenLoad(false, 0L);
+            final LoadSignalsCase tokens = requests.withTokenLoad(true, 0L);
+            final Selection byRequests = LoadSignalsKernelAdapter.selection(requests, true);
+            final Selection byTokens = LoadSignalsKernelAdapter.selection(tokens, true);
+            assertThat(byTokens.outcome()).isEqualTo(byRequests.outcome());
+            assertThat(byTokens.selectedIndex()).isEqualTo(byRequests.selectedIndex());
+            for (int i = 0; i < byTokens.candidateCount(); i++)
+            {
+                assertThat(byTokens.dropReason(i)).isEqualTo(byRequests.dropReason(i));
+                assertThat(Double.doubleToLongBits(byTokens.score(i))).as("score of " + i)
+                    .isEqualTo(Double.doubleToLongBits(byRequests.score(i)));
+            }
+        });
+    }
+
+    @Test
+    void aTokenRiseShouldNeverRaiseTheCandidatesScore()
+    {
+        // With load_metric: tokens, more tokens in flight on one candidate never raise its score; past
+        // max_inflight_tokens it is dropped with reason inflight_tokens (or an earlier one it already had).
+        check("token rise", CASES_PER_PROPERTY, LoadSignalsGenerators.cases(), generated ->
+        {
+            final LoadSignalsCase c = generated.withTokenLoad(true, generated.maxInflightTokens());
+            final ReferenceResult before = LoadSignalsKernelAdapter.select(c);
+            for (int i = 0; i < before.candidates().size(); i++)
+            {
+                final ReferenceCandidate candidate = before.candidates().get(i);
+                if (candidate.score() == null)
+                {
+                    continue;
+                }
+                final Map<String, ReferenceObservation> observations = new HashMap<>(c.request().observations());
+                final ReferenceObservation o = c.request().observation(candidate.model());
+                observations.put(candidate.model(), o.withInflightTokens(o.inflightTokens() + 1 + 997L * (i % 7)));
+                final LoadSignalsCase raised = c.withRequest(new ReferenceRequest(observations, c.request().excluded()));
+                final ReferenceCandidate after = LoadSignalsKernelAdapter.select(raised).candidates().get(i);
+                if (after.score() != null)
+                {
+                    assertThat(after.score()).as(candidate.model() + " tokens " + o.inflightTokens())
+                        .isLessThanOrEqualTo(candidate.score() + ScoreTolerance.TOLERANCE);
+                }
+                else
+                {
+                    assertThat(after.dropReason()).isEqualTo(DropReason.INFLIGHT_TOKENS);
+                }
+            }
+        });
+    }
+
+    @Test
+    void aQueueRiseShouldNeverRaiseTheCandidatesScore()
+    {
+        check("queue rise", CASES_PER_PROPERTY, LoadSignalsGenerators.cases(), c ->
+        {
+            final ReferenceResult before = LoadSignalsKernelAdapter.select(c);
+            for (int i = 0; i < before.candidates().size(); i++)
+            {
+                final ReferenceCandidate candidate = before.candidates().get(i);
+                final Double queue = c.queue().get(candidate.model());
+                if (candidate.score() == null || queue == null)
+                {
+                    continue;
+                }
+                final Map<String, Double> higher = new HashMap<>(c.queue());
+                higher.put(candidate.model(), queue + 1 + (i % 5));
+                final ReferenceCandidate after = LoadSignalsKernelAdapter.select(c.withQueue(higher)).candidates().get(i);
+                // Dropped by max_queue, or a score no higher (within the agreement tolerance).
+                if (after.score() != null)
+                {
+                    assertThat(after.score()).as(candidate.model() + " queue " + queue + " -> " + higher.get(
+                        candidate.model())).isLessThanOrEqualTo(candidate.score() + ScoreTolerance.TOLERANCE);
+                }
+                else
+                {
+                    assertThat(after.dropReason()).isEqualTo(DropReason.QUEUE);
+                }
+            }
+        });
+    }
+
+    @Test
+    void aKvCacheRiseShouldNeverRaiseTheCandidatesScore()
+    {
+        check("kv_cache rise", CASES_PER_PROPERTY, LoadSignalsGenerators.cases(), c ->
+        {
+            final ReferenceResult before = LoadSignalsKernelAdapter.select(c);
+            for (int i = 0; i < before.candidates().size(); i++)
+            {
+                final ReferenceCandidate candidate = before.candidates().get(i);
+                final Double kv = c.kvCache().get(candidate.model());
+                if (candidate.score() == null || kv == null || kv >= 1.0)
+                {
+                    continue;
+                }
+                final Map<String, Double> higher = new HashMap<>(c.kvCache());
+                higher.put(candidate.model(), Math.min(1.0, kv + 0.1));
+                final ReferenceCandidate after =
+                    LoadSignalsKernelAdapter.select(c.withKvCache(higher)).candidates().get(i);
+                if (after.score() != null)
+                {
+                    assertThat(after.score()).isLessThanOrEqualTo(candidate.score() + ScoreTolerance.TOLERANCE);
+                }
+                else
+                {
+                    assertThat(after.dropReason()).isEqualTo(DropReason.KV_CACHE);
+                }
+            }
+        });
+    }
+}
