@@ -14,7 +14,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.quicktheories.QuickTheory.qt;
 
 /**
  * Properties of the load signals (token load: {@code load_metric: tokens} and {@code max_inflight_tokens}; the
@@ -44,14 +43,7 @@ class LoadSignalsPropertiesTest
 
     private static <T> void check(final String property, final int cases, final Gen<T> gen, final Consumer<T> body)
     {
-        final AtomicLong ran = new AtomicLong();
-        qt().withFixedSeed(SEED).withExamples(cases).forAll(gen).checkAssert(value ->
-        {
-            ran.incrementAndGet();
-            body.accept(value);
-        });
-        assertThat(ran.get()).as("cases run for " + property).isGreaterThanOrEqualTo(cases);
-        TOTAL.addAndGet(ran.get());
+        TOTAL.addAndGet(CountedProperty.check(SEED, property, cases, gen, body));
     }
 
     @Test
