@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -88,14 +89,7 @@ class LoadSignalsPropertiesTest
             final LoadSignalsCase c = generated.unweighted();
             final Selection with = LoadSignalsKernelAdapter.selection(c, true);
             final Selection without = LoadSignalsKernelAdapter.selection(c, false);
-            assertThat(with.outcome()).isEqualTo(without.outcome());
-            assertThat(with.selectedIndex()).isEqualTo(without.selectedIndex());
-            for (int i = 0; i < with.candidateCount(); i++)
-            {
-                assertThat(with.dropReason(i)).isEqualTo(without.dropReason(i));
-                assertThat(Double.doubleToLongBits(with.score(i))).as("score of " + i)
-                    .isEqualTo(Double.doubleToLongBits(without.score(i)));
-            }
+            assertSameBitForBit(with, without);
             final ReferenceResult seed = ReferenceScorer.select(c.decision(), c.request());
             final ReferenceResult kernel = KernelAdapter.select(c.decision(), c.request());
             ScoreTolerance.assertAgree(kernel, seed);
@@ -121,14 +115,7 @@ class LoadSignalsPropertiesTest
             final LoadSignalsCase tokens = requests.withTokenLoad(true, 0L);
             final Selection byRequests = LoadSignalsKernelAdapter.selection(requests, true);
             final Selection byTokens = LoadSignalsKernelAdapter.selection(tokens, true);
-            assertThat(byTokens.outcome()).isEqualTo(byRequests.outcome());
-            assertThat(byTokens.selectedIndex()).isEqualTo(byRequests.selectedIndex());
-            for (int i = 0; i < byTokens.candidateCount(); i++)
-            {
-                assertThat(byTokens.dropReason(i)).isEqualTo(byRequests.dropReason(i));
-                assertThat(Double.doubleToLongBits(byTokens.score(i))).as("score of " + i)
-                    .isEqualTo(Double.doubleToLongBits(byRequests.score(i)));
-            }
+            assertSameBitForBit(byTokens, byRequests);
         });
     }
 
@@ -136,92 +123,103 @@ class LoadSignalsPropertiesTest
     void aTokenRiseShouldNeverRaiseTheCandidatesScore()
     {
         // With load_metric: tokens, more tokens in flight on one candidate never raise its score; past
-        // max_inflight_tokens it is dropped with reason inflight_tokens (or an earlier one it already had).
-        check("token rise", CASES_PER_PROPERTY, LoadSignalsGenerators.cases(), generated ->
-        {
-            final LoadSignalsCase c = generated.withTokenLoad(true, generated.maxInflightTokens());
-            final ReferenceResult before = LoadSignalsKernelAdapter.select(c);
-            for (int i = 0; i < before.candidates().size(); i++)
+        // max_inflight_tokens it is dropped with reason inflight_tokens.
+        checkRise("token rise", DropReason.INFLIGHT_TOKENS, c -> c.withTokenLoad(true, c.maxInflightTokens()),
+            (c, model, i) ->
             {
-                final ReferenceCandidate candidate = before.candidates().get(i);
-                if (candidate.score() == null)
-                {
-                    continue;
-                }
                 final Map<String, ReferenceObservation> observations = new HashMap<>(c.request().observations());
-                final ReferenceObservation o = c.request().observation(candidate.model());
-                observations.put(candidate.model(), o.withInflightTokens(o.inflightTokens() + 1 + 997L * (i % 7)));
-                final LoadSignalsCase raised = c.withRequest(new ReferenceRequest(observations, c.request().excluded()));
-                final ReferenceCandidate after = LoadSignalsKernelAdapter.select(raised).candidates().get(i);
-                if (after.score() != null)
-                {
-                    assertThat(after.score()).as(candidate.model() + " tokens " + o.inflightTokens())
-                        .isLessThanOrEqualTo(candidate.score() + ScoreTolerance.TOLERANCE);
-                }
-                else
-                {
-                    assertThat(after.dropReason()).isEqualTo(DropReason.INFLIGHT_TOKENS);
-                }
-            }
-        });
+                final ReferenceObservation o = c.request().observation(model);
+                observations.put(model, o.withInflightTokens(o.inflightTokens() + 1 + 997L * (i % 7)));
+                return c.withRequest(new ReferenceRequest(observations, c.request().excluded()));
+            });
     }
 
     @Test
     void aQueueRiseShouldNeverRaiseTheCandidatesScore()
     {
-        check("queue rise", CASES_PER_PROPERTY, LoadSignalsGenerators.cases(), c ->
+        // Dropped by max_queue, or a score no higher.
+        checkRise("queue rise", DropReason.QUEUE, c -> c, (c, model, i) ->
         {
-            final ReferenceResult before = LoadSignalsKernelAdapter.select(c);
-            for (int i = 0; i < before.candidates().size(); i++)
+            final Double queue = c.queue().get(model);
+            if (queue == null)
             {
-                final ReferenceCandidate candidate = before.candidates().get(i);
-                final Double queue = c.queue().get(candidate.model());
-                if (candidate.score() == null || queue == null)
-                {
-                    continue;
-                }
-                final Map<String, Double> higher = new HashMap<>(c.queue());
-                higher.put(candidate.model(), queue + 1 + (i % 5));
-                final ReferenceCandidate after = LoadSignalsKernelAdapter.select(c.withQueue(higher)).candidates().get(i);
-                // Dropped by max_queue, or a score no higher (within the agreement tolerance).
-                if (after.score() != null)
-                {
-                    assertThat(after.score()).as(candidate.model() + " queue " + queue + " -> " + higher.get(
-                        candidate.model())).isLessThanOrEqualTo(candidate.score() + ScoreTolerance.TOLERANCE);
-                }
-                else
-                {
-                    assertThat(after.dropReason()).isEqualTo(DropReason.QUEUE);
-                }
+                return null;
             }
+            final Map<String, Double> higher = new HashMap<>(c.queue());
+            higher.put(model, queue + 1 + (i % 5));
+            return c.withQueue(higher);
         });
     }
 
     @Test
     void aKvCacheRiseShouldNeverRaiseTheCandidatesScore()
     {
-        check("kv_cache rise", CASES_PER_PROPERTY, LoadSignalsGenerators.cases(), c ->
+        checkRise("kv_cache rise", DropReason.KV_CACHE, c -> c, (c, model, i) ->
         {
+            final Double kv = c.kvCache().get(model);
+            if (kv == null || kv >= 1.0)
+            {
+                return null;
+            }
+            final Map<String, Double> higher = new HashMap<>(c.kvCache());
+            higher.put(model, Math.min(1.0, kv + 0.1));
+            return c.withKvCache(higher);
+        });
+    }
+
+    private static void assertSameBitForBit(final Selection actual, final Selection expected)
+    {
+        assertThat(actual.outcome()).isEqualTo(expected.outcome());
+        assertThat(actual.selectedIndex()).isEqualTo(expected.selectedIndex());
+        for (int i = 0; i < actual.candidateCount(); i++)
+        {
+            assertThat(actual.dropReason(i)).as("drop reason of " + i).isEqualTo(expected.dropReason(i));
+            assertThat(Double.doubleToLongBits(actual.score(i))).as("score of " + i)
+                .isEqualTo(Double.doubleToLongBits(expected.score(i)));
+        }
+    }
+
+    /** One candidate's signal raised. */
+    @FunctionalInterface
+    private interface Rise
+    {
+        /**
+         * @param c the problem before.
+         * @param model a candidate.
+         * @param index its position.
+         * @return the problem after the candidate's signal rose, or {@code null} when it has none to raise.
+         */
+        LoadSignalsCase raise(LoadSignalsCase c, String model, int index);
+    }
+
+    /**
+     * For every candidate the kernel scored in {@code setup}'s problem: after its signal rose, it is dropped with
+     * {@code dropReason}, or its score is no higher (within the agreement tolerance).
+     */
+    private static void checkRise(final String property, final int dropReason,
+        final UnaryOperator<LoadSignalsCase> setup, final Rise rise)
+    {
+        check(property, CASES_PER_PROPERTY, LoadSignalsGenerators.cases(), generated ->
+        {
+            final LoadSignalsCase c = setup.apply(generated);
             final ReferenceResult before = LoadSignalsKernelAdapter.select(c);
             for (int i = 0; i < before.candidates().size(); i++)
             {
                 final ReferenceCandidate candidate = before.candidates().get(i);
-                final Double kv = c.kvCache().get(candidate.model());
-                if (candidate.score() == null || kv == null || kv >= 1.0)
+                final LoadSignalsCase raised = candidate.score() == null ? null : rise.raise(c, candidate.model(), i);
+                if (raised == null)
                 {
                     continue;
                 }
-                final Map<String, Double> higher = new HashMap<>(c.kvCache());
-                higher.put(candidate.model(), Math.min(1.0, kv + 0.1));
-                final ReferenceCandidate after =
-                    LoadSignalsKernelAdapter.select(c.withKvCache(higher)).candidates().get(i);
+                final ReferenceCandidate after = LoadSignalsKernelAdapter.select(raised).candidates().get(i);
                 if (after.score() != null)
                 {
-                    assertThat(after.score()).isLessThanOrEqualTo(candidate.score() + ScoreTolerance.TOLERANCE);
+                    assertThat(after.score()).as(property + " of " + candidate.model())
+                        .isLessThanOrEqualTo(candidate.score() + ScoreTolerance.TOLERANCE);
                 }
                 else
                 {
-                    assertThat(after.dropReason()).isEqualTo(DropReason.KV_CACHE);
+                    assertThat(after.dropReason()).as(property + " of " + candidate.model()).isEqualTo(dropReason);
                 }
             }
         });
