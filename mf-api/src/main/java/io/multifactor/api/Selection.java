@@ -67,6 +67,9 @@ public final class Selection
     private double[] ejectedMillisLeft;
     private double[] scores;
     private int[] eliminatedBy;
+    // The engine's per-thread state for the thread that selects with this selection (its counter block), kept across
+    // calls; the engine checks that it is the calling thread's before using it. Opaque here.
+    private Object callerThreadState;
     private final double[] boundMin = new double[Factor.COUNT];
     private final double[] boundMax = new double[Factor.COUNT];
 
@@ -133,6 +136,23 @@ public final class Selection
     void reset(final int decisionId)
     {
         start(decisionId, 0, Objective.WEIGHTED, LatencyMetric.AUTO, SelectionWriter.Configured.NONE);
+    }
+
+    /** @return the engine's per-thread state kept in this selection, or null. */
+    Object callerThreadState()
+    {
+        return callerThreadState;
+    }
+
+    void callerThreadState(final Object state)
+    {
+        callerThreadState = state;
+    }
+
+    /** @return the all-missing column (never written after allocation). */
+    double[] missingColumn()
+    {
+        return missing;
     }
 
     /**

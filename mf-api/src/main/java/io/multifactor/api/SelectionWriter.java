@@ -188,6 +188,41 @@ public final class SelectionWriter
     }
 
     /**
+     * The engine's per-thread state kept in a selection across calls (its counter block for the thread that selects
+     * with it), which the engine checks is the calling thread's before using it. The engine only.
+     *
+     * @param out the selection.
+     * @return what the engine kept, or null.
+     */
+    public static Object callerThreadState(final Selection out)
+    {
+        return out.callerThreadState();
+    }
+
+    /**
+     * Keeps the engine's per-thread state in a selection, for its next call. The engine only.
+     *
+     * @param out the selection.
+     * @param state what to keep.
+     */
+    public static void callerThreadState(final Selection out, final Object state)
+    {
+        out.callerThreadState(state);
+    }
+
+    /**
+     * The column the kernel's ranking loop reads for a factor it does not score: every value missing, so the factor
+     * adds exactly 0 whatever its observed values are. The kernel only; never written through.
+     *
+     * @param out the selection.
+     * @return the all-missing column (not a copy), at least {@code candidateCount} long.
+     */
+    public static double[] missingColumn(final Selection out)
+    {
+        return out.missingColumn();
+    }
+
+    /**
      * Records the bounds of one factor over the survivors that have it (+Infinity and -Infinity when none has it).
      *
      * @param out the selection.

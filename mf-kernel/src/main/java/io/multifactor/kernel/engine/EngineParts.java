@@ -15,7 +15,8 @@ import org.agrona.concurrent.SystemEpochClock;
 /**
  * Assembles the parts of one engine from its builder's settings, in the order their counters are allocated: the
  * counter buffers and their layout (engine-wide counters first), the lease table, then selection, reserve, explain,
- * samples, plan installation, publication (latency and model-server signals), refresh and the fleet bridge, all sharing the engine's one lock.
+ * samples, plan installation, publication (latency and model-server signals), refresh, the fleet bridge, the ends of
+ * leases, the ejection override, plan replacement and the server configuration, all sharing the engine's one lock.
  * <p>
  * This class is not threadsafe: it is built and read once, on the thread that builds the engine.
  */
@@ -40,6 +41,10 @@ final class EngineParts
     final RefreshCycle refreshCycle;
     final FleetBridge fleet;
     final ServerLoadPublisher serverPublisher;
+    final LeaseEnder leaseEnder;
+    final EjectionOverride ejectionOverride;
+    final PlansReplacement plansReplacement;
+    final ServerConfiguration serverConfiguration;
 
     EngineParts(final EngineBuilder<?> builder)
     {
@@ -77,5 +82,9 @@ final class EngineParts
             counterBlocks, counters,
             SystemEpochClock.INSTANCE, ejections);
         fleet = new FleetBridge(lock, clock, installer, values);
+        leaseEnder = new LeaseEnder(leases, ejections);
+        ejectionOverride = new EjectionOverride(installer, ejections);
+        plansReplacement = new PlansReplacement(installer, clock);
+        serverConfiguration = new ServerConfiguration(serverSignals, installer, plansReplacement, clock);
     }
 }

@@ -6,14 +6,16 @@ import io.multifactor.kernel.latency.LatencyWindow;
 import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.metrics.CounterTypes;
 import io.multifactor.kernel.metrics.FleetCounters;
+import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.plan.Plans;
 import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.status.CountersReader;
 
 /**
  * What callers, operators and metrics binders read of an engine, and the part of {@link MultiFactorEngine} that
  * answers it: the current plans and the handles of their names, in-flight counts, the event and reload counts, the
- * counters' reader and capacity, the windows' footprint, and the labels of the counters as other processes see them
+ * counters' reader and capacity, the windows' footprint, the clock and settings the engine runs with, and the labels of the counters as other processes see them
  * ({@link CounterLayout}). Every public method here is a public method of {@link MultiFactorEngine}.
  * <p>
  * This class is threadsafe: every read is a volatile load of a counter or of the published state; it allocates nothing
@@ -26,6 +28,9 @@ abstract class EngineReadout
     final CounterLayout layout;
     final LeaseTable leases;
     final StateInstaller installer;
+    final NanoClock clock;
+    final SignalSettings settings;
+    private final PerThreadCounterBlocks counterBlocksOrNull;
 
     EngineReadout(final EngineParts parts)
     {
@@ -34,6 +39,21 @@ abstract class EngineReadout
         this.layout = parts.layout;
         this.leases = parts.leases;
         this.installer = parts.installer;
+        this.clock = parts.clock;
+        this.settings = parts.settings;
+        this.counterBlocksOrNull = parts.counterBlocks;
+    }
+
+    /** @return the engine's clock: the time source of windows, refresh, lease ages and ejections. */
+    public NanoClock clock()
+    {
+        return clock;
+    }
+
+    /** @return the signal settings the engine was built with. */
+    public SignalSettings settings()
+    {
+        return settings;
     }
 
     /** @return the current plans snapshot. */
@@ -239,5 +259,11 @@ abstract class EngineReadout
     public static String latencyLabel(final String model, final String metric, final int percentile)
     {
         return CounterLayout.latencyLabel(model, metric, percentile);
+    }
+
+    /** @return the per-thread counter blocks of the selections (null when not counted), for tests. */
+    PerThreadCounterBlocks counterBlocks()
+    {
+        return counterBlocksOrNull;
     }
 }

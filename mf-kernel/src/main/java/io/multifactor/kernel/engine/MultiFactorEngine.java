@@ -12,29 +12,21 @@ import io.multifactor.kernel.inflight.LeaseTable;
 import io.multifactor.kernel.latency.LatencyWindow;
 import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.metrics.CounterTypes;
-import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.plan.Plans;
-import io.multifactor.kernel.plan.PlansBuilder;
-import io.multifactor.kernel.reliability.EjectionTable;
-import io.multifactor.kernel.reliability.ModelEjection;
 import io.multifactor.kernel.reliability.RequestResult;
-import io.multifactor.kernel.signal.ServerBackend;
-import io.multifactor.kernel.signal.ServerMetricsSettings;
-import io.multifactor.kernel.signal.ServerSignals;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.NanoClock;
-
-import java.util.List;
-import java.util.Objects;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The multi-factor engine: selects a model per request from the current plans and the live signals, and takes those
- * signals (latency samples, in-flight leases). A facade: selection is {@code Selector}'s job, reserve on select
- * {@code ReserveOnSelect}'s, explain {@code Explainer}'s, samples {@code SampleRecorder}'s, plan installation
- * {@code StateInstaller}'s, publication of signals {@code SignalPublisher}'s, the refresh duty cycle and lease sweep
- * {@code RefreshCycle}'s, the counters' layout and labels {@code CounterLayout}'s, the fleet {@code FleetBridge}'s, the
- * counter reads {@code EngineReadout}'s.
+ * signals (latency samples, in-flight leases, request results, model-server load). A facade whose public methods are
+ * one-line delegations: selection is {@code Selector}'s job, reserve on select {@code ReserveOnSelect}'s, the ends of
+ * leases and their results {@code LeaseEnder}'s, explain {@code Explainer}'s, samples {@code SampleRecorder}'s, plan
+ * installation {@code StateInstaller}'s, plan replacement and its listeners {@code PlansReplacement}'s, publication of
+ * signals {@code SignalPublisher}'s and {@code ServerLoadPublisher}'s, the server configuration
+ * {@code ServerConfiguration}'s, an operator's ejection {@code EjectionOverride}'s, the refresh duty cycle and lease
+ * sweep {@code RefreshCycle}'s, the counters' layout and labels {@code CounterLayout}'s, the fleet
+ * {@code FleetBridge}'s; the reads are declared in {@code EngineReadout}, the changes off the hot path (plans, servers,
+ * ejection) in {@code EngineControl}.
  * <p>
  * Everything the hot paths read hangs off one published {@code EngineState} (the plans snapshot and the signal arrays
  * sized for it), read with a single volatile load, so a selection always sees one whole plan with signals keyed to its
@@ -49,7 +41,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * {@link #replacePlans} may be called from any number of threads at once; the hot paths allocate nothing and take no
  * lock; refresh, the fleet exchange and plan replacement serialize on an internal lock.
  */
-public final class MultiFactorEngine extends EngineReadout
+public final class MultiFactorEngine extends EngineControl
     implements LatencyRecorder, InflightTracker, FleetMember, AutoCloseable
 {
     /** Default number of lease slots: the most requests in flight counted at once. */
@@ -71,38 +63,26 @@ public final class MultiFactorEngine extends EngineReadout
     /** Stale leases are swept every {@code inflight_max_age / SWEEPS_PER_MAX_AGE} (at least every refresh period). */
     public static final int SWEEPS_PER_MAX_AGE = 64;
 
-    private final NanoClock clock;
-    private final SignalSettings settings;
     private final ReserveOnSelect reserver;
     private final Selector selector;
+    private final LeaseEnder leaseEnder;
     private final Explainer explainer;
     private final SampleRecorder samples;
     private final RefreshCycle refreshCycle;
     private final FleetBridge fleet;
-    private final ServerLoadPublisher serverPublisher;
-    private final PerThreadCounterBlocks counterBlocksOrNull;
-    private final EjectionTable ejections;
     private final RefreshAgent agent = new RefreshAgent(this);
-    private final CopyOnWriteArrayList<Runnable> plansListeners = new CopyOnWriteArrayList<>();
 
     MultiFactorEngine(final EngineParts parts)
     {
         super(parts);
-        clock = parts.clock;
-        settings = parts.settings;
         reserver = parts.reserver;
         selector = parts.selector;
+        leaseEnder = parts.leaseEnder;
         explainer = parts.explainer;
         samples = parts.samples;
         refreshCycle = parts.refreshCycle;
         fleet = parts.fleet;
-        serverPublisher = parts.serverPublisher;
-        counterBlocksOrNull = parts.counterBlocks;
-        ejections = parts.ejections;
-        synchronized (parts.lock)
-        {
-            installer.install(parts.firstPlans, parts.originNs);
-        }
+        installer.installFirst(parts.firstPlans, parts.originNs);
         // The counters file holds the first plans' counters from the start, before the first heartbeat.
         refreshCycle.writeFile();
     }
@@ -241,9 +221,7 @@ public final class MultiFactorEngine extends EngineReadout
     @Override
     public long begin(final int modelId)
     {
-        final EngineState s = installer.state;
-        return modelId < 0 || modelId >= s.counterOffsets.length ? NO_LEASE :
-            reserver.begin(s, modelId, settings.defaultRequestTokens());
+        return reserver.begin(installer.state, modelId, settings.defaultRequestTokens());
     }
 
     /**
@@ -257,9 +235,7 @@ public final class MultiFactorEngine extends EngineReadout
      */
     public long begin(final int modelId, final long tokens)
     {
-        final EngineState s = installer.state;
-        return modelId < 0 || modelId >= s.counterOffsets.length ? NO_LEASE :
-            reserver.begin(s, modelId, Math.max(0L, tokens));
+        return reserver.begin(installer.state, modelId, Math.max(0L, tokens));
     }
 
     /**
@@ -270,7 +246,7 @@ public final class MultiFactorEngine extends EngineReadout
     @Override
     public boolean end(final long lease)
     {
-        return endReporting(lease, RequestResult.NOTHING, RequestResult.NO_RETRY_AFTER);
+        return leaseEnder.end(lease, RequestResult.NOTHING, RequestResult.NO_RETRY_AFTER);
     }
 
     /**
@@ -288,7 +264,7 @@ public final class MultiFactorEngine extends EngineReadout
      */
     public boolean end(final long lease, final int status)
     {
-        return end(lease, status, RequestResult.NO_RETRY_AFTER);
+        return leaseEnder.endWithStatus(lease, status, RequestResult.NO_RETRY_AFTER);
     }
 
     /**
@@ -303,66 +279,7 @@ public final class MultiFactorEngine extends EngineReadout
      */
     public boolean end(final long lease, final int status, final long retryAfterMillis)
     {
-        return endReporting(lease, RequestResult.classify(status, retryAfterMillis), retryAfterMillis);
-    }
-
-    // Releases the lease once; only the call that released it reports its result, to the lease's own model.
-    private boolean endReporting(final long lease, final int result, final long retryAfterMillis)
-    {
-        final int counterOffset = leases.releaseCounterOffset(lease);
-        if (counterOffset == LeaseTable.NOT_RELEASED)
-        {
-            return false;
-        }
-        final ModelEjection model = ejections.model(counterOffset);
-        if (model != null)
-        {
-            model.onEnd(lease, result, retryAfterMillis);
-        }
-        return true;
-    }
-
-    /**
-     * Ejects a model for {@code millis} from now, whatever its {@code reliability} and without raising its ejection
-     * count (an operator's override, and what a scenario's {@code ejected_ms} states). When the time is up it is
-     * half-open as after any ejection. Off the hot path; lock-free.
-     *
-     * @param modelId model handle.
-     * @param millis how long, > 0.
-     * @return whether the model is one of the current plans (false: nothing happened).
-     */
-    public boolean ejectForMillis(final int modelId, final long millis)
-    {
-        final EngineState s = installer.state;
-        final ModelSignals signals = s.signals(modelId);
-        if (signals == null || millis <= 0)
-        {
-            return false;
-        }
-        for (final LiveDecision decision : s.decisions)
-        {
-            for (int i = 0; decision != null && i < decision.plan.candidateCount(); i++)
-            {
-                if (decision.plan.candidateModelId(i) == modelId)
-                {
-                    // A decision none of whose candidates has reliability reads no ejection until now.
-                    decision.signals.readExtendedSignals();
-                }
-            }
-        }
-        signals.ejection.ejectForMillis(millis);
-        return true;
-    }
-
-    /**
-     * @param modelId model handle.
-     * @return the milliseconds its ejection has left now (0 while its probe is out), NaN when it is not ejected or
-     *     not one of the current plans. Reads the clock.
-     */
-    public double ejectedMillisLeft(final int modelId)
-    {
-        final ModelSignals signals = installer.state.signals(modelId);
-        return signals == null ? Double.NaN : ejections.ejectedMillisLeft(signals.counterId);
+        return leaseEnder.endWithStatus(lease, status, retryAfterMillis);
     }
 
     @Override
@@ -416,108 +333,6 @@ public final class MultiFactorEngine extends EngineReadout
     }
 
     /**
-     * Replaces the plans atomically. Models that keep their name keep their in-flight counter and latency windows
-     * (build {@code next} with {@link PlansBuilder#PlansBuilder(Plans)} so they also keep their handles); a retired
-     * model's {@code begin} and {@code record*} become no-ops, and its open leases still end normally. Percentiles of
-     * the new plans are computed before the swap. Off the hot path: allocates, and waits for a running refresh.
-     *
-     * @param next the new snapshot.
-     * @throws IllegalStateException when a new model name needs a counter and every counter is in use (the running plans
-     *     stay), or the engine is closed.
-     */
-    public void replacePlans(final Plans next)
-    {
-        installer.replace(Objects.requireNonNull(next, "next"), clock);
-        for (final Runnable listener : plansListeners)
-        {
-            listener.run();
-        }
-    }
-
-    /**
-     * Adds a listener called on the replacing thread after each successful {@link #replacePlans}, once the new plans
-     * and their counters are published (the metrics binder follows reloads so). It must not replace plans itself.
-     *
-     * @param listener called with no lock held.
-     */
-    public void addPlansListener(final Runnable listener)
-    {
-        plansListeners.add(Objects.requireNonNull(listener, "listener"));
-    }
-
-    /** @param listener a listener added with {@link #addPlansListener(Runnable)}. */
-    public void removePlansListener(final Runnable listener)
-    {
-        plansListeners.remove(listener);
-    }
-
-    /**
-     * @return the engine's model-server signals: the table the scrape agent (module {@code mf-servers}) writes into,
-     *     and the settings and backends it scrapes.
-     */
-    public ServerSignals serverSignals()
-    {
-        return serverPublisher.signals();
-    }
-
-    /**
-     * Replaces what is scraped ({@code signals.server_metrics} and the backends of the models whose {@code server} is
-     * set, such as {@code LoadedConfig.serverMetrics()} and {@code serverBackends()} after a reload): a backend that
-     * stays keeps its values, freshness and counts, a model that stays keeps its grace period, and the
-     * {@code mf.server.*} counters follow (the plans listeners are told, as after {@link #replacePlans}). The scrape
-     * agent picks the change up at its next cycle. Off the hot path: allocates, and waits for a running refresh.
-     *
-     * @param settingsOrNull how the backends are scraped, or {@code null} to stop using server signals.
-     * @param backends the backends (ignored without settings).
-     * @throws IllegalStateException when a counter cannot be allocated (the previous server configuration is then
-     *     back), or the engine is closed.
-     */
-    public void configureServers(final ServerMetricsSettings settingsOrNull, final List<ServerBackend> backends)
-    {
-        final ServerSignals signals = serverPublisher.signals();
-        final List<ServerBackend> next = List.copyOf(backends);
-        final ServerMetricsSettings previousSettings = signals.settings();
-        final List<ServerBackend> previousBackends = signals.backends();
-        try
-        {
-            installer.reinstall(clock, () -> signals.configure(settingsOrNull, next, clock.nanoTime()));
-        }
-        catch (final IllegalStateException ex)
-        {
-            if (!installer.isClosed())
-            {
-                installer.reinstall(clock, () -> signals.configure(previousSettings, previousBackends, clock.nanoTime()));
-            }
-            throw ex;
-        }
-        for (final Runnable listener : plansListeners)
-        {
-            listener.run();
-        }
-    }
-
-    /**
-     * Feeds one backend's load from an ORCA load report on a response ({@code endpoint-load-metrics}): it counts as a
-     * good scrape of that backend at the engine clock's time now. Any thread; allocates nothing; never throws for an
-     * expected outcome.
-     *
-     * @param modelId the model's handle.
-     * @param backendKey the backend's origin, {@link ServerBackend#key()} ({@code http://host:port}).
-     * @param waiting waiting requests, finite and >= 0, or NaN when not reported.
-     * @param running running requests, or NaN when not reported.
-     * @param kvUse KV-cache use in [0, 1], or NaN when not reported (not both NaN).
-     * @return whether the values were taken: {@code false} for a model without server signals, a backend it does not
-     *     list, or a value out of range (counted as a refused scrape).
-     */
-    public boolean reportServerLoad(
-        final int modelId, final String backendKey, final double waiting, final double running, final double kvUse)
-    {
-        final String model = installer.state.plans.modelName(modelId);
-        return model != null && backendKey != null &&
-            serverPublisher.signals().report(model, backendKey, waiting, running, kvUse, clock.nanoTime());
-    }
-
-    /**
      * One refresh duty cycle at the clock's time : when {@code latency_refresh} has passed,
      * rotates the windows, republishes the percentiles and, when the sweep is due, reclaims stale leases; otherwise
      * reads the clock and one volatile field and writes nothing. One thread at a time. Allocates nothing in steady state.
@@ -541,18 +356,6 @@ public final class MultiFactorEngine extends EngineReadout
         return agent;
     }
 
-    @Override
-    public NanoClock clock()
-    {
-        return clock;
-    }
-
-    /** @return the signal settings. */
-    public SignalSettings settings()
-    {
-        return settings;
-    }
-
     /**
      * Closes the engine: from now on it knows no model and no decision ({@code select} fails, {@code begin} returns
      * {@link #NO_LEASE}, {@code record*} {@link #UNKNOWN_MODEL}, refresh does nothing); open leases end harmlessly.
@@ -566,18 +369,6 @@ public final class MultiFactorEngine extends EngineReadout
         refreshCycle.foldCounts();
         installer.close();
         refreshCycle.closeFile();
-    }
-
-    /** @return the publisher of the model-server signals, for tests. */
-    ServerLoadPublisher serverPublisher()
-    {
-        return serverPublisher;
-    }
-
-    /** @return the per-thread counter blocks of the selections (null when not counted), for tests. */
-    PerThreadCounterBlocks counterBlocks()
-    {
-        return counterBlocksOrNull;
     }
 
     /**

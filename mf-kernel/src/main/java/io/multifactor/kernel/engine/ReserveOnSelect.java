@@ -84,14 +84,15 @@ final class ReserveOnSelect
 
     /**
      * @param s the current state.
-     * @param modelId a model handle within range.
+     * @param modelId a model handle, any value.
      * @param tokens the lease's token weight.
      * @return a lease on it without a limit (the first lease begun on a half-open model is its probe: one CAS), or
-     *     {@link InflightTracker#NO_LEASE}.
+     *     {@link InflightTracker#NO_LEASE} (also for a handle out of the state's range).
      */
     long begin(final EngineState s, final int modelId, final long tokens)
     {
-        return leaseUnchecked(s, modelId, tokens, leaseEpochs.currentEpoch());
+        return modelId < 0 || modelId >= s.counterOffsets.length ? InflightTracker.NO_LEASE :
+            leaseUnchecked(s, modelId, tokens, leaseEpochs.currentEpoch());
     }
 
     // In ranking order: a model at its max_inflight or max_inflight_tokens is dropped as full, a half-open model whose

@@ -63,7 +63,7 @@ final class Selector
             SelectionWriter.reset(out, decisionId);
             return;
         }
-        final SingleWriterCounterBlock counts = countsOrNull();
+        final SingleWriterCounterBlock counts = countsOrNull(out);
         run(decision, exclusionsOrNull, requestOrNull, out, counts);
         if (counts != null)
         {
@@ -94,7 +94,7 @@ final class Selector
             SelectionWriter.reset(out, decisionId);
             return InflightTracker.NO_LEASE;
         }
-        final SingleWriterCounterBlock counts = countsOrNull();
+        final SingleWriterCounterBlock counts = countsOrNull(out);
         run(decision, exclusionsOrNull, requestOrNull, out, counts);
         final long lease = out.hasSelection() ?
             reserver.reserve(s, decision, out, counts, reserver.weight(requestOrNull)) : InflightTracker.NO_LEASE;
@@ -149,10 +149,21 @@ final class Selector
         }
     }
 
-    // The calling thread's block (a ThreadLocal lookup), or null when counting is off.
-    private SingleWriterCounterBlock countsOrNull()
+    // The calling thread's block, or null when counting is off: the one kept in the selection when it is the calling
+    // thread's (a selection is usually reused by one thread), else a ThreadLocal lookup, then kept there.
+    private SingleWriterCounterBlock countsOrNull(final Selection out)
     {
         final PerThreadCounterBlocks blocks = counterBlocksOrNull;
-        return blocks == null ? null : blocks.forCurrentThread();
+        if (blocks == null)
+        {
+            return null;
+        }
+        final Object kept = SelectionWriter.callerThreadState(out);
+        final SingleWriterCounterBlock counts = blocks.forCurrentThread(kept);
+        if (counts != kept)
+        {
+            SelectionWriter.callerThreadState(out, counts);
+        }
+        return counts;
     }
 }

@@ -168,7 +168,7 @@ final class ServerLoadPublisher
             final DecisionPlan plan = decision.plan;
             final int n = candidates.candidateCount();
             // A decision none of whose candidates has server signals is left alone: its kernel then reads none.
-            boolean scraped = candidates.hasExtendedSignals();
+            boolean scraped = candidates.hasServerSignals();
             for (int i = 0; i < n && !scraped; i++)
             {
                 scraped = tableModel[plan.candidateModelId(i)] != ServerLoadTable.NOT_FOUND;

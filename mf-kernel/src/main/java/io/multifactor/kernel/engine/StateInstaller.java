@@ -180,6 +180,21 @@ final class StateInstaller
         }
     }
 
+    /**
+     * Takes the lock and installs the engine's first plans (counted as no reload).
+     *
+     * @param first the first snapshot.
+     * @param nowNs the engine clock's time at its start.
+     * @throws IllegalStateException when a counter cannot be allocated.
+     */
+    void installFirst(final Plans first, final long nowNs)
+    {
+        synchronized (lock)
+        {
+            install(first, nowNs);
+        }
+    }
+
     // Under lock.
     void install(final Plans next, final long nowNs)
     {

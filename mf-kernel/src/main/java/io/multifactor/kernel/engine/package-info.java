@@ -2,8 +2,11 @@
  * The engine that ties plans, in-flight leases and latency windows together behind one object: the facade
  * {@link io.multifactor.kernel.engine.MultiFactorEngine} (with its builder), its
  * {@link io.multifactor.kernel.engine.SignalSettings}, the {@link io.multifactor.kernel.engine.Tpot} helper, and the
- * package-private classes with one job each behind it: selection, reserve on select, explain, samples, plan
- * installation, publication of signals, the refresh cycle, the counter layout and labels, and the fleet bridge.
+ * package-private classes with one job each behind it: selection, reserve on select, the ends of leases and their
+ * results, explain, samples, plan installation and replacement, publication of signals, the server configuration,
+ * the ejection override, the refresh cycle, the counter layout and labels, and the fleet bridge. The facade's public
+ * methods are declared in three layers: the reads ({@code EngineReadout}), the changes off the hot path
+ * ({@code EngineControl}), and the engine itself (hot paths, explain, fleet, refresh, lifecycle).
  * <p>
  * Threading: select, record, begin/end and plan replacement are safe from any number of threads at once; the hot
  * paths are lock-free and allocation-free. Refresh runs on one thread at a time (the agent's, or the caller's).

@@ -79,6 +79,29 @@ public final class PerThreadCounterBlocks
     }
 
     /**
+     * The calling thread's block, without the {@code ThreadLocal} lookup when {@code cachedOrNull} is it: a block a
+     * previous call returned to the caller, kept where the caller keeps per-thread state (the engine keeps it in the
+     * caller's {@link io.multifactor.api.Selection}). A block is the calling thread's exactly when the thread is its
+     * writer: only a thread itself becomes a block's writer, so another thread's block, a dead thread's, or one of
+     * another engine, is never taken for it. Lock-free and allocation-free after the thread's first call.
+     *
+     * @param cachedOrNull what the caller kept from an earlier call, or null.
+     * @return the block only the calling thread writes.
+     */
+    public SingleWriterCounterBlock forCurrentThread(final Object cachedOrNull)
+    {
+        if (cachedOrNull instanceof SingleWriterCounterBlock)
+        {
+            final SingleWriterCounterBlock cached = (SingleWriterCounterBlock)cachedOrNull;
+            if (cached.writer == Thread.currentThread() && cached.family == this)
+            {
+                return cached;
+            }
+        }
+        return byThread.get();
+    }
+
+    /**
      * Sizes the blocks for counter ids below {@code idLimit}: blocks created from now on hold them without growing (a
      * block grows on its own when its owner counts a higher id). Off the request path.
      *
@@ -170,11 +193,12 @@ public final class PerThreadCounterBlocks
             }
             if (block == null)
             {
-                block = new SingleWriterCounterBlock(idLimit);
+                block = new SingleWriterCounterBlock(this, idLimit);
                 blocksCreated++;
                 addLive(block);
             }
             block.owner = new WeakReference<>(thread);
+            block.writer = thread;
             return block;
         }
     }
@@ -253,6 +277,7 @@ public final class PerThreadCounterBlocks
     private void release(final SingleWriterCounterBlock block)
     {
         block.owner = null;
+        block.writer = null;
         if (freeCount < free.length)
         {
             free[freeCount++] = block;

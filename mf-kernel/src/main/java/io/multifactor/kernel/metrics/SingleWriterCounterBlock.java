@@ -46,13 +46,21 @@ public final class SingleWriterCounterBlock
 
     // Aggregator side, guarded by the lock of PerThreadCounterBlocks: never touched by the owner's increments.
     WeakReference<Thread> owner;
+    // The thread that writes this block: set by that thread itself when it claims the block (under the lock), cleared
+    // when the block is freed after its death. Read without the lock by any thread asking whether the block is its own
+    // (PerThreadCounterBlocks#forCurrentThread(Object)): only it can have written itself here, so a racy read never
+    // makes another thread the writer.
+    Thread writer;
+    // The blocks this one belongs to.
+    final PerThreadCounterBlocks family;
     long[] folded;
 
     /**
      * @param idLimit counter ids the block holds before it first grows.
      */
-    SingleWriterCounterBlock(final int idLimit)
+    SingleWriterCounterBlock(final PerThreadCounterBlocks family, final int idLimit)
     {
+        this.family = family;
         values = new long[PADDING + Math.max(1, idLimit) + PADDING];
         folded = new long[values.length];
     }

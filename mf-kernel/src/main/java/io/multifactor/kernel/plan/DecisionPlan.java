@@ -64,7 +64,7 @@ public final class DecisionPlan
     private final double effectiveMaxQueue;
     private final double effectiveMaxKvCache;
     private final boolean dropsStale;
-    private final int[] scoredFactors;
+    private final boolean scoresBeyondSeed;
 
     /**
      * @param id handle of this decision.
@@ -337,20 +337,12 @@ public final class DecisionPlan
         this.effectiveMaxKvCache = signalCeilings.effectiveMaxKvCache();
         this.dropsStale = signalCeilings.dropsStale();
         this.readsTokens = tokenLoad || effectiveMaxInflightTokens != Long.MAX_VALUE;
-        int scored = 0;
-        for (int f = 0; f < Factor.COUNT; f++)
+        boolean beyondSeed = false;
+        for (int f = Factor.SEED_COUNT; f < Factor.COUNT; f++)
         {
-            scored += this.weights[f] > 0.0 ? 1 : 0;
+            beyondSeed |= this.weights[f] > 0.0;
         }
-        this.scoredFactors = new int[scored];
-        scored = 0;
-        for (int f = 0; f < Factor.COUNT; f++)
-        {
-            if (this.weights[f] > 0.0)
-            {
-                scoredFactors[scored++] = f;
-            }
-        }
+        this.scoresBeyondSeed = beyondSeed;
         this.configured = new SelectionWriter.Configured(this.candidateModelIds, this.quality, this.costPer1M, this.weights);
     }
 
@@ -524,20 +516,13 @@ public final class DecisionPlan
         return signalCeilings.whenStaleSaturated();
     }
 
-    /** @return number of factors with a weight above 0, which the scoring loop visits. */
-    public int scoredFactorCount()
-    {
-        return scoredFactors.length;
-    }
-
     /**
-     * @param rank position, 0 to {@link #scoredFactorCount()} - 1.
-     * @return the {@link io.multifactor.api.Factor} index of the {@code rank}-th factor with a weight above 0, in
-     *     table order.
+     * @return whether a factor beyond the seed four (quality, latency, cost, load) has a weight above 0: the servers'
+     *     queue or KV-cache use.
      */
-    public int scoredFactor(final int rank)
+    public boolean scoresBeyondSeed()
     {
-        return scoredFactors[rank];
+        return scoresBeyondSeed;
     }
 
     /** @return latency percentile read for this decision, 1..100. */

@@ -4,6 +4,7 @@ import io.multifactor.api.DropReason;
 import io.multifactor.kernel.reliability.EjectionPolicy;
 import io.multifactor.kernel.reliability.EjectionTable;
 import org.agrona.BufferUtil;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -69,10 +70,20 @@ public final class CandidateSignals
     final EjectionTable ejections;
     final int[] ejectionSlots;
     final int maxEjectionPercent;
-    // Whether any signal beyond latency and in-flight requests was ever published here: until then the kernel reads
-    // none of them (every one is missing, 0 or "not ejected"), so a decision without them pays no loads for them.
-    // Plain field: set once, never cleared; the publication of the values themselves is ordered.
-    private boolean extendedSignals;
+    // Whether each source beyond latency and in-flight requests was ever published here: until one was, the kernel
+    // reads none of them (every one is missing, 0 or "not ejected"), so a decision without them pays no loads for them;
+    // once one was, it reads the in-flight tokens and the sources published. Plain fields: set once, never cleared; the
+    // publication of the values themselves is ordered.
+    private boolean serverSignals;
+    private boolean tokenSignals;
+    private boolean ejectionSignals;
+    // Where each candidate's in-flight count and tokens live, for loads without Agrona's per-call bounds check: the
+    // buffer's array (null for direct memory) and each value's address in it, checked against the buffer's capacity at
+    // construction. The buffers are referenced above, so the memory lives as long as these signals.
+    private final byte[] inflightArray;
+    private final long[] inflightAddresses;
+    private final byte[] tokenArray;
+    private final long[] tokenAddresses;
     // The round_robin baseline's turn counter: shared by every thread selecting this decision (one atomic add per
     // selection, no lock); a multi_factor decision never touches it.
     @SuppressWarnings("unused")
@@ -210,7 +221,11 @@ public final class CandidateSignals
         this.ejections = ejections;
         this.ejectionSlots = ejectionSlots.clone();
         this.maxEjectionPercent = maxEjectionPercent;
-        this.extendedSignals = ejecting;
+        this.ejectionSignals = ejecting;
+        this.inflightArray = inflightValues.byteArray();
+        this.inflightAddresses = addresses(inflightValues, this.inflightOffsets, "in-flight");
+        this.tokenArray = tokenValues.byteArray();
+        this.tokenAddresses = addresses(tokenValues, this.tokenOffsets, "token");
     }
 
     /**
@@ -271,7 +286,7 @@ public final class CandidateSignals
      */
     public void publishServerLoad(final int index, final double queue, final double kvCache, final boolean allStale)
     {
-        extendedSignals = true;
+        serverSignals = true;
         DOUBLES.setRelease(serverLoad, index << 1, queue);
         DOUBLES.setRelease(serverLoad, (index << 1) + 1, kvCache);
         BYTES.setRelease(stale, index, allStale ? (byte)1 : (byte)0);
@@ -286,7 +301,7 @@ public final class CandidateSignals
      */
     public void publishInflightTokens(final int index, final long tokens)
     {
-        extendedSignals = true;
+        tokenSignals = true;
         tokenValues.putLongRelease(tokenOffsets[index], tokens);
     }
 
@@ -301,17 +316,17 @@ public final class CandidateSignals
      */
     public void publishEjection(final int index, final double millisLeft)
     {
-        extendedSignals = true;
+        ejectionSignals = true;
         ejections.state(ejectionSlots[index], millisLeft);
     }
 
     /**
-     * From now on the kernel reads the extended signals, ejection among them (the engine calls it when it ejects a
-     * model explicitly, whatever its {@code reliability}). Off the hot path.
+     * From now on the kernel reads the candidates' ejection (the engine calls it when it ejects a model explicitly,
+     * whatever its {@code reliability}), and with it the in-flight tokens. Off the hot path.
      */
     public void readExtendedSignals()
     {
-        extendedSignals = true;
+        ejectionSignals = true;
     }
 
     /** @return p of the decision's ejection cap, its smallest {@code max_ejection_percent}. */
@@ -326,7 +341,22 @@ public final class CandidateSignals
      */
     public boolean hasExtendedSignals()
     {
-        return extendedSignals;
+        return serverSignals | tokenSignals | ejectionSignals;
+    }
+
+    /** @return whether a server load was ever published on these signals (until then the kernel does not read it). */
+    public boolean hasServerSignals()
+    {
+        return serverSignals;
+    }
+
+    /**
+     * @return whether a candidate's ejection is read: the decision has {@code reliability}, or an ejection was ever
+     *     published or forced on these signals.
+     */
+    public boolean hasEjectionSignals()
+    {
+        return ejectionSignals;
     }
 
     /**
@@ -363,7 +393,7 @@ public final class CandidateSignals
     public long inflightTokens(final int index)
     {
         // A plain load, as the in-flight count's (the class comment says why that is safe).
-        return tokenValues.getLong(tokenOffsets[index]);
+        return UnsafeApi.getLong(tokenArray, tokenAddresses[index]);
     }
 
     /**
@@ -431,7 +461,24 @@ public final class CandidateSignals
      */
     public long inflight(final int index)
     {
-        return inflightValues.getLong(inflightOffsets[index]);
+        return UnsafeApi.getLong(inflightArray, inflightAddresses[index]);
+    }
+
+    // Each offset's address in the buffer, for UnsafeApi loads; an offset outside the buffer is refused here, once.
+    private static long[] addresses(final AtomicBuffer buffer, final int[] offsets, final String what)
+    {
+        final long[] addresses = new long[offsets.length];
+        for (int i = 0; i < offsets.length; i++)
+        {
+            final int offset = offsets[i];
+            if (offset < 0 || offset > buffer.capacity() - Long.BYTES)
+            {
+                throw new IllegalArgumentException(what + " counter offset " + offset + " outside a buffer of " +
+                    buffer.capacity() + " bytes");
+            }
+            addresses[i] = buffer.addressOffset() + offset;
+        }
+        return addresses;
     }
 
     private static int[] noDropCounters(final int candidateCount)

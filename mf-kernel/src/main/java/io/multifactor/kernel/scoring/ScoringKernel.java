@@ -55,6 +55,9 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class ScoringKernel
 {
+    // What a scoring pass returns when a factor's range is so small that w / (max - min) overflows.
+    private static final int SLOPE_OVERFLOW = -2;
+
     private ScoringKernel()
     {
     }
@@ -116,8 +119,55 @@ public final class ScoringKernel
         final Selection out,
         final SingleWriterCounterBlock dropCountsOrNull)
     {
-        final int n = plan.candidateCount();
         plan.startSelection(out);
+        final boolean requestMix = requestOrNull != null && requestOrNull.hasTokens();
+        if (requestMix)
+        {
+            SelectionWriter.ownCosts(out);
+        }
+        final Exclusions exclusions = exclusionsOrNull != null && !exclusionsOrNull.isEmpty() ? exclusionsOrNull : null;
+        // Signals beyond latency and in-flight requests are read only once one was published, or when the decision
+        // counts tokens (load_metric: tokens, max_inflight_tokens): a decision without them runs the seed loop, which
+        // loads none of them.
+        final int survivors;
+        if (signals.hasExtendedSignals() || plan.readsTokens())
+        {
+            SelectionWriter.extendedSignals(out);
+            survivors = gatherAll(plan, signals, exclusions, requestOrNull, out, dropCountsOrNull);
+        }
+        else
+        {
+            survivors = gatherSeed(plan, signals, exclusions, requestOrNull, out, dropCountsOrNull);
+        }
+        if (survivors == 0)
+        {
+            noSurvivorSlowPath(plan, out);
+            return;
+        }
+        if (plan.objective() == Objective.LEXICOGRAPHIC)
+        {
+            lexicographicSlowPath(plan, out, requestOrNull);
+            return;
+        }
+        rank(plan, out, requestOrNull);
+    }
+
+    /**
+     * Gather, filter and bound over the seed signals only (quality, latency, cost, in-flight requests): for a decision
+     * whose candidates have none of the others (no server signals, token counts or ejections were ever published for
+     * them); their columns read missing.
+     *
+     * @return how many candidates survive.
+     */
+    private static int gatherSeed(
+        final DecisionPlan plan,
+        final CandidateSignals signals,
+        final Exclusions exclusionsOrNull,
+        final Request requestOrNull,
+        final Selection out,
+        final SingleWriterCounterBlock dropCountsOrNull)
+    {
+        final int n = plan.candidateCount();
         final int latencyMetric = plan.latencyMetric();
         final boolean qualityFloor = plan.hasQualityFloor();
         final double minQuality = plan.minQuality();
@@ -128,23 +178,6 @@ public final class ScoringKernel
         final double maxTtftMs = plan.effectiveMaxTtftMs();
         final double maxCost = plan.effectiveMaxCostPer1M();
         final long maxInflight = plan.effectiveMaxInflight();
-        final long maxInflightTokens = plan.effectiveMaxInflightTokens();
-        final double maxQueue = plan.effectiveMaxQueue();
-        final double maxKvCache = plan.effectiveMaxKvCache();
-        final boolean dropsStale = plan.dropsStale();
-        final boolean tokenLoad = plan.tokenLoad();
-        final boolean anyExcluded = exclusionsOrNull != null && !exclusionsOrNull.isEmpty();
-        // Signals beyond latency and in-flight requests are read only once one was published (a loop-invariant test).
-        // A decision that counts tokens (load_metric: tokens, max_inflight_tokens) reads them from the lease counters.
-        final boolean extended = signals.hasExtendedSignals() || plan.readsTokens();
-        if (requestMix)
-        {
-            SelectionWriter.ownCosts(out);
-        }
-        if (extended)
-        {
-            SelectionWriter.extendedSignals(out);
-        }
 
         double qMin = Double.POSITIVE_INFINITY;
         double qMax = Double.NEGATIVE_INFINITY;
@@ -154,16 +187,10 @@ public final class ScoringKernel
         double cMax = Double.NEGATIVE_INFINITY;
         double nMin = Double.POSITIVE_INFINITY;
         double nMax = Double.NEGATIVE_INFINITY;
-        double wMin = Double.POSITIVE_INFINITY;
-        double wMax = Double.NEGATIVE_INFINITY;
-        double kMin = Double.POSITIVE_INFINITY;
-        double kMax = Double.NEGATIVE_INFINITY;
         int survivors = 0;
-        int ejectedDrops = 0;
-
+        long dropped = 0L;
         for (int i = 0; i < n; i++)
         {
-            // One source per signal of the table: configuration, the latency estimator, the leases, the servers.
             final double quality = plan.quality(i);
             final double tpot = signals.tpotMs(i);
             final double ttft = signals.ttftMs(i);
@@ -171,42 +198,35 @@ public final class ScoringKernel
                 CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i)) :
                 plan.costPer1M(i);
             final long inflight = signals.inflight(i);
-            final long inflightTokens = extended ? signals.inflightTokens(i) : 0L;
-            final double queue = extended ? signals.queue(i) : Double.NaN;
-            final double kvCache = extended ? signals.kvCache(i) : Double.NaN;
             final double latency = latencyMetric == LatencyMetric.AUTO ? (tpot == tpot ? tpot : ttft) :
                 latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
-            // load_metric: requests (the default) or tokens.
-            final double load = tokenLoad ? inflightTokens : inflight;
+            final double load = inflight;
             SelectionWriter.seedValues(out, i, latency, load);
             if (requestMix)
             {
                 SelectionWriter.costPer1M(out, i, cost);
             }
-            if (extended)
-            {
-                SelectionWriter.extendedValues(out, i, queue, kvCache, inflightTokens, signals.ejectedMillisLeft(i));
-            }
-            // ejection: the model's live word (one plain load); the decision's percent cap is applied after the loop.
-            final boolean ejected = extended && signals.ejected(i);
             // NaN compares false: a missing observation never breaks a ceiling; an off ceiling is +Infinity. A floor is
             // off for most decisions; a missing quality fails >= and breaks it. Non-short-circuit ORs: one branch for
             // the common case, the reason is worked out only for a drop.
-            final boolean broken = ejected | qualityFloor & !(quality >= minQuality) | tpot > maxTpotMs |
-                ttft > maxTtftMs | cost > maxCost | inflight > maxInflight | inflightTokens > maxInflightTokens |
-                queue > maxQueue | kvCache > maxKvCache | (dropsStale && extended && signals.stale(i));
-            if (broken || anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
+            final boolean broken = qualityFloor & !(quality >= minQuality) | tpot > maxTpotMs | ttft > maxTtftMs |
+                cost > maxCost | inflight > maxInflight;
+            if (broken || exclusionsOrNull != null && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
-                final int reason = dropReason(plan, signals, exclusionsOrNull, i, quality, tpot, ttft, cost);
+                final int reason = dropReason(plan, signals, exclusionsOrNull, i, false, quality, tpot, ttft, cost);
                 SelectionWriter.observed(out, i, reason, tpot, ttft, inflight);
-                if (reason == DropReason.EJECTED)
+                // Noted here, in the drop branch (one bit per candidate, the first 64), and counted after the loop: a
+                // counter store inside the loop would order the loop's other memory accesses around it.
+                if (i < Long.SIZE)
                 {
-                    // Counted once the cap is applied: max_ejection_percent may keep it a candidate.
-                    ejectedDrops++;
+                    dropped |= 1L << i;
+                }
+                else if (i < Long.SIZE)
+                {
+                    dropped |= 1L << i;
                 }
                 else if (dropCountsOrNull != null)
                 {
-                    // Counted here, in the drop branch: no other pass over the candidates looks for drops.
                     dropCountsOrNull.increment(signals.dropCounterId(i, reason));
                 }
                 continue;
@@ -222,28 +242,154 @@ public final class ScoringKernel
             cMax = cost > cMax ? cost : cMax;
             nMin = load < nMin ? load : nMin;
             nMax = load > nMax ? load : nMax;
+        }
+        FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax,
+            Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY);
+        if (dropped != 0L && dropCountsOrNull != null)
+        {
+            countDrops(signals, out, dropped, dropCountsOrNull);
+        }
+        return survivors;
+    }
+
+    /**
+     * Gather, filter and bound over every signal of the table: the seed signals and the servers' queue and KV-cache
+     * use, in-flight tokens, staleness and ejection; then the decision's ejection cap.
+     *
+     * @return how many candidates survive.
+     */
+    private static int gatherAll(
+        final DecisionPlan plan,
+        final CandidateSignals signals,
+        final Exclusions exclusionsOrNull,
+        final Request requestOrNull,
+        final Selection out,
+        final SingleWriterCounterBlock dropCountsOrNull)
+    {
+        final int n = plan.candidateCount();
+        final int latencyMetric = plan.latencyMetric();
+        final boolean qualityFloor = plan.hasQualityFloor();
+        final double minQuality = plan.minQuality();
+        final boolean requestMix = requestOrNull != null && requestOrNull.hasTokens();
+        final double promptShare = requestMix ? requestOrNull.promptShare() : 0.0;
+        final double completionShare = requestMix ? requestOrNull.completionShare() : 0.0;
+        final double maxTpotMs = plan.effectiveMaxTpotMs();
+        final double maxTtftMs = plan.effectiveMaxTtftMs();
+        final double maxCost = plan.effectiveMaxCostPer1M();
+        final long maxInflight = plan.effectiveMaxInflight();
+        final long maxInflightTokens = plan.effectiveMaxInflightTokens();
+        final double maxQueue = plan.effectiveMaxQueue();
+        final double maxKvCache = plan.effectiveMaxKvCache();
+        final boolean tokenLoad = plan.tokenLoad();
+        final boolean servers = signals.hasServerSignals();
+        final boolean dropsStale = plan.dropsStale() && servers;
+        final boolean ejecting = signals.hasEjectionSignals();
+
+        double qMin = Double.POSITIVE_INFINITY;
+        double qMax = Double.NEGATIVE_INFINITY;
+        double lMin = Double.POSITIVE_INFINITY;
+        double lMax = Double.NEGATIVE_INFINITY;
+        double cMin = Double.POSITIVE_INFINITY;
+        double cMax = Double.NEGATIVE_INFINITY;
+        double nMin = Double.POSITIVE_INFINITY;
+        double nMax = Double.NEGATIVE_INFINITY;
+        double wMin = Double.POSITIVE_INFINITY;
+        double wMax = Double.NEGATIVE_INFINITY;
+        double kMin = Double.POSITIVE_INFINITY;
+        double kMax = Double.NEGATIVE_INFINITY;
+        int survivors = 0;
+        int ejectedDrops = 0;
+        long dropped = 0L;
+        for (int i = 0; i < n; i++)
+        {
+            // One source per signal of the table: configuration, the latency estimator, the leases, the servers.
+            final double quality = plan.quality(i);
+            final double tpot = signals.tpotMs(i);
+            final double ttft = signals.ttftMs(i);
+            final double cost = requestMix ?
+                CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i)) :
+                plan.costPer1M(i);
+            final long inflight = signals.inflight(i);
+            final long inflightTokens = signals.inflightTokens(i);
+            // A source never published is not read (a loop-invariant test): missing, not ejected.
+            final double queue = servers ? signals.queue(i) : Double.NaN;
+            final double kvCache = servers ? signals.kvCache(i) : Double.NaN;
+            // ejection: one plain load of the model's word (the clock is read only when it is not healthy); ejected
+            // exactly when it has time left (0 while its probe is out).
+            final double ejectedLeft = ejecting ? signals.ejectedMillisLeft(i) : Double.NaN;
+            final double latency = latencyMetric == LatencyMetric.AUTO ? (tpot == tpot ? tpot : ttft) :
+                latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
+            // load_metric: requests (the default) or tokens.
+            final double load = tokenLoad ? inflightTokens : inflight;
+            SelectionWriter.seedValues(out, i, latency, load);
+            if (requestMix)
+            {
+                SelectionWriter.costPer1M(out, i, cost);
+            }
+            SelectionWriter.extendedValues(out, i, queue, kvCache, inflightTokens, ejectedLeft);
+            // As the seed loop's test, with the extended ceilings; the decision's ejection percent cap is applied after
+            // the loop.
+            final boolean broken = ejectedLeft == ejectedLeft | qualityFloor & !(quality >= minQuality) |
+                tpot > maxTpotMs | ttft > maxTtftMs | cost > maxCost | inflight > maxInflight |
+                inflightTokens > maxInflightTokens | queue > maxQueue | kvCache > maxKvCache |
+                (dropsStale && signals.stale(i));
+            if (broken || exclusionsOrNull != null && exclusionsOrNull.contains(plan.candidateModelId(i)))
+            {
+                final int reason =
+                    dropReason(plan, signals, exclusionsOrNull, i, ejectedLeft == ejectedLeft, quality, tpot, ttft, cost);
+                SelectionWriter.observed(out, i, reason, tpot, ttft, inflight);
+                if (reason == DropReason.EJECTED)
+                {
+                    // Counted once the cap is applied: max_ejection_percent may keep it a candidate.
+                    ejectedDrops++;
+                }
+                else if (dropCountsOrNull != null)
+                {
+                    dropCountsOrNull.increment(signals.dropCounterId(i, reason));
+                }
+                continue;
+            }
+            SelectionWriter.observed(out, i, DropReason.NONE, tpot, ttft, inflight);
+            survivors++;
+            qMin = quality < qMin ? quality : qMin;
+            qMax = quality > qMax ? quality : qMax;
+            lMin = latency < lMin ? latency : lMin;
+            lMax = latency > lMax ? latency : lMax;
+            cMin = cost < cMin ? cost : cMin;
+            cMax = cost > cMax ? cost : cMax;
+            nMin = load < nMin ? load : nMin;
+            nMax = load > nMax ? load : nMax;
             wMin = queue < wMin ? queue : wMin;
             wMax = queue > wMax ? queue : wMax;
             kMin = kvCache < kMin ? kvCache : kMin;
             kMax = kvCache > kMax ? kvCache : kMax;
         }
         FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax, wMin, wMax, kMin, kMax);
+        if (dropped != 0L && dropCountsOrNull != null)
+        {
+            countDrops(signals, out, dropped, dropCountsOrNull);
+        }
         if (ejectedDrops != 0)
         {
             survivors += ejectionCapSlowPath(plan, signals, out, ejectedDrops, dropCountsOrNull);
         }
+        return survivors;
+    }
 
-        if (survivors == 0)
+    /**
+     * Counts the drops the gather loop noted: one counter per (model, reason) of each candidate whose bit is set, in
+     * the calling thread's block; a pass over the dropped candidates only.
+     */
+    private static void countDrops(
+        final CandidateSignals signals, final Selection out, final long dropped, final SingleWriterCounterBlock counts)
+    {
+        long left = dropped;
+        while (left != 0L)
         {
-            noSurvivorSlowPath(plan, out);
-            return;
+            final int i = Long.numberOfTrailingZeros(left);
+            counts.increment(signals.dropCounterId(i, out.dropReason(i)));
+            left &= left - 1;
         }
-        if (plan.objective() == Objective.LEXICOGRAPHIC)
-        {
-            lexicographicSlowPath(plan, out, requestOrNull);
-            return;
-        }
-        rank(plan, out, requestOrNull);
     }
 
     /**
@@ -350,6 +496,7 @@ public final class ScoringKernel
         final CandidateSignals signals,
         final Exclusions exclusionsOrNull,
         final int i,
+        final boolean ejected,
         final double quality,
         final double tpot,
         final double ttft,
@@ -359,7 +506,7 @@ public final class ScoringKernel
         {
             return DropReason.EXCLUDED;
         }
-        return signals.ejected(i) ? DropReason.EJECTED :
+        return ejected ? DropReason.EJECTED :
             plan.hasQualityFloor() && !(quality >= plan.minQuality()) ? DropReason.QUALITY :
             tpot > plan.effectiveMaxTpotMs() ? DropReason.TPOT :
             ttft > plan.effectiveMaxTtftMs() ? DropReason.TTFT :
@@ -371,43 +518,138 @@ public final class ScoringKernel
     }
 
     /**
-     * The weighted score, factor by factor over the signal table's columns (only the factors with a weight above 0),
-     * then the first highest survivor.
+     * The weighted score and the first highest survivor, in one pass over the candidates ({@link #scoreSeedFactors}, or
+     * {@link #scoreAllFactors} for a decision that weighs a factor beyond the seed four); then, for a decision that
+     * spreads ties, the choice among those within the band.
      */
     private static void rank(final DecisionPlan plan, final Selection out, final Request requestOrNull)
     {
-        final int n = plan.candidateCount();
+        int best = plan.scoresBeyondSeed() ? scoreAllFactors(plan, out) : scoreSeedFactors(plan, out);
+        if (best == SLOPE_OVERFLOW)
+        {
+            rankByDivisionSlowPath(plan, out, requestOrNull);
+            return;
+        }
+        if (plan.spreadsTies())
+        {
+            best = plan.pick() == Pick.P2C ? p2cSlowPath(plan, out, requestOrNull) :
+                tieSlowPath(plan, out, requestOrNull, out.score(best) - plan.tieBand());
+        }
+        SelectionWriter.outcome(out, Outcome.SCORED, best);
+    }
+
+    /**
+     * Scores the survivors over quality, latency, cost and load, each term {@code base + slope * (x - min)} prepared
+     * once per call ({@link #slope}, {@link #base}); a factor with weight 0 is read from the all-missing column, so it
+     * adds exactly 0 (as a missing value does), whatever its values.
+     *
+     * @return the first survivor of the highest score, or {@link #SLOPE_OVERFLOW}.
+     */
+    private static int scoreSeedFactors(final DecisionPlan plan, final Selection out)
+    {
+        final double qWeight = plan.weight(Factor.QUALITY);
+        final double qSlope = slope(qWeight, out, Factor.QUALITY);
+        final double lWeight = plan.weight(Factor.LATENCY);
+        final double lSlope = slope(lWeight, out, Factor.LATENCY);
+        final double cWeight = plan.weight(Factor.COST);
+        final double cSlope = slope(cWeight, out, Factor.COST);
+        final double nWeight = plan.weight(Factor.LOAD);
+        final double nSlope = slope(nWeight, out, Factor.LOAD);
+        if (Math.abs(qSlope) + Math.abs(lSlope) + Math.abs(cSlope) + Math.abs(nSlope) == Double.POSITIVE_INFINITY)
+        {
+            return SLOPE_OVERFLOW;
+        }
+        final double qBase = base(qWeight, out, Factor.QUALITY);
+        final double lBase = base(lWeight, out, Factor.LATENCY);
+        final double cBase = base(cWeight, out, Factor.COST);
+        final double nBase = base(nWeight, out, Factor.LOAD);
+        final double qMin = out.boundMin(Factor.QUALITY);
+        final double lMin = out.boundMin(Factor.LATENCY);
+        final double cMin = out.boundMin(Factor.COST);
+        final double nMin = out.boundMin(Factor.LOAD);
+        final double[] quality = scoredColumn(qWeight, out, Factor.QUALITY);
+        final double[] latency = scoredColumn(lWeight, out, Factor.LATENCY);
+        final double[] cost = scoredColumn(cWeight, out, Factor.COST);
+        final double[] load = scoredColumn(nWeight, out, Factor.LOAD);
         final double[] scores = SelectionWriter.scores(out);
         final int[] drops = SelectionWriter.dropReasons(out);
+        final int n = plan.candidateCount();
+        int best = -1;
+        double bestScore = Double.NEGATIVE_INFINITY;
         for (int i = 0; i < n; i++)
         {
-            scores[i] = 0.0;
+            // A dropped candidate's score is never read.
+            if (drops[i] != DropReason.NONE)
+            {
+                continue;
+            }
+            final double q = quality[i];
+            final double l = latency[i];
+            final double c = cost[i];
+            final double m = load[i];
+            // Summed in the table's order; a missing value (NaN) adds 0.
+            final double sum = (q == q ? qBase + qSlope * (q - qMin) : 0.0) +
+                (l == l ? lBase + lSlope * (l - lMin) : 0.0) +
+                (c == c ? cBase + cSlope * (c - cMin) : 0.0) +
+                (m == m ? nBase + nSlope * (m - nMin) : 0.0);
+            // Rounding can leave a hair outside [0, 1] (the weights themselves can add up to one ulp more than 1).
+            final double score = sum < 0.0 ? 0.0 : sum > 1.0 ? 1.0 : sum;
+            scores[i] = score;
+            if (score > bestScore)
+            {
+                bestScore = score;
+                best = i;
+            }
         }
-        final int scored = plan.scoredFactorCount();
-        for (int r = 0; r < scored; r++)
+        return best;
+    }
+
+    /**
+     * As {@link #scoreSeedFactors}, over every factor of the table: quality, latency, cost, load, the servers' queue
+     * and KV-cache use.
+     *
+     * @return the first survivor of the highest score, or {@link #SLOPE_OVERFLOW}.
+     */
+    private static int scoreAllFactors(final DecisionPlan plan, final Selection out)
+    {
+        final double qWeight = plan.weight(Factor.QUALITY);
+        final double qSlope = slope(qWeight, out, Factor.QUALITY);
+        final double lWeight = plan.weight(Factor.LATENCY);
+        final double lSlope = slope(lWeight, out, Factor.LATENCY);
+        final double cWeight = plan.weight(Factor.COST);
+        final double cSlope = slope(cWeight, out, Factor.COST);
+        final double nWeight = plan.weight(Factor.LOAD);
+        final double nSlope = slope(nWeight, out, Factor.LOAD);
+        final double wWeight = plan.weight(Factor.QUEUE);
+        final double wSlope = slope(wWeight, out, Factor.QUEUE);
+        final double kWeight = plan.weight(Factor.KV_CACHE);
+        final double kSlope = slope(kWeight, out, Factor.KV_CACHE);
+        if (Math.abs(qSlope) + Math.abs(lSlope) + Math.abs(cSlope) + Math.abs(nSlope) + Math.abs(wSlope) +
+            Math.abs(kSlope) == Double.POSITIVE_INFINITY)
         {
-            final int f = plan.scoredFactor(r);
-            final double w = plan.weight(f);
-            final double min = out.boundMin(f);
-            final double max = out.boundMax(f);
-            // Term of a factor: base + slope * (x - min); one shared value: slope 0, base w / 2; missing: 0.
-            final boolean spread = max > min;
-            final boolean lower = Factor.lowerIsBetter(f);
-            final double slope = spread ? (lower ? -w : w) / (max - min) : 0.0;
-            if (slope == Double.POSITIVE_INFINITY || slope == Double.NEGATIVE_INFINITY)
-            {
-                rankByDivisionSlowPath(plan, out, requestOrNull);
-                return;
-            }
-            final double base = spread ? (lower ? w : 0.0) : 0.5 * w;
-            final double[] column = SelectionWriter.column(out, f);
-            for (int i = 0; i < n; i++)
-            {
-                final double x = column[i];
-                // A dropped candidate's sum is never read.
-                scores[i] += x == x ? base + slope * (x - min) : 0.0;
-            }
+            return SLOPE_OVERFLOW;
         }
+        final double qBase = base(qWeight, out, Factor.QUALITY);
+        final double lBase = base(lWeight, out, Factor.LATENCY);
+        final double cBase = base(cWeight, out, Factor.COST);
+        final double nBase = base(nWeight, out, Factor.LOAD);
+        final double wBase = base(wWeight, out, Factor.QUEUE);
+        final double kBase = base(kWeight, out, Factor.KV_CACHE);
+        final double qMin = out.boundMin(Factor.QUALITY);
+        final double lMin = out.boundMin(Factor.LATENCY);
+        final double cMin = out.boundMin(Factor.COST);
+        final double nMin = out.boundMin(Factor.LOAD);
+        final double wMin = out.boundMin(Factor.QUEUE);
+        final double kMin = out.boundMin(Factor.KV_CACHE);
+        final double[] quality = scoredColumn(qWeight, out, Factor.QUALITY);
+        final double[] latency = scoredColumn(lWeight, out, Factor.LATENCY);
+        final double[] cost = scoredColumn(cWeight, out, Factor.COST);
+        final double[] load = scoredColumn(nWeight, out, Factor.LOAD);
+        final double[] queue = scoredColumn(wWeight, out, Factor.QUEUE);
+        final double[] kvCache = scoredColumn(kWeight, out, Factor.KV_CACHE);
+        final double[] scores = SelectionWriter.scores(out);
+        final int[] drops = SelectionWriter.dropReasons(out);
+        final int n = plan.candidateCount();
         int best = -1;
         double bestScore = Double.NEGATIVE_INFINITY;
         for (int i = 0; i < n; i++)
@@ -416,8 +658,19 @@ public final class ScoringKernel
             {
                 continue;
             }
-            // Rounding can leave a hair outside [0, 1] (the weights themselves can add up to one ulp more than 1).
-            final double score = scores[i] < 0.0 ? 0.0 : scores[i] > 1.0 ? 1.0 : scores[i];
+            final double q = quality[i];
+            final double l = latency[i];
+            final double c = cost[i];
+            final double m = load[i];
+            final double w = queue[i];
+            final double k = kvCache[i];
+            final double sum = (q == q ? qBase + qSlope * (q - qMin) : 0.0) +
+                (l == l ? lBase + lSlope * (l - lMin) : 0.0) +
+                (c == c ? cBase + cSlope * (c - cMin) : 0.0) +
+                (m == m ? nBase + nSlope * (m - nMin) : 0.0) +
+                (w == w ? wBase + wSlope * (w - wMin) : 0.0) +
+                (k == k ? kBase + kSlope * (k - kMin) : 0.0);
+            final double score = sum < 0.0 ? 0.0 : sum > 1.0 ? 1.0 : sum;
             scores[i] = score;
             if (score > bestScore)
             {
@@ -425,12 +678,37 @@ public final class ScoringKernel
                 best = i;
             }
         }
-        if (plan.spreadsTies())
+        return best;
+    }
+
+    /** @return the column a factor's term reads: its values when it has a weight above 0, else all missing. */
+    private static double[] scoredColumn(final double w, final Selection out, final int factor)
+    {
+        return w > 0.0 ? SelectionWriter.column(out, factor) : SelectionWriter.missingColumn(out);
+    }
+
+    /**
+     * @return the slope of a factor's term: {@code +-w / (max - min)} over a spread of values (negative where lower is
+     *     better), 0 when every survivor that has the value shares it, or when the factor has weight 0.
+     */
+    private static double slope(final double w, final Selection out, final int factor)
+    {
+        final double min = out.boundMin(factor);
+        final double max = out.boundMax(factor);
+        return w > 0.0 && max > min ? (Factor.lowerIsBetter(factor) ? -w : w) / (max - min) : 0.0;
+    }
+
+    /**
+     * @return the base of a factor's term: its value at the bound {@code min} ({@code w} where lower is better, else
+     *     0), {@code w / 2} when every survivor that has the value shares it, 0 when the factor has weight 0.
+     */
+    private static double base(final double w, final Selection out, final int factor)
+    {
+        if (!(w > 0.0))
         {
-            best = plan.pick() == Pick.P2C ? p2cSlowPath(plan, out, requestOrNull) :
-                tieSlowPath(plan, out, requestOrNull, bestScore - plan.tieBand());
+            return 0.0;
         }
-        SelectionWriter.outcome(out, Outcome.SCORED, best);
+        return out.boundMax(factor) > out.boundMin(factor) ? (Factor.lowerIsBetter(factor) ? w : 0.0) : 0.5 * w;
     }
 
     /** Ranks with the plain formula, dividing per candidate: for ranges so small that a precomputed slope overflows. */

@@ -91,6 +91,65 @@ class EngineCountingTest
     }
 
     @Test
+    void shouldCountExactlyWhenASelectionLastUsedByOneThreadIsUsedByAnotherWhileTheFirstKeepsCounting()
+        throws Exception
+    {
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(plans()).build())
+        {
+            final int d = engine.decisionId("d");
+            final int selections = 200_000;
+            final Selection handedOver = new Selection();
+            final Selection own = new Selection();
+            final java.util.concurrent.CountDownLatch handed = new java.util.concurrent.CountDownLatch(1);
+            final ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+            // The first thread selects once with the selection it then hands over (which keeps that thread's block),
+            // and goes on counting with its own: were the second thread to count into the block kept in the handed-over
+            // selection (the first's, still live), the two would lose counts to each other.
+            final Thread first = new Thread(() ->
+            {
+                try
+                {
+                    engine.select(d, null, handedOver);
+                    handed.countDown();
+                    for (int i = 0; i < selections; i++)
+                    {
+                        engine.select(d, null, own);
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    errors.add(ex);
+                }
+            });
+            final Thread second = new Thread(() ->
+            {
+                try
+                {
+                    handed.await();
+                    for (int i = 0; i < selections; i++)
+                    {
+                        engine.select(d, null, handedOver);
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    errors.add(ex);
+                }
+            });
+            first.start();
+            second.start();
+            first.join();
+            second.join();
+            engine.refreshNow();
+
+            assertThat(errors).isEmpty();
+            assertThat(EngineMetricsTest.live(engine.countersReader()))
+                .containsEntry(scored("smart"), 2L * selections + 1);
+            assertThat(engine.counterBlocks().blocksCreated()).as("one block per selecting thread").isEqualTo(2L);
+        }
+    }
+
+    @Test
     void shouldCountEverySelectionOfTenThousandShortLivedThreadsInAFewBlocks() throws Exception
     {
         try (MultiFactorEngine engine = MultiFactorEngine.builder(plans()).build())
