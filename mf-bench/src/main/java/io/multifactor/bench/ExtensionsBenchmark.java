@@ -5,7 +5,6 @@ import io.multifactor.api.LatencyMetric;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.engine.MultiFactorEngine;
-import io.multifactor.kernel.plan.NoCandidatesPolicy;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
 import io.multifactor.kernel.plan.TieBreak;
@@ -76,26 +75,10 @@ public class ExtensionsBenchmark
         clock.update(TimeUnit.HOURS.toNanos(1));
         final Plans first = fixture.plans(null, null);
         engine = MultiFactorEngine.builder(first).clock(clock).build();
-        final SelectFixture samples = new SelectFixture(SelectBenchmark.SEED ^ 0x5A5A5A5AL, 1);
-        for (int m = 0; m < SelectFixture.POOL_SIZE; m++)
-        {
-            for (int k = 0; k < SelectWorld.SAMPLES_PER_METRIC; k++)
-            {
-                engine.recordTpotMicros(m, samples.sampleMicros(fixture.nominalTpotMs(m)));
-                engine.recordTtftMicros(m, samples.sampleMicros(fixture.nominalTtftMs(m)));
-            }
-            for (long k = 0; k < fixture.inflight(m); k++)
-            {
-                engine.begin(m);
-            }
-        }
-        engine.replacePlans(plans(fixture, first, variant));
+        fixture.feed(engine, engine, null);
+        engine.replacePlans(fixture.plans(first, true, (set, spec) -> shape(spec, variant)));
         engine.refreshNow();
-        decisionIds = new int[SelectFixture.SETS];
-        for (int s = 0; s < SelectFixture.SETS; s++)
-        {
-            decisionIds[s] = engine.decisionId(SelectFixture.decisionName(s));
-        }
+        decisionIds = SelectFixture.decisionIds(engine);
         selection = new Selection(candidates);
         request = new Request().seed(SelectBenchmark.SEED);
         if ("tokens".equals(variant))
@@ -141,49 +124,30 @@ public class ExtensionsBenchmark
         return selection.selectedIndex();
     }
 
-    private static Plans plans(final SelectFixture fixture, final Plans previous, final String variant)
+    private static void shape(final PlansBuilder.DecisionSpec spec, final String variant)
     {
-        final PlansBuilder builder = new PlansBuilder(previous);
-        for (int m = 0; m < SelectFixture.POOL_SIZE; m++)
+        switch (variant)
         {
-            // A completion price three times the prompt's, as at most providers.
-            builder.model(fixture.modelName(m), fixture.quality(m), fixture.promptPer1M(m), 3 * fixture.promptPer1M(m));
+            case "floor":
+                spec.minQuality(0.4);
+                break;
+            case "ttft":
+                spec.latencyMetric(LatencyMetric.TTFT);
+                break;
+            case "costMix":
+                spec.costMix(3, 1);
+                break;
+            case "lexicographic":
+                spec.lexicographic(0.1, Factor.QUALITY, Factor.LATENCY, Factor.COST);
+                break;
+            case "tieBand":
+                spec.tieBand(0.05);
+                break;
+            case "tieRandom":
+                spec.tieBand(0.05).tieBreak(TieBreak.RANDOM);
+                break;
+            default:
+                break;
         }
-        for (int s = 0; s < SelectFixture.SETS; s++)
-        {
-            final String[] names = new String[fixture.candidatesPerDecision()];
-            for (int i = 0; i < names.length; i++)
-            {
-                names[i] = fixture.modelName(fixture.candidate(s, i));
-            }
-            final double[] w = fixture.weights(s);
-            final PlansBuilder.DecisionSpec spec = builder.decision(SelectFixture.decisionName(s)).candidates(names)
-                .weights(w[0], w[1], w[2], w[3]).percentile(fixture.percentile(s)).policy(NoCandidatesPolicy.CHEAPEST);
-            switch (variant)
-            {
-                case "floor":
-                    spec.minQuality(0.4);
-                    break;
-                case "ttft":
-                    spec.latencyMetric(LatencyMetric.TTFT);
-                    break;
-                case "costMix":
-                    spec.costMix(3, 1);
-                    break;
-                case "lexicographic":
-                    spec.lexicographic(0.1, Factor.QUALITY, Factor.LATENCY, Factor.COST);
-                    break;
-                case "tieBand":
-                    spec.tieBand(0.05);
-                    break;
-                case "tieRandom":
-                    spec.tieBand(0.05).tieBreak(TieBreak.RANDOM);
-                    break;
-                default:
-                    break;
-            }
-            spec.add();
-        }
-        return builder.build();
     }
 }

@@ -1,8 +1,13 @@
 package io.multifactor.bench;
 
+import io.multifactor.api.InflightTracker;
+import io.multifactor.api.LatencyRecorder;
+import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+
+import org.agrona.concurrent.CachedNanoClock;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
@@ -192,6 +197,93 @@ public final class SelectFixture
     }
 
     /**
+     * Records {@link SelectWorld#SAMPLES_PER_METRIC} TPOT and TTFT samples per pool model, drawn within +-10% of its
+     * nominal values from a second fixture (seeded from {@link SelectBenchmark#SEED}, so every target fed gets the same
+     * samples), and opens each model's {@link #inflight} leases (without token counts), addressing models by pool
+     * index.
+     *
+     * @param recorder where the samples go.
+     * @param tracker where the leases are begun.
+     * @param clockOrNull advanced by one millisecond before each pair of samples (so that a peak-EWMA estimate decays
+     *     between them as it would under traffic), or {@code null} to record them all at one instant.
+     * @return the fixture the samples were drawn from, to draw more from the same sequence.
+     */
+    public SelectFixture feed(
+        final LatencyRecorder recorder, final InflightTracker tracker, final CachedNanoClock clockOrNull)
+    {
+        final SelectFixture samples = new SelectFixture(SelectBenchmark.SEED ^ 0x5A5A5A5AL, 1);
+        for (int m = 0; m < POOL_SIZE; m++)
+        {
+            for (int k = 0; k < SelectWorld.SAMPLES_PER_METRIC; k++)
+            {
+                if (clockOrNull != null)
+                {
+                    clockOrNull.advance(1_000_000L);
+                }
+                recorder.recordTpotMicros(m, samples.sampleMicros(nominalTpotMs[m]));
+                recorder.recordTtftMicros(m, samples.sampleMicros(nominalTtftMs[m]));
+            }
+            for (long k = 0; k < inflight[m]; k++)
+            {
+                tracker.begin(m);
+            }
+        }
+        return samples;
+    }
+
+    /**
+     * Plans with every model of the pool and every decision, each decision shaped further by the caller (the
+     * variants of the extension and signal benchmarks): candidates, the seed weights, the percentile and
+     * {@code on_no_candidates: cheapest} are set before {@code shaper} runs, which may replace any of them.
+     *
+     * @param previous the snapshot these plans replace (keeps handles), or null for a first snapshot.
+     * @param completionPrices whether models have a completion price (three times the prompt's, as at most
+     *     providers), or only a prompt price.
+     * @param shaper called once per decision with its set index and specification, before it is added.
+     * @return the snapshot.
+     */
+    public Plans plans(final Plans previous, final boolean completionPrices, final DecisionShaper shaper)
+    {
+        final PlansBuilder builder = previous == null ? new PlansBuilder() : new PlansBuilder(previous);
+        for (int m = 0; m < POOL_SIZE; m++)
+        {
+            builder.model(modelNames[m], quality[m], promptPer1M[m], completionPrices ? 3 * promptPer1M[m] : Double.NaN);
+        }
+        for (int s = 0; s < SETS; s++)
+        {
+            final PlansBuilder.DecisionSpec spec = baseDecision(builder, s);
+            shaper.shape(s, spec);
+            spec.add();
+        }
+        return builder.build();
+    }
+
+    /**
+     * @param engine an engine holding plans of this fixture.
+     * @return the handle of each decision, by set index.
+     */
+    public static int[] decisionIds(final MultiFactorEngine engine)
+    {
+        final int[] ids = new int[SETS];
+        for (int s = 0; s < SETS; s++)
+        {
+            ids[s] = engine.decisionId(decisionName(s));
+        }
+        return ids;
+    }
+
+    /** Shapes one decision of {@link #plans(Plans, boolean, DecisionShaper)}; called on the building thread. */
+    @FunctionalInterface
+    public interface DecisionShaper
+    {
+        /**
+         * @param set decision index.
+         * @param spec its specification, with candidates, seed weights, percentile and policy set.
+         */
+        void shape(int set, PlansBuilder.DecisionSpec spec);
+    }
+
+    /**
      * Plans with every model and decision; {@code ceilings[set]} as from {@link #chooseCeilings}, or all ceilings off
      * when {@code ceilings} is null.
      *
@@ -208,17 +300,7 @@ public final class SelectFixture
         }
         for (int s = 0; s < SETS; s++)
         {
-            final String[] names = new String[candidatesPerDecision];
-            for (int i = 0; i < candidatesPerDecision; i++)
-            {
-                names[i] = modelNames[candidates[s][i]];
-            }
-            final double[] w = weights[s];
-            final PlansBuilder.DecisionSpec spec = builder.decision(decisionName(s))
-                .candidates(names)
-                .weights(w[0], w[1], w[2], w[3])
-                .percentile(percentiles[s])
-                .policy(NoCandidatesPolicy.CHEAPEST);
+            final PlansBuilder.DecisionSpec spec = baseDecision(builder, s);
             if (ceilings != null)
             {
                 final double[] c = ceilings[s];
@@ -227,6 +309,21 @@ public final class SelectFixture
             spec.add();
         }
         return builder.build();
+    }
+
+    private PlansBuilder.DecisionSpec baseDecision(final PlansBuilder builder, final int set)
+    {
+        final String[] names = new String[candidatesPerDecision];
+        for (int i = 0; i < candidatesPerDecision; i++)
+        {
+            names[i] = modelNames[candidates[set][i]];
+        }
+        final double[] w = weights[set];
+        return builder.decision(decisionName(set))
+            .candidates(names)
+            .weights(w[0], w[1], w[2], w[3])
+            .percentile(percentiles[set])
+            .policy(NoCandidatesPolicy.CHEAPEST);
     }
 
     /**

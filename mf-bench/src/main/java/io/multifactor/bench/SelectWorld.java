@@ -1,7 +1,5 @@
 package io.multifactor.bench;
 
-import io.multifactor.api.InflightTracker;
-import io.multifactor.api.LatencyRecorder;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.plan.DecisionPlan;
@@ -91,7 +89,7 @@ public final class SelectWorld
                 throw new IllegalStateException("model handle of " + fixture.modelName(m) + " is not " + m);
             }
         }
-        feed(engine, engine);
+        fixture.feed(engine, engine, null);
         engine.refreshNow();
 
         final int n = candidates;
@@ -136,7 +134,7 @@ public final class SelectWorld
             referenceRequests[s] = new ReferenceRequest(observations, noExclusions);
         }
         router = new ReferenceRouter(models, decisions, clock, WINDOW_NS);
-        feed(router, router);
+        fixture.feed(router, router, null);
     }
 
     /**
@@ -213,23 +211,5 @@ public final class SelectWorld
         return new ReferenceDecision(
             SelectFixture.decisionName(set), candidates, w[0], w[1], w[2], w[3], maxTpot, maxTtft, maxCost, maxInflight,
             fixture.percentile(set), ReferenceDecision.CHEAPEST);
-    }
-
-    /** Records the same samples and opens the same leases on every target fed (the sampling is seeded). */
-    private void feed(final LatencyRecorder recorder, final InflightTracker tracker)
-    {
-        final SelectFixture samples = new SelectFixture(SelectBenchmark.SEED ^ 0x5A5A5A5AL, 1);
-        for (int m = 0; m < SelectFixture.POOL_SIZE; m++)
-        {
-            for (int k = 0; k < SAMPLES_PER_METRIC; k++)
-            {
-                recorder.recordTpotMicros(m, samples.sampleMicros(fixture.nominalTpotMs(m)));
-                recorder.recordTtftMicros(m, samples.sampleMicros(fixture.nominalTtftMs(m)));
-            }
-            for (long k = 0; k < fixture.inflight(m); k++)
-            {
-                tracker.begin(m);
-            }
-        }
     }
 }

@@ -3,9 +3,7 @@ package io.multifactor.bench;
 import io.multifactor.api.Factor;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.engine.MultiFactorEngine;
-import io.multifactor.kernel.plan.NoCandidatesPolicy;
 import io.multifactor.kernel.plan.Plans;
-import io.multifactor.kernel.plan.PlansBuilder;
 import io.multifactor.kernel.plan.SignalCeilings;
 import io.multifactor.kernel.signal.ServerBackend;
 import io.multifactor.kernel.signal.ServerKind;
@@ -87,7 +85,17 @@ public class ServerSignalsBenchmark
         final SelectFixture fixture = new SelectFixture(SelectBenchmark.SEED, candidates);
         final CachedNanoClock clock = new CachedNanoClock();
         clock.update(TimeUnit.HOURS.toNanos(1));
-        final Plans plans = plans(fixture, servers);
+        final Plans plans = fixture.plans(null, true, (set, spec) ->
+        {
+            if (servers)
+            {
+                final double[] w = new double[Factor.COUNT];
+                System.arraycopy(fixture.weights(set), 0, w, 0, Factor.SEED_COUNT);
+                w[Factor.QUEUE] = 0.1;
+                w[Factor.KV_CACHE] = 0.1;
+                spec.weights(w).signalCeilings(new SignalCeilings(0L, 12.0, 0.9, true));
+            }
+        });
         final ServerMetricsSettings settings = new ServerMetricsSettings(
             ServerMetricsSettings.DEFAULT_EVERY_NS, "/metrics", 250_000_000L, TimeUnit.HOURS.toNanos(2),
             WhenStale.SATURATED);
@@ -99,19 +107,7 @@ public class ServerSignalsBenchmark
         }
         engine = MultiFactorEngine.builder(plans).clock(clock).serverMetrics(servers ? settings : null, backends)
             .build();
-        final SelectFixture samples = new SelectFixture(SelectBenchmark.SEED ^ 0x5A5A5A5AL, 1);
-        for (int m = 0; m < SelectFixture.POOL_SIZE; m++)
-        {
-            for (int k = 0; k < SelectWorld.SAMPLES_PER_METRIC; k++)
-            {
-                engine.recordTpotMicros(m, samples.sampleMicros(fixture.nominalTpotMs(m)));
-                engine.recordTtftMicros(m, samples.sampleMicros(fixture.nominalTtftMs(m)));
-            }
-            for (long k = 0; k < fixture.inflight(m); k++)
-            {
-                engine.begin(m);
-            }
-        }
+        fixture.feed(engine, engine, null);
         for (int b = 0; b < backends.size(); b++)
         {
             final int m = b >> 1;
@@ -123,11 +119,7 @@ public class ServerSignalsBenchmark
             }
         }
         engine.refreshNow();
-        decisionIds = new int[SelectFixture.SETS];
-        for (int s = 0; s < SelectFixture.SETS; s++)
-        {
-            decisionIds[s] = engine.decisionId(SelectFixture.decisionName(s));
-        }
+        decisionIds = SelectFixture.decisionIds(engine);
         selection = new Selection(candidates);
         cursor = 0;
         for (int s = 0; s < SelectFixture.SETS; s++)
@@ -158,38 +150,5 @@ public class ServerSignalsBenchmark
         cursor = (k + 1) & SelectFixture.SET_MASK;
         engine.select(decisionIds[k], null, selection);
         return selection.selectedIndex();
-    }
-
-    private static Plans plans(final SelectFixture fixture, final boolean servers)
-    {
-        final PlansBuilder builder = new PlansBuilder();
-        for (int m = 0; m < SelectFixture.POOL_SIZE; m++)
-        {
-            builder.model(fixture.modelName(m), fixture.quality(m), fixture.promptPer1M(m), 3 * fixture.promptPer1M(m));
-        }
-        for (int s = 0; s < SelectFixture.SETS; s++)
-        {
-            final String[] names = new String[fixture.candidatesPerDecision()];
-            for (int i = 0; i < names.length; i++)
-            {
-                names[i] = fixture.modelName(fixture.candidate(s, i));
-            }
-            final double[] seed = fixture.weights(s);
-            final double[] w = new double[Factor.COUNT];
-            System.arraycopy(seed, 0, w, 0, Factor.SEED_COUNT);
-            if (servers)
-            {
-                w[Factor.QUEUE] = 0.1;
-                w[Factor.KV_CACHE] = 0.1;
-            }
-            final PlansBuilder.DecisionSpec spec = builder.decision(SelectFixture.decisionName(s)).candidates(names)
-                .weights(w).percentile(fixture.percentile(s)).policy(NoCandidatesPolicy.CHEAPEST);
-            if (servers)
-            {
-                spec.signalCeilings(new SignalCeilings(0L, 12.0, 0.9, true));
-            }
-            spec.add();
-        }
-        return builder.build();
     }
 }

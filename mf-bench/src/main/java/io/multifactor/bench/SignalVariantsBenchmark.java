@@ -6,10 +6,8 @@ import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.engine.SignalSettings;
 import io.multifactor.kernel.latency.LatencyEstimatorType;
 import io.multifactor.kernel.plan.LoadMetric;
-import io.multifactor.kernel.plan.NoCandidatesPolicy;
 import io.multifactor.kernel.plan.Pick;
 import io.multifactor.kernel.plan.Plans;
-import io.multifactor.kernel.plan.PlansBuilder;
 import org.agrona.concurrent.CachedNanoClock;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -85,31 +83,25 @@ public class SignalVariantsBenchmark
             throw new IllegalArgumentException("unknown variant " + variant);
         }
         engine = MultiFactorEngine.builder(plans).clock(clock).settings(settings).build();
-        final SelectFixture samples = new SelectFixture(SelectBenchmark.SEED ^ 0x5A5A5A5AL, 1);
-        for (int m = 0; m < SelectFixture.POOL_SIZE; m++)
-        {
-            for (int k = 0; k < SelectWorld.SAMPLES_PER_METRIC; k++)
-            {
-                // Samples one millisecond apart, so that peak-EWMA decays between them as it would under traffic.
-                clock.advance(TimeUnit.MILLISECONDS.toNanos(1));
-                engine.recordTpotMicros(m, samples.sampleMicros(fixture.nominalTpotMs(m)));
-                engine.recordTtftMicros(m, samples.sampleMicros(fixture.nominalTtftMs(m)));
-            }
-            for (long k = 0; k < fixture.inflight(m); k++)
-            {
-                engine.begin(m);
-            }
-        }
+        // Samples one millisecond apart, so that peak-EWMA decays between them as it would under traffic.
+        final SelectFixture samples = fixture.feed(engine, engine, clock);
         if ("p2c".equals(variant) || "tokens".equals(variant))
         {
-            engine.replacePlans(plans(fixture, plans, variant));
+            final boolean p2c = "p2c".equals(variant);
+            engine.replacePlans(fixture.plans(plans, false, (set, spec) ->
+            {
+                if (p2c)
+                {
+                    spec.pick(Pick.P2C);
+                }
+                else
+                {
+                    spec.loadMetric(LoadMetric.TOKENS);
+                }
+            }));
         }
         engine.refreshNow();
-        decisionIds = new int[SelectFixture.SETS];
-        for (int s = 0; s < SelectFixture.SETS; s++)
-        {
-            decisionIds[s] = engine.decisionId(SelectFixture.decisionName(s));
-        }
+        decisionIds = SelectFixture.decisionIds(engine);
         selection = new Selection(candidates);
         request = new Request().seed(SelectBenchmark.SEED);
         sampleMicros = samples.sampleMicros(fixture.nominalTpotMs(0));
@@ -154,35 +146,5 @@ public class SignalVariantsBenchmark
     public int recordTpot()
     {
         return engine.recordTpotMicros(sampleModel, sampleMicros);
-    }
-
-    private static Plans plans(final SelectFixture fixture, final Plans previous, final String variant)
-    {
-        final PlansBuilder builder = new PlansBuilder(previous);
-        for (int m = 0; m < SelectFixture.POOL_SIZE; m++)
-        {
-            builder.model(fixture.modelName(m), fixture.quality(m), fixture.promptPer1M(m));
-        }
-        for (int s = 0; s < SelectFixture.SETS; s++)
-        {
-            final String[] names = new String[fixture.candidatesPerDecision()];
-            for (int i = 0; i < names.length; i++)
-            {
-                names[i] = fixture.modelName(fixture.candidate(s, i));
-            }
-            final double[] w = fixture.weights(s);
-            final PlansBuilder.DecisionSpec spec = builder.decision(SelectFixture.decisionName(s)).candidates(names)
-                .weights(w[0], w[1], w[2], w[3]).percentile(fixture.percentile(s)).policy(NoCandidatesPolicy.CHEAPEST);
-            if ("p2c".equals(variant))
-            {
-                spec.pick(Pick.P2C);
-            }
-            else
-            {
-                spec.loadMetric(LoadMetric.TOKENS);
-            }
-            spec.add();
-        }
-        return builder.build();
     }
 }

@@ -25,8 +25,9 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * {@code mf validate CONFIG}: prints a summary of a valid configuration (models; decisions, each with the settings the
- * engine will use: normalized weights, floor and ceilings, ranking; the signals and fleet settings; warnings; for a vLLM
+ * {@code mf validate CONFIG}: prints a summary of a valid configuration (models, with their servers and
+ * {@code reliability}; decisions, each with the settings the engine will use: normalized weights, floor and ceilings,
+ * ranking, picker and load metric; the signals, server-metrics and fleet settings; warnings; for a vLLM
  * Semantic Router file also its skipped decisions with their algorithm type and the top-level sections it ignored) on
  * stdout and exits 0, or every problem on stderr and exits 2.
  * <p>
@@ -71,8 +72,10 @@ final class ValidateCommand implements Callable<Integer>
             out.println("  " + model.name() + "  quality " + Format.number(model.qualityScore()) +
                 "  prompt_per_1m " + Format.number(model.promptPer1M()) +
                 "  completion_per_1m " + Format.number(model.completionPer1M()));
+            out.print(EffectiveSettings.model(model));
         }
         out.println((vsr ? "multi_factor decisions: " : "decisions: ") + decisions.size());
+        boolean tokensRead = false;
         for (final DecisionConfig decision : decisions)
         {
             final MultiFactorConfig mf = decision.multiFactor();
@@ -82,9 +85,10 @@ final class ValidateCommand implements Callable<Integer>
             if (id != Handles.NONE)
             {
                 out.print(EffectiveSettings.decision(loaded.plans().decision(id)));
+                tokensRead |= loaded.plans().decision(id).readsTokens();
             }
         }
-        out.print(EffectiveSettings.signals(loaded.config().signals()));
+        out.print(EffectiveSettings.signals(loaded.config().signals(), tokensRead));
         out.print(EffectiveSettings.fleet(loaded.config().fleet()));
         if (vsr)
         {

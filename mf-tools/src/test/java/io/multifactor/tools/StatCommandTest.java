@@ -72,8 +72,9 @@ class StatCommandTest
                 "chat      economy         1  33.3%",
                 "chat      premium         2  66.7%",
                 "reloads: applied 0, refused 0   fleet: exchanges done 0, failed 0, remote replicas 0");
-            assertThat(run.out()).containsPattern("economy +1 +p95=42\\.\\d +p95=- +0 +- +0 +0 +0");
-            assertThat(run.out()).containsPattern("premium +0 +p95=15\\d\\.\\d +p95=- +1 +tpot=1 +0 +0 +0");
+            // The lease begun without token counts weighs default_request_tokens (1000).
+            assertThat(run.out()).containsPattern("economy +1 +1000 +p95=42\\.\\d +p95=- +0 +- +0 +0 +0");
+            assertThat(run.out()).containsPattern("premium +0 +0 +p95=15\\d\\.\\d +p95=- +1 +tpot=1 +0 +0 +0");
         }
     }
 
@@ -107,6 +108,32 @@ class StatCommandTest
     }
 
     @Test
+    void shouldShowEachModelsTokensInFlight()
+    {
+        final Path file = dir.resolve("tokens.counters");
+        final Plans plans = new PlansBuilder().model("premium", 0.9, 10.0).model("economy", 0.1, 1.0)
+            .decision("chat").candidates("premium", "economy").add()
+            .build();
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(plans).countersFile(file).build())
+        {
+            final int premium = engine.modelId("premium");
+            engine.begin(premium, 12_000);
+            final long ended = engine.begin(premium, 3_000);
+            engine.begin(engine.modelId("economy"));
+            engine.end(ended);
+            engine.refreshNow();
+
+            final CliRun run = CliRun.of("stat", "--counters-file", file.toString());
+            assertThat(run.exit()).as(run.err()).isZero();
+            // Each model's live leases' weights: 12,000 of the two begun on premium after the end of the other, and
+            // default_request_tokens for the lease begun on economy without token counts.
+            assertThat(run.out()).contains("MODEL    INFLIGHT  INFLIGHT_TOKENS  TPOT_MS");
+            assertThat(run.out()).containsPattern("\npremium +1 +12000 +p95=- ");
+            assertThat(run.out()).containsPattern("\neconomy +1 +1000 +p95=- ");
+        }
+    }
+
+    @Test
     void shouldShowEjectedModelsWithTheirTimeLeftAndEjectionsByCause()
     {
         final Path file = dir.resolve("ejecting.counters");
@@ -127,9 +154,9 @@ class StatCommandTest
             final CliRun run = CliRun.of("stat", "--counters-file", file.toString());
             assertThat(run.exit()).as(run.err()).isZero();
             assertThat(run.out()).contains("HEALED  EJECTED", "EJECTIONS");
-            assertThat(run.out()).containsPattern("premium( +\\S+){8} +(29|30)\\.\\ds_left +5xx=1 retry_after=0\n");
-            assertThat(run.out()).containsPattern("economy( +\\S+){8} +- +5xx=0 retry_after=0\n");
-            assertThat(run.out()).containsPattern("plain( +\\S+){8} +- +-\n");
+            assertThat(run.out()).containsPattern("premium( +\\S+){9} +(29|30)\\.\\ds_left +5xx=1 retry_after=0\n");
+            assertThat(run.out()).containsPattern("economy( +\\S+){9} +- +5xx=0 retry_after=0\n");
+            assertThat(run.out()).containsPattern("plain( +\\S+){9} +- +-\n");
         }
     }
 

@@ -115,6 +115,96 @@ class ValidateCommandTest
     }
 
     @Test
+    void shouldShowTheLoadSignalsPickerEstimatorServersAndReliabilityItUnderstood() throws IOException
+    {
+        final Path config = Files.writeString(dir.resolve("router.yaml"), """
+            models:
+              - name: a
+                quality_score: 0.9
+                server: vllm
+                provider_model_id: a-7b
+                backend_refs:
+                  - {name: a-1, endpoint: 127.0.0.1:8000, weight: 80}
+                  - {base_url: https://api.example.com/v1}
+                reliability: {consecutive_5xx: 5, base_ejection_time: 20s, max_ejection_percent: 50}
+              - {name: b, quality_score: 0.4}
+            decisions:
+              - name: loaded
+                modelRefs: [{model: a}, {model: b}]
+                algorithm:
+                  type: multi_factor
+                  multi_factor:
+                    weights: {quality: 1, load: 1, queue: 1, kv_cache: 1}
+                    slo: {max_inflight: 40, max_inflight_tokens: 200000, max_queue: 8, max_kv_cache: 0.9}
+                    pick: p2c
+                    load_metric: tokens
+              - name: plain
+                modelRefs: [{model: b}]
+            signals:
+              latency_estimator: peak_ewma
+              ewma_decay: 5s
+              default_request_tokens: 1500
+              server_metrics: {every: 250ms, stale_after: 1s, when_stale: saturated}
+            """);
+
+        final CliRun run = CliRun.of("validate", config.toString());
+
+        assertThat(run.err()).isEmpty();
+        assertThat(run.exit()).isEqualTo(ExitCodes.OK);
+        // A model's server, backends and reliability (defaults filled in: max_ejection_time 300s); the load ceilings,
+        // when_stale, p2c and token load where a decision sets them, none of them where it does not; the estimator,
+        // its decay, the request weight and the scrape settings (timeout: half of every).
+        assertThat(run.out()).isEqualTo(config + ": valid\n" +
+            "models: 2\n" +
+            "  a  quality 0.9  prompt_per_1m -  completion_per_1m -\n" +
+            "    server vllm  provider_model_id a-7b  backend_refs 2 (a-1 http://127.0.0.1:8000/v1 weight 80.0, " +
+            "https://api.example.com/v1 https://api.example.com:443/v1 weight 1.0)\n" +
+            "    reliability  consecutive_5xx 5  base_ejection_time 20s  max_ejection_percent 50  max_ejection_time 5m\n" +
+            "  b  quality 0.4  prompt_per_1m -  completion_per_1m -\n" +
+            "decisions: 2\n" +
+            "  loaded  candidates a, b  p95  on_no_candidates cheapest\n" +
+            "    weights   quality 0.250  latency 0.000  cost 0.000  load 0.250  queue 0.250  kv_cache 0.250  " +
+            "(normalized)\n" +
+            "    slo       min_quality -  max_tpot_ms -  max_ttft_ms -  max_cost_per_1m -  max_inflight 40  " +
+            "max_inflight_tokens 200000  max_queue 8  max_kv_cache 0.9  when_stale saturated\n" +
+            "    ranking   objective weighted  tie_band 0.0  tie_break first  pick p2c  load_metric tokens\n" +
+            "    latency   p95 of TPOT, else TTFT  cost_mix prompt 1.0 completion 0.0\n" +
+            "  plain  candidates b  p95  on_no_candidates cheapest\n" +
+            "    weights   quality 0.250  latency 0.250  cost 0.250  load 0.250  (normalized)\n" +
+            "    slo       min_quality -  max_tpot_ms -  max_ttft_ms -  max_cost_per_1m -  max_inflight -\n" +
+            "    ranking   objective weighted  tie_band 0.0  tie_break first\n" +
+            "    latency   p95 of TPOT, else TTFT  cost_mix prompt 1.0 completion 0.0\n" +
+            "signals: latency_window 1m  latency_refresh 1s  inflight_max_age 10m  counters_file - (in memory)  " +
+            "latency_estimator peak_ewma  ewma_decay 5s  default_request_tokens 1500\n" +
+            "server_metrics: every 250ms  path /metrics  timeout 125ms  stale_after 1s  when_stale saturated\n" +
+            "fleet: off (this replica uses its own signals only)\n" +
+            "warnings: 0\n");
+    }
+
+    @Test
+    void shouldShowTheDefaultRequestWeightWhereADecisionReadsTokens() throws IOException
+    {
+        final Path config = Files.writeString(dir.resolve("router.yaml"), """
+            models:
+              - {name: a}
+            decisions:
+              - name: d
+                modelRefs: [{model: a}]
+                algorithm: {type: multi_factor, multi_factor: {slo: {max_inflight_tokens: 5000}}}
+            """);
+
+        final CliRun run = CliRun.of("validate", config.toString());
+
+        assertThat(run.exit()).isEqualTo(ExitCodes.OK);
+        // The ceiling counts tokens whatever load_metric says, so the weight of a lease without counts matters.
+        assertThat(run.out())
+            .contains("max_inflight -  max_inflight_tokens 5000\n")
+            .contains("    ranking   objective weighted  tie_band 0.0  tie_break first\n")
+            .contains("counters_file - (in memory)  default_request_tokens 1000\n")
+            .doesNotContain("server_metrics:").doesNotContain("latency_estimator").doesNotContain("reliability");
+    }
+
+    @Test
     void shouldPrintEveryProblemOnStderrNothingOnStdoutAndExitTwo() throws IOException
     {
         final Path config = Files.writeString(dir.resolve("bad.yaml"), """

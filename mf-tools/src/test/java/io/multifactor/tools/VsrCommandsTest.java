@@ -66,6 +66,37 @@ class VsrCommandsTest
     }
 
     @Test
+    void shouldPrintWhatTheOverlayAddsAsTheDocsShow() throws IOException
+    {
+        final String docs = Files.readString(ROOT.resolve("docs/configuration.md"));
+        final String command = "$ bin/mf validate examples/vsr-config.yaml --overlay examples/vsr-overlay.yaml\n";
+        final int start = docs.indexOf(command) + command.length();
+        assertThat(start).isGreaterThan(command.length());
+        final String[] shown = docs.substring(start, docs.indexOf("```", start)).split("\n");
+
+        final CliRun run = CliRun.of("validate", CONFIG.toString(), "--overlay",
+            ROOT.resolve("examples/vsr-overlay.yaml").toString());
+
+        assertThat(run.exit()).as(run.err()).isEqualTo(ExitCodes.OK);
+        final String out = run.out().replace(CONFIG.toString(), "examples/vsr-config.yaml");
+        // Every line the docs show ("  ..." stands for lines left out) is printed, in that order: the overlay's
+        // servers with their backends, the reliability with its defaults, the scrape settings.
+        int from = 0;
+        for (final String line : shown)
+        {
+            if (line.equals("  ..."))
+            {
+                continue;
+            }
+            final int at = out.indexOf(line + "\n", from);
+            assertThat(at).as("printed after offset " + from + ": " + line + "\nin:\n" + out).isGreaterThanOrEqualTo(from);
+            from = at + line.length();
+        }
+        assertThat(out).contains("    server sglang  backend_refs 1 (strong-local http://127.0.0.1:8001/v1 weight 1.0)\n",
+            "server_metrics: every 500ms  path /metrics  timeout 250ms  stale_after 2s  when_stale ignore\n");
+    }
+
+    @Test
     void shouldSummarizeTheSameConfigurationUnderConfigOfHelmValues() throws IOException
     {
         final Path values = helmValues();

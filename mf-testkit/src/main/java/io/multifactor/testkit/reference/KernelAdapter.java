@@ -49,13 +49,7 @@ public final class KernelAdapter
     public static Plans plans(final ReferenceDecision decision, final ReferenceExtensions extensions)
     {
         final PlansBuilder builder = new PlansBuilder();
-        final String[] names = new String[decision.candidates().size()];
-        for (int i = 0; i < names.length; i++)
-        {
-            final ReferenceModel model = decision.candidates().get(i);
-            builder.model(model.name(), orNaN(model.quality()), orNaN(model.promptPer1M()), orNaN(model.completionPer1M()));
-            names[i] = model.name();
-        }
+        final String[] names = addModels(builder, decision);
         final PlansBuilder.DecisionSpec spec = builder.decision(decision.name())
             .candidates(names)
             .weights(decision.qualityWeight(), decision.latencyWeight(), decision.costWeight(), decision.loadWeight())
@@ -78,6 +72,23 @@ public final class KernelAdapter
         }
         spec.add();
         return builder.build();
+    }
+
+    /**
+     * @param builder the plans being built.
+     * @param decision the decision whose candidates become models (quality and prices; NaN where absent).
+     * @return the candidates' names, in order.
+     */
+    static String[] addModels(final PlansBuilder builder, final ReferenceDecision decision)
+    {
+        final String[] names = new String[decision.candidates().size()];
+        for (int i = 0; i < names.length; i++)
+        {
+            final ReferenceModel model = decision.candidates().get(i);
+            builder.model(model.name(), orNaN(model.quality()), orNaN(model.promptPer1M()), orNaN(model.completionPer1M()));
+            names[i] = model.name();
+        }
+        return names;
     }
 
     /**
@@ -182,6 +193,21 @@ public final class KernelAdapter
      */
     public static ReferenceResult toResult(final Plans plans, final DecisionPlan plan, final Selection selection)
     {
+        return toResult(plans, plan, selection, Factor.SEED_COUNT);
+    }
+
+    /**
+     * Converts a filled selection; NaN becomes {@code null}.
+     *
+     * @param plans the snapshot.
+     * @param plan the decision's plan.
+     * @param selection a selection the kernel filled.
+     * @param factorCount how many factors to report: {@link Factor#SEED_COUNT} or {@link Factor#COUNT}.
+     * @return the same content as a {@link ReferenceResult}.
+     */
+    static ReferenceResult toResult(
+        final Plans plans, final DecisionPlan plan, final Selection selection, final int factorCount)
+    {
         final List<ReferenceCandidate> candidates = new ArrayList<>();
         for (int i = 0; i < selection.candidateCount(); i++)
         {
@@ -189,7 +215,7 @@ public final class KernelAdapter
             final boolean scored = selection.dropReason(i) == DropReason.NONE && !Double.isNaN(selection.score(i));
             if (scored)
             {
-                for (int f = 0; f < Factor.SEED_COUNT; f++)
+                for (int f = 0; f < factorCount; f++)
                 {
                     normalized.put(Factor.label(f), selection.normalized(i, f));
                 }
@@ -207,8 +233,8 @@ public final class KernelAdapter
                 selection.eliminatedBy(i) == Selection.NOT_ELIMINATED ? null : Factor.label(selection.eliminatedBy(i)),
                 false));
         }
-        final double[] weights = new double[Factor.SEED_COUNT];
-        for (int f = 0; f < Factor.SEED_COUNT; f++)
+        final double[] weights = new double[factorCount];
+        for (int f = 0; f < factorCount; f++)
         {
             weights[f] = selection.weight(f);
         }
@@ -217,7 +243,7 @@ public final class KernelAdapter
             selection.outcome(),
             selection.selectedIndex(),
             selection.hasSelection() ? plans.modelName(selection.selectedModel()) : null,
-            ReferenceScorer.factorMap(weights),
+            ReferenceScorer.factorMap(weights, factorCount),
             candidates);
     }
 

@@ -21,7 +21,6 @@ import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
-import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.doubles;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.longs;
@@ -66,14 +65,7 @@ class SelectionPropertiesTest
 
     private static <T> void check(final String property, final int cases, final Gen<T> gen, final Consumer<T> body)
     {
-        final AtomicLong ran = new AtomicLong();
-        qt().withFixedSeed(SEED).withExamples(cases).forAll(gen).checkAssert(value ->
-        {
-            ran.incrementAndGet();
-            body.accept(value);
-        });
-        assertThat(ran.get()).as("cases run for " + property).isGreaterThanOrEqualTo(cases);
-        TOTAL_CASES.addAndGet(ran.get());
+        TOTAL_CASES.addAndGet(CountedProperty.check(SEED, property, cases, gen, body));
         PROPERTIES_RUN.incrementAndGet();
     }
 

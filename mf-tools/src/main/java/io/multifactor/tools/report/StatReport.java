@@ -13,8 +13,8 @@ import java.util.TreeMap;
 /**
  * The {@code bin/mf stat} table: one snapshot of an engine's counters, read through a {@link CountersReader} (in this
  * process or over another process's counters file), as three tables (decisions, decision by chosen model, models,
- * with each ejected model's time left as of the engine's last refresh and its ejections by cause), two more when
- * model servers are scraped (per model the queue and KV-cache use, per backend its freshness and scrapes) and the
+ * with each model's in-flight requests and tokens, each ejected model's time left as of the engine's last refresh and
+ * its ejections by cause), two more when model servers are scraped (per model the queue and KV-cache use, per backend its freshness and scrapes) and the
  * engine-wide counts. Retired counters and labels that do not parse are left out.
  * <p>
  * This class is stateless and threadsafe.
@@ -83,7 +83,7 @@ public final class StatReport
     private static void models(final StringBuilder out, final Snapshot snapshot)
     {
         final Table table = new Table(
-            "MODEL", "INFLIGHT", "TPOT_MS", "TTFT_MS", "DROPPED", "DROPS_BY_REASON", "REFUSED", "CLAMPED", "HEALED",
+            "MODEL", "INFLIGHT", "INFLIGHT_TOKENS", "TPOT_MS", "TTFT_MS", "DROPPED", "DROPS_BY_REASON", "REFUSED", "CLAMPED", "HEALED",
             "EJECTED", "EJECTIONS");
         for (final Map.Entry<String, ModelRow> entry : snapshot.models.entrySet())
         {
@@ -99,7 +99,8 @@ public final class StatReport
                         .append(reason.getValue());
                 }
             }
-            table.row(entry.getKey(), Long.toString(row.inflight), latency(row.tpot), latency(row.ttft),
+            table.row(entry.getKey(), Long.toString(row.inflight),
+                row.inflightTokens < 0 ? "-" : Long.toString(row.inflightTokens), latency(row.tpot), latency(row.ttft),
                 Long.toString(dropped), reasons.length() == 0 ? "-" : reasons.toString(), Long.toString(row.refused),
                 Long.toString(row.clamped), Long.toString(row.healed), ejected(row), ejections(row));
         }
@@ -185,6 +186,8 @@ public final class StatReport
     private static final class ModelRow
     {
         long inflight;
+        /** The weights of its live leases ({@code mf.inflight.tokens}); -1 when the file has no such counter. */
+        long inflightTokens = -1;
         long refused;
         long clamped;
         long healed;
@@ -250,6 +253,9 @@ public final class StatReport
                     break;
                 case CounterTypes.INFLIGHT:
                     model(label).inflight = value;
+                    break;
+                case CounterTypes.INFLIGHT_TOKENS:
+                    model(label).inflightTokens = value;
                     break;
                 case CounterTypes.DROPS:
                     model(label).drops.merge(String.valueOf(label.tag("reason")), value, Long::sum);
