@@ -254,14 +254,15 @@ class ServerScrapeAgentTest
             "decisions:",
             "  - {name: d, modelRefs: [{model: a}, {model: b}]}",
             "signals:",
-            "  server_metrics: {every: 50ms, timeout: 500ms, stale_after: 10s}",
+            "  server_metrics: {every: 50ms, timeout: 500ms, stale_after: 60s}",
             ""), null);
         final ServerScrapeAgent agent = agent(first.serverMetrics(), first.serverBackends());
         final ServerLoadTable before = agent.table();
         await("all fresh", 10_000, () -> before.anyFresh(0, System.nanoTime()) && before.isFresh(1, System.nanoTime()) &&
             before.anyFresh(1, System.nanoTime()));
         final String k1 = "http://127.0.0.1:" + s1.port();
-        // s1 stops answering well: from now on only a carried value can be in the new table.
+        // s1 stops answering well: from now on only a carried value can be in the new table (fresh for 60 s after its
+        // last good answer, so that the awaits of a busy machine never make it stale: 10 s was once seen to).
         s1.answer(MetricsServer.status(503));
         await("s1 failing", 10_000, () -> agent.counts("a", k1).failed() >= 1);
         final long s1Last = before.lastResponseNs(before.backendIndex("a", k1));
@@ -277,7 +278,7 @@ class ServerScrapeAgentTest
             "decisions:",
             "  - {name: d, modelRefs: [{model: a}, {model: c}]}",
             "signals:",
-            "  server_metrics: {every: 50ms, timeout: 500ms, stale_after: 10s}",
+            "  server_metrics: {every: 50ms, timeout: 500ms, stale_after: 60s}",
             ""), first.plans());
         agent.replace(second.serverMetrics(), second.serverBackends());
         // The table is replaced at once; the agent follows it (its targets, their counts) at its next cycle.
