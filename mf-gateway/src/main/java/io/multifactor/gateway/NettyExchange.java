@@ -18,6 +18,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
@@ -54,6 +55,9 @@ import java.util.concurrent.TimeoutException;
  */
 final class NettyExchange
 {
+    // How long a connection whose request was refused before its body was read keeps dropping what the client sends.
+    private static final long DRAIN_MS = 2_000;
+
     private static final String JSON = "application/json";
 
     private final GatewayRoutes routes;
@@ -660,12 +664,35 @@ final class NettyExchange
         if (close)
         {
             connection.closing();
-            written.addListener(ChannelFutureListener.CLOSE);
+            if (bodyDone)
+            {
+                written.addListener(ChannelFutureListener.CLOSE);
+            }
+            else
+            {
+                written.addListener((ChannelFutureListener)NettyExchange::drainThenClose);
+            }
         }
         else
         {
             connection.exchangeDone(this);
         }
+    }
+
+    // An answer written before the request's body was read whole (a 413, a 400): the client may still be sending the
+    // body, and closing now would make the kernel answer its next bytes with a reset, which can destroy the answer
+    // before the client reads it. So: half-close (a FIN after the answer), go on reading and dropping what arrives (the
+    // connection drops every part once closing), and close when the client does, or after DRAIN_MS at the latest.
+    private static void drainThenClose(final ChannelFuture written)
+    {
+        final Channel channel = written.channel();
+        if (!written.isSuccess() || !(channel instanceof DuplexChannel))
+        {
+            channel.close();
+            return;
+        }
+        ((DuplexChannel)channel).shutdownOutput();
+        channel.eventLoop().schedule(() -> channel.close(), DRAIN_MS, TimeUnit.MILLISECONDS);
     }
 
     /** Lets go of the backend's connection and closes it (a cancelled or failed response cannot be reused). */
