@@ -12,10 +12,7 @@ import io.multifactor.api.SelectionWriter;
 import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
 import io.multifactor.kernel.plan.CostMix;
 import io.multifactor.kernel.plan.DecisionPlan;
-import io.multifactor.kernel.plan.NoCandidatesPolicy;
 import io.multifactor.kernel.plan.Pick;
-import io.multifactor.kernel.plan.TieBreak;
-import io.multifactor.kernel.reliability.EjectionPolicy;
 
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -34,15 +31,16 @@ import java.util.concurrent.ThreadLocalRandom;
  *       noting it in a bit mask; and widen the bounds of each factor over the survivors that have it. Until a
  *       decision's signals have a source beyond latency and in-flight requests (a server load, tokens, an ejection),
  *       the loop is {@link #gatherSeed}, which reads none of them; then {@link #gatherAll}, which reads the sources
- *       published (the tokens when the decision weighs or bounds them), and applies the ejection cap. After the loop, one increment per drop noted.</li>
+ *       published (the tokens when the decision weighs or bounds them), and applies the ejection cap. After the loop,
+ *       one increment per drop noted.</li>
  *   <li>No survivor: the plan's policy ({@code cheapest}, {@code first}, {@code fail}), off the common path; every
  *       candidate excluded fails.</li>
  *   <li><b>Rank</b> (one loop over the candidates): each survivor's score, the sum of its factors' terms (the seed
  *       four, or all six when the decision weighs the queue or the KV-cache), and the first highest survivor. The
  *       normalized factors are not stored: the selection computes them from the bounds when read. A decision with a
- *       tie band, a random tie-break or {@code pick: p2c} then chooses among the survivors ({@link #tieSlowPath},
- *       {@link PowerOfTwoChoices}); a lexicographic decision is ranked factor by factor instead
- *       ({@link #lexicographicSlowPath}).</li>
+ *       tie band, a random tie-break or {@code pick: p2c} then chooses among the survivors
+ *       ({@link ScoringSlowPaths#tieSlowPath}, {@link PowerOfTwoChoices}); a lexicographic decision is ranked factor by
+ *       factor instead ({@link ScoringSlowPaths#lexicographicSlowPath}).</li>
  * </ol>
  * The score is {@code sum over factors of w * n}, with {@code n = (x - min) / (max - min)} (inverted as {@code 1 - n}
  * for a factor where lower is better), 0.5 when every survivor that has the signal shares one value, 0 when the
@@ -50,7 +48,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * prepared once per factor and call: no division, clamp or shared-value branch per candidate; a factor of weight 0 is
  * read from an all-missing column, so it adds exactly 0. It agrees with the plain formula within a few ulps (the
  * reference implementation checks 1e-9); a range so small that {@code w / (max - min)} overflows (values below about
- * 1e-292) takes {@link #rankByDivisionSlowPath}, which uses the plain formula.
+ * 1e-292) takes {@link ScoringSlowPaths#rankByDivisionSlowPath}, which uses the plain formula.
  * <p>
  * A decision that uses none of the extensions pays for them with one test per call of whether its signals have any,
  * one test of the objective and one of the tie settings.
@@ -145,12 +143,12 @@ public final class ScoringKernel
         }
         if (survivors == 0)
         {
-            noSurvivorSlowPath(plan, out);
+            ScoringSlowPaths.noSurvivorSlowPath(plan, out);
             return;
         }
         if (plan.objective() == Objective.LEXICOGRAPHIC)
         {
-            lexicographicSlowPath(plan, out, requestOrNull);
+            ScoringSlowPaths.lexicographicSlowPath(plan, out, requestOrNull);
             return;
         }
         rank(plan, out, requestOrNull, survivors);
@@ -353,7 +351,8 @@ public final class ScoringKernel
             if (broken || exclusionsOrNull != null && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
                 final int reason =
-                    dropReason(plan, signals, exclusionsOrNull, i, ejectedLeft == ejectedLeft, quality, tpot, ttft, cost);
+                    dropReason(plan, signals, exclusionsOrNull, i, ejectedLeft == ejectedLeft, quality, tpot, ttft,
+                        cost);
                 SelectionWriter.observed(out, i, reason, tpot, ttft, inflight);
                 if (reason == DropReason.EJECTED)
                 {
@@ -388,7 +387,7 @@ public final class ScoringKernel
         }
         if (ejectedDrops != 0)
         {
-            survivors += ejectionCapSlowPath(plan, signals, out, ejectedDrops, dropCountsOrNull);
+            survivors += ScoringSlowPaths.ejectionCapSlowPath(plan, signals, out, ejectedDrops, dropCountsOrNull);
         }
         return survivors;
     }
@@ -407,101 +406,6 @@ public final class ScoringKernel
             counts.increment(signals.dropCounterId(i, out.dropReason(i)));
             left &= left - 1;
         }
-    }
-
-    /**
-     * The decision's ejection cap (max_ejection_percent): of its n candidates after the request's exclusions, ejection
-     * drops at most max(1, floor(p / 100 * n)); beyond that, the ejected candidates whose ejection ends soonest (then
-     * the earlier in modelRefs order) stay candidates, checked against the other ceilings like any other candidate
-     * (they keep their time left in the selection). Counts the drops that stand, and rewrites the bounds when a
-     * candidate came back.
-     *
-     * @return how many candidates came back as survivors.
-     */
-    private static int ejectionCapSlowPath(
-        final DecisionPlan plan,
-        final CandidateSignals signals,
-        final Selection out,
-        final int ejectedDrops,
-        final SingleWriterCounterBlock dropCountsOrNull)
-    {
-        final int n = plan.candidateCount();
-        int candidates = 0;
-        for (int i = 0; i < n; i++)
-        {
-            candidates += out.dropReason(i) == DropReason.EXCLUDED ? 0 : 1;
-        }
-        int comeBack = ejectedDrops - EjectionPolicy.maxEjected(candidates, signals.maxEjectionPercent());
-        int back = 0;
-        while (comeBack > 0)
-        {
-            int soonest = -1;
-            for (int i = 0; i < n; i++)
-            {
-                // Strictly less: of equal times left the earlier candidate comes back first.
-                if (out.dropReason(i) == DropReason.EJECTED &&
-                    (soonest < 0 || out.ejectedMillisLeft(i) < out.ejectedMillisLeft(soonest)))
-                {
-                    soonest = i;
-                }
-            }
-            final int reason = ceilingReason(plan, signals, out, soonest);
-            SelectionWriter.dropReason(out, soonest, reason);
-            if (reason == DropReason.NONE)
-            {
-                back++;
-            }
-            else if (dropCountsOrNull != null)
-            {
-                dropCountsOrNull.increment(signals.dropCounterId(soonest, reason));
-            }
-            comeBack--;
-        }
-        if (dropCountsOrNull != null)
-        {
-            for (int i = 0; i < n; i++)
-            {
-                if (out.dropReason(i) == DropReason.EJECTED)
-                {
-                    dropCountsOrNull.increment(signals.dropCounterId(i, DropReason.EJECTED));
-                }
-            }
-        }
-        if (back > 0)
-        {
-            for (int f = 0; f < Factor.COUNT; f++)
-            {
-                double min = Double.POSITIVE_INFINITY;
-                double max = Double.NEGATIVE_INFINITY;
-                for (int i = 0; i < n; i++)
-                {
-                    if (out.dropReason(i) == DropReason.NONE)
-                    {
-                        final double value = out.value(i, f);
-                        min = value < min ? value : min;
-                        max = value > max ? value : max;
-                    }
-                }
-                SelectionWriter.bounds(out, f, min, max);
-            }
-        }
-        return back;
-    }
-
-    // The first ceiling after ejection that a candidate breaks, from what the selection observed; NONE when none.
-    private static int ceilingReason(
-        final DecisionPlan plan, final CandidateSignals signals, final Selection out, final int i)
-    {
-        final double quality = out.quality(i);
-        return plan.hasQualityFloor() && !(quality >= plan.minQuality()) ? DropReason.QUALITY :
-            out.tpotMs(i) > plan.effectiveMaxTpotMs() ? DropReason.TPOT :
-            out.ttftMs(i) > plan.effectiveMaxTtftMs() ? DropReason.TTFT :
-            out.costPer1M(i) > plan.effectiveMaxCostPer1M() ? DropReason.COST :
-            out.inflight(i) > plan.effectiveMaxInflight() ? DropReason.INFLIGHT :
-            out.inflightTokens(i) > plan.effectiveMaxInflightTokens() ? DropReason.INFLIGHT_TOKENS :
-            out.queue(i) > plan.effectiveMaxQueue() ? DropReason.QUEUE :
-            out.kvCache(i) > plan.effectiveMaxKvCache() ? DropReason.KV_CACHE :
-            plan.dropsStale() && signals.stale(i) ? DropReason.STALE : DropReason.NONE;
     }
 
     /**
@@ -545,13 +449,13 @@ public final class ScoringKernel
         int best = plan.scoresBeyondSeed() ? scoreAllFactors(plan, out) : scoreSeedFactors(plan, out);
         if (best == SLOPE_OVERFLOW)
         {
-            rankByDivisionSlowPath(plan, out, requestOrNull, survivors);
+            ScoringSlowPaths.rankByDivisionSlowPath(plan, out, requestOrNull, survivors);
             return;
         }
         if (plan.spreadsTies())
         {
-            best = plan.pick() == Pick.P2C ? p2cSlowPath(plan, out, requestOrNull, survivors) :
-                tieSlowPath(plan, out, requestOrNull, out.score(best) - plan.tieBand());
+            best = plan.pick() == Pick.P2C ? ScoringSlowPaths.p2cSlowPath(plan, out, requestOrNull, survivors) :
+                ScoringSlowPaths.tieSlowPath(plan, out, requestOrNull, out.score(best) - plan.tieBand());
         }
         SelectionWriter.outcome(out, Outcome.SCORED, best);
     }
@@ -729,205 +633,4 @@ public final class ScoringKernel
         return out.boundMax(factor) > out.boundMin(factor) ? (Factor.lowerIsBetter(factor) ? w : 0.0) : 0.5 * w;
     }
 
-    /** Ranks with the plain formula, dividing per candidate: for ranges so small that a precomputed slope overflows. */
-    private static void rankByDivisionSlowPath(
-        final DecisionPlan plan, final Selection out, final Request requestOrNull, final int survivors)
-    {
-        final int n = plan.candidateCount();
-        int best = -1;
-        double bestScore = Double.NEGATIVE_INFINITY;
-        for (int i = 0; i < n; i++)
-        {
-            if (out.dropReason(i) != DropReason.NONE)
-            {
-                continue;
-            }
-            double score = 0.0;
-            for (int f = 0; f < Factor.COUNT; f++)
-            {
-                score += plan.weight(f) * out.normalized(i, f);
-            }
-            score = score > 1.0 ? 1.0 : score;
-            SelectionWriter.score(out, i, score);
-            if (score > bestScore)
-            {
-                bestScore = score;
-                best = i;
-            }
-        }
-        if (plan.spreadsTies())
-        {
-            best = plan.pick() == Pick.P2C ? p2cSlowPath(plan, out, requestOrNull, survivors) :
-                tieSlowPath(plan, out, requestOrNull, bestScore - plan.tieBand());
-        }
-        SelectionWriter.outcome(out, Outcome.SCORED, best);
-    }
-
-    /**
-     * {@code pick: p2c}: the better of two distinct survivors drawn from the request's generator
-     * ({@link PowerOfTwoChoices}); the other is left as the selection's runner-up, which reserve-on-select tries next.
-     */
-    private static int p2cSlowPath(
-        final DecisionPlan plan, final Selection out, final Request requestOrNull, final int survivors)
-    {
-        final long pair = PowerOfTwoChoices.pick(out, plan.candidateCount(), survivors, requestOrNull);
-        SelectionWriter.runnerUp(out, PowerOfTwoChoices.loser(pair));
-        return PowerOfTwoChoices.winner(pair);
-    }
-
-    /**
-     * Chooses among the survivors tied with the best: those whose score is at least {@code threshold} (the best score
-     * minus the tie band).
-     *
-     * @return the earliest of them ({@code tie_break: first}) or one drawn uniformly ({@code random}).
-     */
-    private static int tieSlowPath(
-        final DecisionPlan plan, final Selection out, final Request requestOrNull, final double threshold)
-    {
-        final int n = plan.candidateCount();
-        int tied = 0;
-        int first = -1;
-        for (int i = 0; i < n; i++)
-        {
-            // A dropped candidate's score reads NaN, which never compares >=.
-            if (out.score(i) >= threshold)
-            {
-                first = first < 0 ? i : first;
-                tied++;
-            }
-        }
-        if (plan.tieBreak() != TieBreak.RANDOM || tied <= 1)
-        {
-            return first;
-        }
-        int nth = draw(requestOrNull, tied);
-        for (int i = 0; i < n; i++)
-        {
-            if (out.score(i) >= threshold && nth-- == 0)
-            {
-                return i;
-            }
-        }
-        return first;
-    }
-
-    /**
-     * The lexicographic objective over the survivors, normalized once (the bounds of the first loop): for each priority
-     * factor in turn, the candidates still in whose normalized value is below the best remaining value minus
-     * {@code tolerance} leave, marked with that factor. The earliest finalist wins ({@code tie_break: first}) or one
-     * drawn uniformly ({@code random}); a survivor's score is its normalized value of the first priority factor.
-     */
-    private static void lexicographicSlowPath(final DecisionPlan plan, final Selection out, final Request requestOrNull)
-    {
-        final int n = plan.candidateCount();
-        final int firstFactor = plan.priority(0);
-        for (int i = 0; i < n; i++)
-        {
-            SelectionWriter.eliminatedBy(out, i, Selection.NOT_ELIMINATED);
-            if (out.dropReason(i) == DropReason.NONE)
-            {
-                SelectionWriter.score(out, i, out.normalized(i, firstFactor));
-            }
-        }
-        final double tolerance = plan.tolerance();
-        final int priorityCount = plan.priorityCount();
-        for (int rank = 0; rank < priorityCount; rank++)
-        {
-            final int factor = plan.priority(rank);
-            double best = Double.NEGATIVE_INFINITY;
-            for (int i = 0; i < n; i++)
-            {
-                if (isFinalist(out, i))
-                {
-                    final double value = out.normalized(i, factor);
-                    best = value > best ? value : best;
-                }
-            }
-            final double threshold = best - tolerance;
-            for (int i = 0; i < n; i++)
-            {
-                if (isFinalist(out, i) && out.normalized(i, factor) < threshold)
-                {
-                    SelectionWriter.eliminatedBy(out, i, factor);
-                }
-            }
-        }
-        int finalists = 0;
-        int first = -1;
-        for (int i = 0; i < n; i++)
-        {
-            if (isFinalist(out, i))
-            {
-                first = first < 0 ? i : first;
-                finalists++;
-            }
-        }
-        if (plan.tieBreak() == TieBreak.RANDOM && finalists > 1)
-        {
-            int nth = draw(requestOrNull, finalists);
-            for (int i = 0; i < n; i++)
-            {
-                if (isFinalist(out, i) && nth-- == 0)
-                {
-                    first = i;
-                    break;
-                }
-            }
-        }
-        SelectionWriter.outcome(out, Outcome.SCORED, first);
-    }
-
-    private static boolean isFinalist(final Selection out, final int index)
-    {
-        return out.dropReason(index) == DropReason.NONE && out.eliminatedBy(index) == Selection.NOT_ELIMINATED;
-    }
-
-    private static int draw(final Request requestOrNull, final int bound)
-    {
-        return requestOrNull != null ? requestOrNull.nextIndex(bound) : ThreadLocalRandom.current().nextInt(bound);
-    }
-
-    private static void noSurvivorSlowPath(final DecisionPlan plan, final Selection out)
-    {
-        final int n = plan.candidateCount();
-        int first = -1;
-        int cheapest = -1;
-        double cheapestPrice = Double.POSITIVE_INFINITY;
-        for (int i = 0; i < n; i++)
-        {
-            if (out.dropReason(i) == DropReason.EXCLUDED)
-            {
-                continue;
-            }
-            if (first < 0)
-            {
-                first = i;
-            }
-            final double price = out.costPer1M(i);
-            // Unpriced (NaN) never wins over priced; strict < keeps the earlier of equal prices.
-            if (price < cheapestPrice)
-            {
-                cheapestPrice = price;
-                cheapest = i;
-            }
-        }
-
-        if (first < 0)
-        {
-            SelectionWriter.outcome(out, Outcome.FAILED, -1);
-            return;
-        }
-        switch (plan.policy())
-        {
-            case NoCandidatesPolicy.FIRST:
-                SelectionWriter.outcome(out, Outcome.FALLBACK_FIRST, first);
-                break;
-            case NoCandidatesPolicy.FAIL:
-                SelectionWriter.outcome(out, Outcome.FAILED, -1);
-                break;
-            default:
-                SelectionWriter.outcome(out, Outcome.FALLBACK_CHEAPEST, cheapest >= 0 ? cheapest : first);
-                break;
-        }
-    }
 }
