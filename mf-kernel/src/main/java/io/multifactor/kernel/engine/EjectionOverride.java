@@ -42,7 +42,7 @@ final class EjectionOverride
                 if (decision.plan.candidateModelId(i) == modelId)
                 {
                     // A decision none of whose candidates has reliability reads no ejection until now.
-                    decision.signals.readExtendedSignals();
+                    decision.signals.readEjections();
                 }
             }
         }

@@ -140,7 +140,8 @@ public final class BaselineKernel
         SelectionWriter.outcome(out, Outcome.SCORED, chosen);
     }
 
-    private static int nthSurvivor(final Selection out, final int n, final int nth)
+    // The position of the nth survivor (0-based), -1 when there are fewer; also p2c's single survivor.
+    static int nthSurvivor(final Selection out, final int n, final int nth)
     {
         int left = nth;
         for (int i = 0; i < n; i++)

@@ -325,7 +325,7 @@ public final class CandidateSignals
      * From now on the kernel reads the candidates' ejection (the engine calls it when it ejects a model explicitly,
      * whatever its {@code reliability}). Off the hot path.
      */
-    public void readExtendedSignals()
+    public void readEjections()
     {
         ejectionSignals = true;
     }

@@ -42,7 +42,7 @@ public final class PowerOfTwoChoices
     {
         if (survivors < 2)
         {
-            return pack(nthSurvivor(out, n, 0), NO_LOSER);
+            return pack(BaselineKernel.nthSurvivor(out, n, 0), NO_LOSER);
         }
         final int a;
         int b;
@@ -79,20 +79,6 @@ public final class PowerOfTwoChoices
         final int winner = secondWins ? second : first;
         final int loser = secondWins ? first : second;
         return pack(winner, loser);
-    }
-
-    // The position of the k-th survivor (0-based), -1 when there are fewer.
-    private static int nthSurvivor(final Selection out, final int n, final int k)
-    {
-        int rank = 0;
-        for (int i = 0; i < n; i++)
-        {
-            if (out.dropReason(i) == DropReason.NONE && rank++ == k)
-            {
-                return i;
-            }
-        }
-        return -1;
     }
 
     /**
