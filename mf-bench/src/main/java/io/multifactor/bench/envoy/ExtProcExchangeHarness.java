@@ -138,9 +138,9 @@ public final class ExtProcExchangeHarness
         try
         {
             String portLine = fromServer.readLine();
-            while (portLine != null && !portLine.startsWith("port ") && portLine.startsWith("["))
+            while (portLine != null && !portLine.startsWith("port "))
             {
-                // the JVM's own notes (a flight recording starting) come before the service's line
+                // the JVM's own notes (a flight recording or a profiler starting) come before the service's line
                 portLine = fromServer.readLine();
             }
             if (portLine == null || !portLine.startsWith("port "))
