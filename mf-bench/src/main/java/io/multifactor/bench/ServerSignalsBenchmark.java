@@ -1,5 +1,6 @@
 package io.multifactor.bench;
 
+import io.multifactor.api.DropReason;
 import io.multifactor.api.Factor;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.engine.MultiFactorEngine;
@@ -39,8 +40,13 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code queueKv}: every model of the pool has two backends whose load is published (a queue of 0..15 waiting,
  *       a KV-cache use of 0.05..0.95, one model in eight with no fresh backend), and the decisions add the
  *       {@code queue} and {@code kv_cache} weights (0.1 each), {@code max_queue: 12}, {@code max_kv_cache: 0.9} and
- *       {@code when_stale: saturated}: both factors ranked, the three checks made, a few candidates dropped.</li>
+ *       {@code when_stale: saturated}: both factors ranked, the three checks made, a few candidates dropped;</li>
+ *   <li>{@code queueKvInBounds}: the same decisions and ceilings, every model with fresh backends whose queue (0..11)
+ *       and KV-cache use (0.05..0.85) stay within them, so that the new ceilings drop nothing and each decision drops
+ *       what it drops in {@code without}: the cost of the two signals and three checks on the same workload.</li>
  * </ul>
+ * {@code queueKv} against {@code without} compares two workloads (the first drops more candidates, and a drop takes the
+ * reason chain); {@code queueKvInBounds} against {@code without} compares two code paths on one workload.
  * <p>
  * This class is a JMH {@code Scope.Thread} state: each benchmark thread has its own instance.
  */
@@ -56,8 +62,8 @@ public class ServerSignalsBenchmark
     @Param({ "4", "16", "64" })
     public int candidates;
 
-    /** {@code without} or {@code queueKv} (see the class comment). */
-    @Param({ "without", "queueKv" })
+    /** {@code without}, {@code queueKv} or {@code queueKvInBounds} (see the class comment). */
+    @Param({ "without", "queueKv", "queueKvInBounds" })
     public String variant;
 
     MultiFactorEngine engine;
@@ -69,18 +75,11 @@ public class ServerSignalsBenchmark
     @Setup(Level.Trial)
     public void setup()
     {
-        final boolean servers;
-        if ("queueKv".equals(variant))
+        final boolean inBounds = "queueKvInBounds".equals(variant);
+        final boolean servers = inBounds || "queueKv".equals(variant);
+        if (!servers && !"without".equals(variant))
         {
-            servers = true;
-        }
-        else if ("without".equals(variant))
-        {
-            servers = false;
-        }
-        else
-        {
-            throw new IllegalArgumentException("variant must be without or queueKv: " + variant);
+            throw new IllegalArgumentException("variant must be without, queueKv or queueKvInBounds: " + variant);
         }
         final SelectFixture fixture = new SelectFixture(SelectBenchmark.SEED, candidates);
         final CachedNanoClock clock = new CachedNanoClock();
@@ -111,7 +110,13 @@ public class ServerSignalsBenchmark
         for (int b = 0; b < backends.size(); b++)
         {
             final int m = b >> 1;
-            if ((m & 7) != 7)
+            if (inBounds)
+            {
+                // Under max_queue (12) and max_kv_cache (0.9) on every backend of every model.
+                engine.reportServerLoad(engine.modelId(backends.get(b).model()), backends.get(b).key(),
+                    (m * 7 + b) % 12, Double.NaN, 0.05 + 0.8 * ((m * 13 + b * 5) % 19) / 18.0);
+            }
+            else if ((m & 7) != 7)
             {
                 // One model in eight never answers: missing signals (not stale: its grace lasts the whole run).
                 engine.reportServerLoad(engine.modelId(backends.get(b).model()), backends.get(b).key(),
@@ -127,6 +132,15 @@ public class ServerSignalsBenchmark
             if (select() < 0)
             {
                 throw new IllegalStateException(variant + ": set " + s + " selected nothing");
+            }
+            for (int i = 0; inBounds && i < candidates; i++)
+            {
+                final int reason = selection.dropReason(i);
+                if (reason == DropReason.QUEUE || reason == DropReason.KV_CACHE || reason == DropReason.STALE)
+                {
+                    throw new IllegalStateException(variant + ": set " + s + " dropped candidate " + i + " for " +
+                        DropReason.label(reason));
+                }
             }
         }
     }

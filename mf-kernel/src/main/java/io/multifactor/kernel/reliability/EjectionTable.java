@@ -18,7 +18,13 @@ import java.util.Arrays;
  * {@link #ejected(int)} is what {@code select} calls per candidate: one plain load of the word, and the clock read only
  * when the word is not healthy. Plain loads are safe for the same reasons as the kernel's other signals: the engine's
  * {@code select} starts with a volatile load, each word is one aligned 64-bit value (never torn), and a word one
- * transition old is a valid recent state. Writers change words only by compare-and-swap.
+ * transition old is a valid recent state. Writers change words only by compare-and-swap (or an atomic exchange).
+ * <p>
+ * The table also counts its words that are not healthy ({@link #allHealthy()}): one counter, changed only when a word
+ * leaves or enters the healthy phase (rare: an ejection, the end of a probe), so that {@code select} on a decision whose
+ * models are all healthy - the common case of a decision with {@code reliability} - learns it from one load and reads
+ * no word. The count is raised before a word leaves the healthy phase and lowered after one enters it, so it is never
+ * below the number of words that are not healthy.
  * <p>
  * This class is threadsafe: reads and transitions are lock-free and allocation-free from any thread; {@link #models}
  * is replaced under the engine's lock and read with one volatile load.
@@ -26,12 +32,28 @@ import java.util.Arrays;
 public final class EjectionTable
 {
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle UNHEALTHY_WORDS;
+
+    static
+    {
+        try
+        {
+            UNHEALTHY_WORDS = MethodHandles.lookup().findVarHandle(EjectionTable.class, "unhealthyWords", int.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     private final long[] words;
     private final long[] probeLeases;
     private final NanoClock clock;
     private final long originNs;
     private volatile ModelEjection[] models;
+    // Words not in the healthy phase, or about to leave it, or just back in it (see the class comment).
+    @SuppressWarnings("unused")
+    private volatile int unhealthyWords;
 
     /**
      * @param capacity number of slots: the engine's counter capacity (slots are in-flight counter ids).
@@ -66,6 +88,23 @@ public final class EjectionTable
     public long nowMs()
     {
         return Math.floorDiv(clock.nanoTime() - originNs, 1_000_000L);
+    }
+
+    /**
+     * Whether every word is healthy, so that no model of this table is ejected, half-open or probing: one load (opaque:
+     * each call reads it afresh), no clock read. It may lag a transition by as long as a plain load of the word would.
+     *
+     * @return true when no word is out of the healthy phase.
+     */
+    public boolean allHealthy()
+    {
+        return (int)UNHEALTHY_WORDS.getOpaque(this) == 0;
+    }
+
+    /** @return how many words are counted out of the healthy phase (for tests). */
+    int unhealthyWordCount()
+    {
+        return unhealthyWords;
     }
 
     /**
@@ -124,7 +163,7 @@ public final class EjectionTable
         {
             word = EjectionWord.of(EjectionWord.EJECTED, 0, nowMs() + (long)Math.ceil(Math.min(millisLeft, 1e15)));
         }
-        LONGS.setVolatile(words, slot, word);
+        exchange(slot, word);
     }
 
     /**
@@ -147,12 +186,46 @@ public final class EjectionTable
 
     boolean compareAndSet(final int slot, final long expected, final long next)
     {
-        return LONGS.compareAndSet(words, slot, expected, next);
+        final boolean wasHealthy = EjectionWord.phase(expected) == EjectionWord.HEALTHY;
+        final boolean healthy = EjectionWord.phase(next) == EjectionWord.HEALTHY;
+        if (wasHealthy && !healthy)
+        {
+            // Counted before the word leaves the healthy phase: a select that reads the count 0 afterwards reads a word
+            // that was still healthy.
+            UNHEALTHY_WORDS.getAndAdd(this, 1);
+            if (!LONGS.compareAndSet(words, slot, expected, next))
+            {
+                UNHEALTHY_WORDS.getAndAdd(this, -1);
+                return false;
+            }
+            return true;
+        }
+        final boolean swapped = LONGS.compareAndSet(words, slot, expected, next);
+        if (swapped && !wasHealthy && healthy)
+        {
+            UNHEALTHY_WORDS.getAndAdd(this, -1);
+        }
+        return swapped;
     }
 
     void reset(final int slot)
     {
-        LONGS.setVolatile(words, slot, 0L);
+        exchange(slot, 0L);
+    }
+
+    // Sets a word whatever it held, keeping the count of words out of the healthy phase.
+    private void exchange(final int slot, final long word)
+    {
+        final boolean healthy = EjectionWord.phase(word) == EjectionWord.HEALTHY;
+        if (!healthy)
+        {
+            UNHEALTHY_WORDS.getAndAdd(this, 1);
+        }
+        final long previous = (long)LONGS.getAndSet(words, slot, word);
+        if (EjectionWord.phase(previous) != EjectionWord.HEALTHY)
+        {
+            UNHEALTHY_WORDS.getAndAdd(this, -1);
+        }
     }
 
     long probeLease(final int slot)

@@ -345,6 +345,28 @@ public final class CandidateSignals
         return serverSignals | tokenSignals | ejectionSignals;
     }
 
+    /**
+     * What {@code select} tests once per call to choose its gather loop: whether it reads a source beyond latency and
+     * in-flight requests now. Servers and tokens once published; ejection only while the table has a word out of the
+     * healthy phase (one load): a decision with {@code reliability} whose models are all healthy reads no word.
+     *
+     * @return whether a server load or token count was ever published here, or ejection is read and some model of the
+     *     table is ejected, half-open or probing.
+     */
+    public boolean readsBeyondSeed()
+    {
+        return serverSignals | tokenSignals || ejectionSignals && !ejections.allHealthy();
+    }
+
+    /**
+     * @return whether {@code select} reads the candidates' ejection words now: {@link #hasEjectionSignals()} and some
+     *     model of the table is out of the healthy phase (one load).
+     */
+    public boolean readsEjections()
+    {
+        return ejectionSignals && !ejections.allHealthy();
+    }
+
     /** @return whether a server load was ever published on these signals (until then the kernel does not read it). */
     public boolean hasServerSignals()
     {

@@ -15,7 +15,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code i} wins with probability {@code beats(i) / C(s, 2)}, where {@code beats(i)} is the number of survivors it beats.
  * <p>
  * This class is stateless and threadsafe. Its method allocates nothing, takes no lock and never throws; it makes two
- * passes over the candidates and two draws.
+ * draws, and a pass up to the later of the two drawn survivors when some candidate was dropped.
  */
 public final class PowerOfTwoChoices
 {
@@ -61,21 +61,28 @@ public final class PowerOfTwoChoices
         b = b >= a ? b + 1 : b;
         final int low = Math.min(a, b);
         final int high = Math.max(a, b);
-        // The two drawn survivors' positions, with selects rather than branches on the random draw (those were
-        // mispredicted about every other call), up to the later of the two.
-        final int[] drops = SelectionWriter.dropReasons(out);
-        int first = -1;
-        int second = -1;
-        int rank = 0;
-        for (int i = 0; i < n && second < 0; i++)
+        int first = low;
+        int second = high;
+        if (survivors != n)
         {
-            final int survived = drops[i] == DropReason.NONE ? 1 : 0;
-            first = survived != 0 && rank == low ? i : first;
-            second = survived != 0 && rank == high ? i : second;
-            rank += survived;
+            // The two drawn survivors' positions, with selects rather than branches on the random draw (those were
+            // mispredicted about every other call), up to the later of the two. When every candidate survived, a
+            // survivor's rank is its position.
+            final int[] drops = SelectionWriter.dropReasons(out);
+            first = -1;
+            second = -1;
+            int rank = 0;
+            for (int i = 0; i < n && second < 0; i++)
+            {
+                final int survived = drops[i] == DropReason.NONE ? 1 : 0;
+                first = survived != 0 && rank == low ? i : first;
+                second = survived != 0 && rank == high ? i : second;
+                rank += survived;
+            }
         }
-        // first is the earlier in modelRefs order: it keeps an equal score.
-        final boolean secondWins = out.score(second) > out.score(first);
+        // first is the earlier in modelRefs order: it keeps an equal score. Both survived: their scores are stored.
+        final double[] scores = SelectionWriter.scores(out);
+        final boolean secondWins = scores[second] > scores[first];
         final int winner = secondWins ? second : first;
         final int loser = secondWins ? first : second;
         return pack(winner, loser);

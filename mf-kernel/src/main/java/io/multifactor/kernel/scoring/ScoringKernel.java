@@ -29,7 +29,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *       excludes it or at the first limit that applies (ejected, quality floor, TPOT, TTFT, cost, in-flight, in-flight
  *       tokens, queue, KV-cache, stale; a missing value never breaks a ceiling, a missing quality breaks a floor),
  *       noting it in a bit mask; and widen the bounds of each factor over the survivors that have it. Until a
- *       decision's signals have a source beyond latency and in-flight requests (a server load, tokens, an ejection),
+ *       decision's signals have a source beyond latency and in-flight requests (a server load, tokens, an ejection;
+ *       ejection only while a model of the engine is out of the healthy phase, {@link CandidateSignals#readsBeyondSeed}),
  *       the loop is {@link #gatherSeed}, which reads none of them; then {@link #gatherAll}, which reads the sources
  *       published (the tokens when the decision weighs or bounds them), and applies the ejection cap. After the loop,
  *       one increment per drop noted.</li>
@@ -129,11 +130,11 @@ public final class ScoringKernel
             SelectionWriter.ownCosts(out);
         }
         final Exclusions exclusions = exclusionsOrNull != null && !exclusionsOrNull.isEmpty() ? exclusionsOrNull : null;
-        // Signals beyond latency and in-flight requests are read only once one was published, or when the decision
-        // counts tokens (load_metric: tokens, max_inflight_tokens): a decision without them runs the seed loop, which
-        // loads none of them.
+        // Signals beyond latency and in-flight requests are read only once one was published (ejection: while a model
+        // of the engine is out of the healthy phase), or when the decision counts tokens (load_metric: tokens,
+        // max_inflight_tokens): a decision without them runs the seed loop, which loads none of them.
         final int survivors;
-        if (signals.hasExtendedSignals() || plan.readsTokens())
+        if (signals.readsBeyondSeed() || plan.readsTokens())
         {
             survivors = gatherAll(plan, signals, exclusions, requestOrNull, out, dropCountsOrNull);
         }
@@ -223,10 +224,6 @@ public final class ScoringKernel
                 {
                     dropped |= 1L << i;
                 }
-                else if (i < Long.SIZE)
-                {
-                    dropped |= 1L << i;
-                }
                 else if (dropCountsOrNull != null)
                 {
                     dropCountsOrNull.increment(signals.dropCounterId(i, reason));
@@ -286,7 +283,7 @@ public final class ScoringKernel
         final boolean tokens = plan.readsTokens() || signals.hasTokenSignals();
         final boolean servers = signals.hasServerSignals();
         final boolean dropsStale = plan.dropsStale() && servers;
-        final boolean ejecting = signals.hasEjectionSignals();
+        final boolean ejecting = signals.readsEjections();
         SelectionWriter.sources(out, servers, tokens, ejecting);
 
         double qMin = Double.POSITIVE_INFINITY;
@@ -358,6 +355,11 @@ public final class ScoringKernel
                 {
                     // Counted once the cap is applied: max_ejection_percent may keep it a candidate.
                     ejectedDrops++;
+                }
+                else if (i < Long.SIZE)
+                {
+                    // Noted and counted after the loop, as in the seed loop.
+                    dropped |= 1L << i;
                 }
                 else if (dropCountsOrNull != null)
                 {

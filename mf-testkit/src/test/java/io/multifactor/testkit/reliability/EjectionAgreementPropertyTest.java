@@ -26,7 +26,8 @@ import static org.quicktheories.generators.SourceDSL.lists;
  * The engine's ejection state machine ({@link ModelEjection} on an {@link EjectionTable} with a manual clock) against
  * the plain {@link ReferenceEjection} on random sequences of begins, results (statuses, Retry-After delays, no
  * status), reclaimed leases, explicit ejections and clock steps: after every step both agree on whether the model is
- * ejected, the time left, k and the ejections by cause. A fixed seed makes every run the same
+ * ejected, the time left, k and the ejections by cause, and the table says all its words are healthy exactly when the
+ * model's is (what lets {@code select} skip reading them). A fixed seed makes every run the same
  * ({@code -Dmf.properties.seed=N} overrides it); the number of cases and steps is printed.
  */
 class EjectionAgreementPropertyTest
@@ -198,6 +199,14 @@ class EjectionAgreementPropertyTest
                     counters.getLong(0) + " retry_after=" + counters.getLong(8) + "; reference ejected=" +
                     reference.ejected(nowMs) + " left=" + expectedLeft + " k=" + reference.k() + " 5xx=" +
                     reference.ejectionsFor5xx() + " retry_after=" + reference.ejectionsForRetryAfter() + "; " + c);
+            }
+            // select reads no word while the table says all are healthy: it must never say so of an ejected model, or
+            // keep saying otherwise once the model is healthy again.
+            final boolean healthy = EjectionWord.phase(model.word()) == EjectionWord.HEALTHY;
+            if (table.allHealthy() != healthy || reference.ejected(nowMs) && table.allHealthy())
+            {
+                throw new AssertionError("table allHealthy=" + table.allHealthy() + " after step " + index + ' ' + step +
+                    " with the model's phase " + EjectionWord.phase(model.word()) + "; " + c);
             }
         }
         EJECTIONS.addAndGet(reference.ejectionsFor5xx() + reference.ejectionsForRetryAfter());
