@@ -48,6 +48,11 @@ final class LeaseEnder
         {
             return false;
         }
+        if (result == RequestResult.NOTHING && ejections.allHealthy())
+        {
+            // Nothing to report, and no model is half-open: this lease is no probe to release.
+            return true;
+        }
         final ModelEjection model = ejections.model(counterOffset);
         if (model != null)
         {

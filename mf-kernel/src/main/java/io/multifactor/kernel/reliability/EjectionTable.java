@@ -91,14 +91,15 @@ public final class EjectionTable
     }
 
     /**
-     * Whether every word is healthy, so that no model of this table is ejected, half-open or probing: one load (opaque:
-     * each call reads it afresh), no clock read. It may lag a transition by as long as a plain load of the word would.
+     * Whether every word is healthy, so that no model of this table is ejected, half-open or probing: one load (an
+     * acquire load: each call reads it afresh, and what the thread reads after it is at least as recent), no clock
+     * read. It may lag a transition by as long as a plain load of the word would.
      *
      * @return true when no word is out of the healthy phase.
      */
     public boolean allHealthy()
     {
-        return (int)UNHEALTHY_WORDS.getOpaque(this) == 0;
+        return (int)UNHEALTHY_WORDS.getAcquire(this) == 0;
     }
 
     /** @return how many words are counted out of the healthy phase (for tests). */
