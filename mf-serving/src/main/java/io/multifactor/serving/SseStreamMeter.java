@@ -1,5 +1,7 @@
 package io.multifactor.serving;
 
+import java.util.Arrays;
+
 /**
  * Follows an OpenAI server-sent-event stream as its bytes arrive, cut anywhere, and notes when content came: the first
  * and last {@code data:} line whose JSON has a non-empty {@code choices[].delta.content} (chat) or
@@ -76,39 +78,55 @@ public final class SseStreamMeter
     {
         final long before = contentChunks;
         final int end = offset + length;
-        for (int i = offset; i < end; i++)
+        int i = offset;
+        while (i < end)
         {
-            final byte b = bytes[i];
-            if (b == '\n' || b == '\r')
+            // The run of bytes up to the next line break is copied at once, not byte by byte.
+            int runEnd = i;
+            while (runEnd < end && bytes[runEnd] != '\n' && bytes[runEnd] != '\r')
             {
-                if (b == '\n' && afterCr)
+                runEnd++;
+            }
+            if (runEnd > i)
+            {
+                afterCr = false;
+                if (!overflow)
                 {
-                    afterCr = false;
-                    continue;
+                    append(bytes, i, runEnd - i);
                 }
-                afterCr = b == '\r';
-                endOfLine(nowNs);
+            }
+            if (runEnd == end)
+            {
+                break;
+            }
+            final byte b = bytes[runEnd];
+            i = runEnd + 1;
+            if (b == '\n' && afterCr)
+            {
+                afterCr = false;
                 continue;
             }
-            afterCr = false;
-            if (overflow)
-            {
-                continue;
-            }
-            if (lineLength == line.length)
-            {
-                if (lineLength >= MAX_LINE_BYTES)
-                {
-                    overflow = true;
-                    continue;
-                }
-                final byte[] bigger = new byte[Math.min(MAX_LINE_BYTES, lineLength * 2)];
-                System.arraycopy(line, 0, bigger, 0, lineLength);
-                line = bigger;
-            }
-            line[lineLength++] = b;
+            afterCr = b == '\r';
+            endOfLine(nowNs);
         }
         return before == 0 && contentChunks > 0;
+    }
+
+    /** Appends part of a line; a line that would grow beyond {@link #MAX_LINE_BYTES} overflows (it is skipped). */
+    private void append(final byte[] bytes, final int offset, final int length)
+    {
+        final int needed = lineLength + length;
+        if (needed > MAX_LINE_BYTES)
+        {
+            overflow = true;
+            return;
+        }
+        if (needed > line.length)
+        {
+            line = Arrays.copyOf(line, Math.max(needed, Math.min(MAX_LINE_BYTES, line.length * 2)));
+        }
+        System.arraycopy(bytes, offset, line, lineLength, length);
+        lineLength = needed;
     }
 
     private void endOfLine(final long nowNs)
