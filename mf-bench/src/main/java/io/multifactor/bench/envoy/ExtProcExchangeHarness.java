@@ -184,28 +184,43 @@ public final class ExtProcExchangeHarness
             Files.deleteIfExists(config);
         }
         System.out.println();
-        System.out.println("summary: server process CPU and allocation per exchange (budget 100 us of CPU)");
-        System.out.printf("  %-9s %-22s %-22s %s%n", "transport", "floor (noop processor)", "full (the service)",
-            "the service's own logic (full - floor)");
+        System.out.println("summary, per exchange (budget: 100 us of server CPU). The event loop is the service's" +
+            " transport threads (their CPU in user mode in brackets); the process adds GC and JIT, the noisier figure:");
+        System.out.printf("  %-9s %-26s %12s %24s %12s%n", "transport", "run", "process CPU", "event loop CPU (user)",
+            "allocated");
         for (final String transport : transports)
         {
             final double[] floor = results.get(transport + " noop");
             final double[] full = results.get(transport + " engine");
-            System.out.printf("  %-9s %-22s %-22s %s%n", transport, cell(floor), cell(full),
-                floor == null || full == null ? "-" : cell(new double[] {full[0] - floor[0], full[1] - floor[1]}));
+            row(transport, "floor (noop processor)", floor);
+            row(transport, "full (the service)", full);
+            if (floor != null && full != null)
+            {
+                final double[] logic = new double[floor.length];
+                for (int i = 0; i < logic.length; i++)
+                {
+                    logic[i] = full[i] - floor[i];
+                }
+                row(transport, "the service's logic (diff)", logic);
+            }
         }
     }
 
-    private static String cell(final double[] cpuUsAndAllocBytes)
+    /** Prints one line of the summary: {process CPU us, allocated bytes, event loop CPU us, its user-mode part}. */
+    private static void row(final String transport, final String run, final double[] figures)
     {
-        return cpuUsAndAllocBytes == null ? "-" :
-            String.format("%.1f us, %.0f B", cpuUsAndAllocBytes[0], cpuUsAndAllocBytes[1]);
+        if (figures != null)
+        {
+            System.out.printf("  %-9s %-26s %9.1f us %12.1f us (%6.1f us) %10.0f B%n", transport, run, figures[0],
+                figures[2], figures[3], figures[1]);
+        }
     }
 
     /**
      * One service JVM: warm-up, then the measured exchanges; prints the run's figures.
      *
-     * @return {server process CPU us, allocated bytes} per exchange.
+     * @return per exchange: {server process CPU us, allocated bytes, the event loop threads' CPU us, their user-mode
+     *     part}.
      */
     private double[] run(final Path config, final String service, final String transport, final int warmup,
         final int measured) throws Exception
@@ -292,12 +307,21 @@ public final class ExtProcExchangeHarness
                 }
             }
             byThread.sort((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0]));
+            long eventLoopNs = 0;
+            long eventLoopUserNs = 0;
             for (final Map.Entry<String, long[]> entry : byThread)
             {
                 System.out.printf("    %-36s %8.1f us  (user %.1f us)%n", entry.getKey(),
                     entry.getValue()[0] / 1_000.0 / measured, entry.getValue()[1] / 1_000.0 / measured);
+                // grpc's default worker event loops (TCP) and the service's own (Unix domain socket)
+                if (entry.getKey().contains("-worker-"))
+                {
+                    eventLoopNs += entry.getValue()[0];
+                    eventLoopUserNs += entry.getValue()[1];
+                }
             }
-            return new double[] {cpuUs, allocBytes};
+            return new double[] {cpuUs, allocBytes, eventLoopNs / 1_000.0 / measured,
+                eventLoopUserNs / 1_000.0 / measured};
         }
         finally
         {
