@@ -1,5 +1,6 @@
 package io.multifactor.serving;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -26,12 +27,13 @@ public final class SseStreamMeter
     /** Most digits of a number's integer, fraction or exponent part; more is skipped. */
     static final int MAX_NUMBER_DIGITS = 1000;
 
-    private static final String CHOICES = "choices";
-    private static final String USAGE = "usage";
-    private static final String TEXT = "text";
-    private static final String DELTA = "delta";
-    private static final String CONTENT = "content";
-    private static final String COMPLETION_TOKENS = "completion_tokens";
+    // The member names read, as ASCII bytes: compared byte for byte with the line's (escapes decoded).
+    private static final byte[] CHOICES = ascii("choices");
+    private static final byte[] USAGE = ascii("usage");
+    private static final byte[] TEXT = ascii("text");
+    private static final byte[] DELTA = ascii("delta");
+    private static final byte[] CONTENT = ascii("content");
+    private static final byte[] COMPLETION_TOKENS = ascii("completion_tokens");
     private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
     private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
     private static final byte[] NULL = {'n', 'u', 'l', 'l'};
@@ -50,6 +52,11 @@ public final class SseStreamMeter
     private int pos;
     private int depth;
     private boolean lineContent;
+
+    private static byte[] ascii(final String name)
+    {
+        return name.getBytes(StandardCharsets.US_ASCII);
+    }
 
     /** Forgets the stream, for the next one. */
     public void reset()
@@ -426,7 +433,7 @@ public final class SseStreamMeter
      *
      * @return 1 when it is {@code first}, 2 when it is {@code secondOrNull}, 0 for another name, -1 when not a string.
      */
-    private int name(final String first, final String secondOrNull)
+    private int name(final byte[] first, final byte[] secondOrNull)
     {
         whitespace();
         if (pos >= lineLength || line[pos] != '"')
@@ -476,15 +483,15 @@ public final class SseStreamMeter
             {
                 pos++;
             }
-            matchFirst &= index < first.length() && first.charAt(index) == c;
-            matchSecond &= matchSecond && index < secondOrNull.length() && secondOrNull.charAt(index) == c;
+            matchFirst &= index < first.length && first[index] == c;
+            matchSecond &= matchSecond && index < secondOrNull.length && secondOrNull[index] == c;
             index++;
         }
-        if (matchFirst && index == first.length())
+        if (matchFirst && index == first.length)
         {
             return 1;
         }
-        return matchSecond && index == secondOrNull.length() ? 2 : 0;
+        return matchSecond && index == secondOrNull.length ? 2 : 0;
     }
 
     /**
