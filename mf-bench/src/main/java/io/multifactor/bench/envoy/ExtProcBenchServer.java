@@ -21,8 +21,9 @@ import java.nio.file.Path;
  * The service under measurement, in its own JVM: {@code ExtProcBenchServer CONFIG SERVICE LISTEN} serves ext_proc
  * ({@code SERVICE} {@code engine}: the service with its engine; {@code noop}: the {@link NoopExternalProcessor} floor,
  * on the same server settings) on {@code LISTEN} ({@code tcp}: a free loopback port; {@code unix:PATH}: a Unix domain
- * socket), prints {@code listening tcp PORT} or {@code listening unix PATH}, then answers each {@code stats} line on stdin with {@code stats CPU_NS ALLOC_BYTES}: the
- * process's CPU time and the bytes allocated by its live threads, so far; each {@code threads} line with one
+ * socket), prints {@code listening tcp PORT} or {@code listening unix PATH}, then answers each {@code stats} line on
+ * stdin with {@code stats CPU_NS ALLOC_BYTES}: the process's CPU time and the bytes allocated by its live threads, so
+ * far; each {@code threads} line with one
  * {@code thread CPU_NS USER_NS NAME} line per live Java thread (its CPU time, and the part of it
  * spent outside the kernel), then {@code end}. {@code quit} (or the end of stdin) stops it.
  * <p>
