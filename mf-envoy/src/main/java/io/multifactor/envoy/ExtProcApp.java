@@ -9,6 +9,8 @@ import io.multifactor.micrometer.MultiFactorMetrics;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -44,7 +46,7 @@ public final class ExtProcApp implements AutoCloseable
      *
      * @param config the configuration file.
      * @param mode what the answers name ({@code vsr} or {@code endpoint}).
-     * @param address where to listen.
+     * @param address where to listen: an {@link InetSocketAddress}, or a {@link UnixDomainSocketAddress} (Linux).
      * @param graceMs how long shutdown lets open streams finish.
      * @param registry where the meters go.
      * @param onReload told every reload's result (on the watcher thread), after the service has taken it in.
@@ -52,7 +54,7 @@ public final class ExtProcApp implements AutoCloseable
      * @throws InvalidConfigurationException when the file is not valid (nothing is started).
      * @throws IOException when the address cannot be bound or the file cannot be watched (nothing is left running).
      */
-    public static ExtProcApp start(final Path config, final EnvoyMode mode, final InetSocketAddress address,
+    public static ExtProcApp start(final Path config, final EnvoyMode mode, final SocketAddress address,
         final long graceMs, final MeterRegistry registry, final Consumer<ReloadResult> onReload)
         throws InvalidConfigurationException, IOException
     {
@@ -60,14 +62,14 @@ public final class ExtProcApp implements AutoCloseable
     }
 
     /**
-     * As {@link #start(Path, EnvoyMode, InetSocketAddress, long, MeterRegistry, Consumer)}, with an overlay that
+     * As {@link #start(Path, EnvoyMode, SocketAddress, long, MeterRegistry, Consumer)}, with an overlay that
      * completes a vLLM Semantic Router configuration: applied at start and on every reload, and watched like the
      * configuration.
      *
      * @param config the configuration file.
      * @param overlayOrNull the overlay file, or {@code null} for none.
      * @param mode what the answers name ({@code vsr} or {@code endpoint}).
-     * @param address where to listen.
+     * @param address where to listen: an {@link InetSocketAddress}, or a {@link UnixDomainSocketAddress} (Linux).
      * @param graceMs how long shutdown lets open streams finish.
      * @param registry where the meters go.
      * @param onReload told every reload's result (on the watcher thread), after the service has taken it in.
@@ -76,7 +78,7 @@ public final class ExtProcApp implements AutoCloseable
      * @throws IOException when the address cannot be bound or a file cannot be watched (nothing is left running).
      */
     public static ExtProcApp start(final Path config, final Path overlayOrNull, final EnvoyMode mode,
-        final InetSocketAddress address, final long graceMs, final MeterRegistry registry,
+        final SocketAddress address, final long graceMs, final MeterRegistry registry,
         final Consumer<ReloadResult> onReload) throws InvalidConfigurationException, IOException
     {
         // Set once the context exists; read on the watcher thread.
@@ -141,10 +143,16 @@ public final class ExtProcApp implements AutoCloseable
         builder.register(registry);
     }
 
-    /** @return the port the gRPC server listens on. */
+    /** @return the TCP port the gRPC server listens on; -1 on a Unix domain socket. */
     public int port()
     {
         return server.port();
+    }
+
+    /** @return where the gRPC server listens (with the port it bound, when it was asked for a free one). */
+    public SocketAddress address()
+    {
+        return server.address();
     }
 
     /** @return the running engine and its configuration. */

@@ -2,6 +2,7 @@ package io.multifactor.envoy;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Struct;
+import com.google.protobuf.UnsafeByteOperations;
 import com.google.protobuf.Value;
 import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import io.envoyproxy.envoy.config.core.v3.HeaderValueOption;
@@ -70,7 +71,8 @@ final class ExtProcResponses
      *
      * @param toBody {@code true} to answer a {@code request_body} message, {@code false} a {@code request_headers} one.
      * @param mutation the headers to set.
-     * @param bodyOrNull the new body, or {@code null} to leave it as it is.
+     * @param bodyOrNull the new body, or {@code null} to leave it as it is; the answer takes it over (wraps it
+     *     without a copy), so nothing may write to it afterwards.
      * @param endpointOrNull in {@code endpoint} mode the {@code host:port} also written to {@code envoy.lb} metadata.
      * @return the response.
      */
@@ -81,7 +83,8 @@ final class ExtProcResponses
         if (bodyOrNull != null)
         {
             mutation.addSetHeaders(set("content-length", Integer.toString(bodyOrNull.length)));
-            common.setBodyMutation(BodyMutation.newBuilder().setBody(ByteString.copyFrom(bodyOrNull)));
+            // Wrapped, not copied: the caller hands over a fresh array that nothing writes again.
+            common.setBodyMutation(BodyMutation.newBuilder().setBody(UnsafeByteOperations.unsafeWrap(bodyOrNull)));
         }
         common.setHeaderMutation(mutation);
         final ProcessingResponse.Builder response = ProcessingResponse.newBuilder();

@@ -306,7 +306,8 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         String endpoint = null;
         if (context.mode() == EnvoyMode.VSR)
         {
-            mutation.addSetHeaders(ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, modelName));
+            // The same for every request routed to this model: built once per plans snapshot.
+            mutation.addSetHeaders(context.responseHeaderAnswers(plans).selectedModelHeader(modelId, modelName));
         }
         else
         {

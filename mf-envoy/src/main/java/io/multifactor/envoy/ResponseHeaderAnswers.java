@@ -1,5 +1,6 @@
 package io.multifactor.envoy;
 
+import io.envoyproxy.envoy.config.core.v3.HeaderValueOption;
 import io.envoyproxy.envoy.service.ext_proc.v3.HeaderMutation;
 import io.envoyproxy.envoy.service.ext_proc.v3.ProcessingResponse;
 import io.multifactor.api.Handles;
@@ -12,7 +13,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * The answers to {@code response_headers} of one plans snapshot (without {@code x-mf-explain}): they depend only on
  * the decision and the model, so each pair's is built once, when first needed, and shared by every stream (protobuf
- * messages are immutable). Snapshots with more pairs than {@link #MAX_PAIRS} build each answer anew.
+ * messages are immutable). Snapshots with more pairs than {@link #MAX_PAIRS} build each answer anew. The
+ * {@code x-selected-model} header of each model, which the routing answer sets, is kept the same way.
  * <p>
  * This class is threadsafe: answers are published through an {@link AtomicReferenceArray}; two streams that build the
  * same pair's answer at once build equal messages, and either may stay.
@@ -25,6 +27,7 @@ final class ResponseHeaderAnswers
     private final Plans plans;
     private final int modelCapacity;
     private final AtomicReferenceArray<ProcessingResponse> byPair;
+    private final AtomicReferenceArray<HeaderValueOption> selectedModelByModel;
 
     ResponseHeaderAnswers(final Plans plans)
     {
@@ -32,6 +35,31 @@ final class ResponseHeaderAnswers
         this.modelCapacity = plans.modelCapacity();
         final long pairs = (long)plans.decisionCapacity() * modelCapacity;
         this.byPair = new AtomicReferenceArray<>(pairs <= MAX_PAIRS ? (int)pairs : 0);
+        this.selectedModelByModel = new AtomicReferenceArray<>(modelCapacity);
+    }
+
+    /**
+     * @param modelId the chosen model.
+     * @param modelName the chosen model's name, as the request was routed.
+     * @return the header set {@code x-selected-model: modelName}, built once per model of this snapshot.
+     */
+    HeaderValueOption selectedModelHeader(final int modelId, final String modelName)
+    {
+        final boolean cacheable = modelId >= 0 && modelId < modelCapacity && modelName.equals(plans.modelName(modelId));
+        if (cacheable)
+        {
+            final HeaderValueOption cached = selectedModelByModel.get(modelId);
+            if (cached != null)
+            {
+                return cached;
+            }
+        }
+        final HeaderValueOption built = ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, modelName);
+        if (cacheable)
+        {
+            selectedModelByModel.set(modelId, built);
+        }
+        return built;
     }
 
     /** @return the snapshot these answers are for. */

@@ -35,6 +35,11 @@ class EnvoyDocsTest
 
     private static List<String> bootstraps() throws IOException
     {
+        return yamlBlocks("static_resources:");
+    }
+
+    private static List<String> yamlBlocks(final String startingWith) throws IOException
+    {
         final List<String> blocks = new ArrayList<>();
         StringBuilder block = null;
         for (final String line : Files.readAllLines(PAGE, StandardCharsets.UTF_8))
@@ -45,7 +50,7 @@ class EnvoyDocsTest
             }
             else if (block != null && line.strip().equals("```"))
             {
-                if (block.toString().startsWith("static_resources:"))
+                if (block.toString().startsWith(startingWith))
                 {
                     blocks.add(block.toString());
                 }
@@ -61,6 +66,14 @@ class EnvoyDocsTest
 
     private static Bootstrap parse(final String yaml) throws InvalidProtocolBufferException
     {
+        final Bootstrap.Builder bootstrap = Bootstrap.newBuilder();
+        merge(yaml, bootstrap);
+        return bootstrap.build();
+    }
+
+    private static void merge(final String yaml, final com.google.protobuf.Message.Builder into)
+        throws InvalidProtocolBufferException
+    {
         final Object tree = new Yaml().load(yaml);
         final StringBuilder json = new StringBuilder();
         appendJson(json, tree);
@@ -70,9 +83,7 @@ class EnvoyDocsTest
             .add(Router.getDescriptor())
             .add(HttpProtocolOptions.getDescriptor())
             .build();
-        final Bootstrap.Builder bootstrap = Bootstrap.newBuilder();
-        JsonFormat.parser().usingTypeRegistry(types).merge(json.toString(), bootstrap);
-        return bootstrap.build();
+        JsonFormat.parser().usingTypeRegistry(types).merge(json.toString(), into);
     }
 
     private static void appendJson(final StringBuilder json, final Object value)
@@ -169,5 +180,23 @@ class EnvoyDocsTest
         assertThat(picked.getOriginalDstLbConfig().getHttpHeaderName()).isEqualTo(ExtProcResponses.DESTINATION_ENDPOINT);
         assertThat(Files.readString(PAGE)).contains("metadata_key: {key: " + ExtProcResponses.LB_NAMESPACE +
             ", path: [{key: " + ExtProcResponses.DESTINATION_ENDPOINT + "}]}");
+    }
+
+    @Test
+    void shouldReachTheServiceOnAUnixDomainSocketThroughAStaticPipeCluster() throws Exception
+    {
+        final List<String> blocks = yamlBlocks("clusters:");
+        assertThat(blocks).hasSize(1);
+        final Bootstrap.StaticResources.Builder resources = Bootstrap.StaticResources.newBuilder();
+        merge(blocks.get(0), resources);
+        final Cluster service = resources.getClusters(0);
+        assertThat(service.getName()).isEqualTo("multi_factor");
+        assertThat(service.getType()).isEqualTo(Cluster.DiscoveryType.STATIC);
+        assertThat(service.getTypedExtensionProtocolOptionsOrThrow("envoy.extensions.upstreams.http.v3.HttpProtocolOptions")
+            .unpack(HttpProtocolOptions.class).getExplicitHttpConfig().hasHttp2ProtocolOptions()).isTrue();
+        final String path = service.getLoadAssignment().getEndpoints(0).getLbEndpoints(0).getEndpoint().getAddress()
+            .getPipe().getPath();
+        assertThat(path).isEqualTo("/run/mf/ext_proc.sock");
+        assertThat(Files.readString(PAGE)).contains("bin/mf envoy --unix " + path);
     }
 }

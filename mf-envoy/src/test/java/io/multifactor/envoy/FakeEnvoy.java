@@ -34,8 +34,14 @@ final class FakeEnvoy implements AutoCloseable
 
     FakeEnvoy(final int port)
     {
-        channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext()
-            .maxInboundMessageSize(ExtProcServer.MAX_MESSAGE_BYTES).build();
+        this(NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext()
+            .maxInboundMessageSize(ExtProcServer.MAX_MESSAGE_BYTES).build());
+    }
+
+    /** Plays Envoy over a channel of the caller's (a Unix domain socket's); {@link #close()} shuts it down. */
+    FakeEnvoy(final ManagedChannel channel)
+    {
+        this.channel = channel;
         stub = ExternalProcessorGrpc.newStub(channel);
     }
 

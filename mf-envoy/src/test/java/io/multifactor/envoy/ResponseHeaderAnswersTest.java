@@ -1,5 +1,6 @@
 package io.multifactor.envoy;
 
+import io.envoyproxy.envoy.config.core.v3.HeaderValueOption;
 import io.envoyproxy.envoy.service.ext_proc.v3.ProcessingResponse;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.kernel.plan.Plans;
@@ -45,6 +46,26 @@ class ResponseHeaderAnswersTest
         // A stream routed under a name the snapshot does not give that handle: its own name, not the cached answer.
         assertThat(answers.answer(first, a, "renamed")).isEqualTo(ResponseHeaderAnswers.build("first", "renamed"));
         assertThat(answers.answer(first, a, "a")).isSameAs(firstA);
+    }
+
+    @Test
+    void shouldShareOneSelectedModelHeaderPerModelAndNeverAStaleName() throws Exception
+    {
+        final Plans plans = ConfigLoader.load("c.yaml", CONFIG, null).plans();
+        final ResponseHeaderAnswers answers = new ResponseHeaderAnswers(plans);
+        final int a = plans.modelId("a");
+        final int b = plans.modelId("b");
+
+        final HeaderValueOption headerA = answers.selectedModelHeader(a, "a");
+        assertThat(headerA).isEqualTo(ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, "a"));
+        assertThat(answers.selectedModelHeader(a, "a")).isSameAs(headerA);
+        assertThat(answers.selectedModelHeader(b, "b"))
+            .isEqualTo(ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, "b"));
+        assertThat(answers.selectedModelHeader(a, "renamed"))
+            .isEqualTo(ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, "renamed"));
+        assertThat(answers.selectedModelHeader(a, "a")).isSameAs(headerA);
+        assertThat(answers.selectedModelHeader(plans.modelCapacity() + 3, "x"))
+            .isEqualTo(ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, "x"));
     }
 
     @Test

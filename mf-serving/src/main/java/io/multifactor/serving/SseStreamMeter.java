@@ -1,5 +1,8 @@
 package io.multifactor.serving;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
 /**
  * Follows an OpenAI server-sent-event stream as its bytes arrive, cut anywhere, and notes when content came: the first
  * and last {@code data:} line whose JSON has a non-empty {@code choices[].delta.content} (chat) or
@@ -24,12 +27,13 @@ public final class SseStreamMeter
     /** Most digits of a number's integer, fraction or exponent part; more is skipped. */
     static final int MAX_NUMBER_DIGITS = 1000;
 
-    private static final String CHOICES = "choices";
-    private static final String USAGE = "usage";
-    private static final String TEXT = "text";
-    private static final String DELTA = "delta";
-    private static final String CONTENT = "content";
-    private static final String COMPLETION_TOKENS = "completion_tokens";
+    // The member names read, as ASCII bytes: compared byte for byte with the line's (escapes decoded).
+    private static final byte[] CHOICES = ascii("choices");
+    private static final byte[] USAGE = ascii("usage");
+    private static final byte[] TEXT = ascii("text");
+    private static final byte[] DELTA = ascii("delta");
+    private static final byte[] CONTENT = ascii("content");
+    private static final byte[] COMPLETION_TOKENS = ascii("completion_tokens");
     private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
     private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
     private static final byte[] NULL = {'n', 'u', 'l', 'l'};
@@ -48,6 +52,11 @@ public final class SseStreamMeter
     private int pos;
     private int depth;
     private boolean lineContent;
+
+    private static byte[] ascii(final String name)
+    {
+        return name.getBytes(StandardCharsets.US_ASCII);
+    }
 
     /** Forgets the stream, for the next one. */
     public void reset()
@@ -76,39 +85,55 @@ public final class SseStreamMeter
     {
         final long before = contentChunks;
         final int end = offset + length;
-        for (int i = offset; i < end; i++)
+        int i = offset;
+        while (i < end)
         {
-            final byte b = bytes[i];
-            if (b == '\n' || b == '\r')
+            // The run of bytes up to the next line break is copied at once, not byte by byte.
+            int runEnd = i;
+            while (runEnd < end && bytes[runEnd] != '\n' && bytes[runEnd] != '\r')
             {
-                if (b == '\n' && afterCr)
+                runEnd++;
+            }
+            if (runEnd > i)
+            {
+                afterCr = false;
+                if (!overflow)
                 {
-                    afterCr = false;
-                    continue;
+                    append(bytes, i, runEnd - i);
                 }
-                afterCr = b == '\r';
-                endOfLine(nowNs);
+            }
+            if (runEnd == end)
+            {
+                break;
+            }
+            final byte b = bytes[runEnd];
+            i = runEnd + 1;
+            if (b == '\n' && afterCr)
+            {
+                afterCr = false;
                 continue;
             }
-            afterCr = false;
-            if (overflow)
-            {
-                continue;
-            }
-            if (lineLength == line.length)
-            {
-                if (lineLength >= MAX_LINE_BYTES)
-                {
-                    overflow = true;
-                    continue;
-                }
-                final byte[] bigger = new byte[Math.min(MAX_LINE_BYTES, lineLength * 2)];
-                System.arraycopy(line, 0, bigger, 0, lineLength);
-                line = bigger;
-            }
-            line[lineLength++] = b;
+            afterCr = b == '\r';
+            endOfLine(nowNs);
         }
         return before == 0 && contentChunks > 0;
+    }
+
+    /** Appends part of a line; a line that would grow beyond {@link #MAX_LINE_BYTES} overflows (it is skipped). */
+    private void append(final byte[] bytes, final int offset, final int length)
+    {
+        final int needed = lineLength + length;
+        if (needed > MAX_LINE_BYTES)
+        {
+            overflow = true;
+            return;
+        }
+        if (needed > line.length)
+        {
+            line = Arrays.copyOf(line, Math.max(needed, Math.min(MAX_LINE_BYTES, line.length * 2)));
+        }
+        System.arraycopy(bytes, offset, line, lineLength, length);
+        lineLength = needed;
     }
 
     private void endOfLine(final long nowNs)
@@ -408,7 +433,7 @@ public final class SseStreamMeter
      *
      * @return 1 when it is {@code first}, 2 when it is {@code secondOrNull}, 0 for another name, -1 when not a string.
      */
-    private int name(final String first, final String secondOrNull)
+    private int name(final byte[] first, final byte[] secondOrNull)
     {
         whitespace();
         if (pos >= lineLength || line[pos] != '"')
@@ -458,15 +483,15 @@ public final class SseStreamMeter
             {
                 pos++;
             }
-            matchFirst &= index < first.length() && first.charAt(index) == c;
-            matchSecond &= matchSecond && index < secondOrNull.length() && secondOrNull.charAt(index) == c;
+            matchFirst &= index < first.length && first[index] == c;
+            matchSecond &= matchSecond && index < secondOrNull.length && secondOrNull[index] == c;
             index++;
         }
-        if (matchFirst && index == first.length())
+        if (matchFirst && index == first.length)
         {
             return 1;
         }
-        return matchSecond && index == secondOrNull.length() ? 2 : 0;
+        return matchSecond && index == secondOrNull.length ? 2 : 0;
     }
 
     /**

@@ -114,6 +114,28 @@ class SseStreamMeterTest
         assertThat(meter.firstContentNs()).isEqualTo(3);
     }
 
+    @Test
+    void shouldKeepALineOfExactlyTheLimitAndSkipOneByteMore()
+    {
+        final String head = "data: {\"choices\":[{\"delta\":{\"content\":\"";
+        final String tail = "\"}}]}";
+        for (final int extra : new int[] {0, 1})
+        {
+            final SseStreamMeter meter = new SseStreamMeter();
+            final byte[] content = new byte[SseStreamMeter.MAX_LINE_BYTES - head.length() - tail.length() + extra];
+            java.util.Arrays.fill(content, (byte)'x');
+            feed(meter, head, 1);
+            // Cut in uneven pieces, the last one ending exactly where the line reaches the limit.
+            for (int offset = 0; offset < content.length; offset += 7_777)
+            {
+                meter.onBytes(content, offset, Math.min(7_777, content.length - offset), 2);
+            }
+            feed(meter, tail + "\r\n\r\n", 3);
+            assertThat(meter.contentChunks()).as("extra %d", extra).isEqualTo(1 - extra);
+            assertThat(meter.skippedLines()).as("extra %d", extra).isEqualTo(extra);
+        }
+    }
+
     private static void feed(final SseStreamMeter meter, final String text, final long nowNs)
     {
         final byte[] bytes = text.getBytes(StandardCharsets.UTF_8);

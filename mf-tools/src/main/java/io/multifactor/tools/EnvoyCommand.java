@@ -16,11 +16,13 @@ import picocli.CommandLine.Spec;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * {@code mf envoy --config CONFIG [--port 50051] [--mode vsr|endpoint]}: serves the Envoy external-processing (ext_proc
+ * {@code mf envoy --config CONFIG [--port 50051 | --unix PATH] [--mode vsr|endpoint]}: serves the Envoy external-processing (ext_proc
  * v3) gRPC service until the process is stopped (SIGTERM or SIGINT shut it down gracefully: open streams get the grace
  * period, then every lease still open is ended). One line on stdout when it serves; reloads and problems on stderr.
  * <p>
@@ -48,6 +50,11 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
     @Option(names = "--host", paramLabel = "ADDRESS", defaultValue = "0.0.0.0",
         description = "Address to listen on (default: ${DEFAULT-VALUE}).")
     private String host;
+
+    @Option(names = "--unix", paramLabel = "PATH",
+        description = "Serve gRPC on this Unix domain socket instead of a TCP port (Linux; an Envoy cluster with a " +
+            "pipe address reaches it). A stale socket file is replaced; the file is removed at shutdown.")
+    private Path unixSocket;
 
     @Option(names = "--mode", paramLabel = "MODE", defaultValue = "vsr",
         description = "vsr: header x-selected-model and the body's model rewritten; endpoint: header and envoy.lb " +
@@ -83,11 +90,19 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
             err.println("mf envoy: --port and --metrics-port take 0..65535, --grace-ms a number >= 0");
             return ExitCodes.INVALID_INPUT;
         }
+        if (unixSocket != null && spec.commandLine().getParseResult().hasMatchedOption("--port"))
+        {
+            err.println("mf envoy: --unix and --port exclude each other: gRPC is served on one of them");
+            return ExitCodes.INVALID_INPUT;
+        }
+        final SocketAddress address = unixSocket == null ? new InetSocketAddress(host, port) :
+            UnixDomainSocketAddress.of(unixSocket);
+        final String where = unixSocket == null ? host + ':' + port : "unix:" + unixSocket;
         final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         final ExtProcApp app;
         try
         {
-            app = ExtProcApp.start(config, overlay, envoyMode, new InetSocketAddress(host, port), graceMs, registry,
+            app = ExtProcApp.start(config, overlay, envoyMode, address, graceMs, registry,
                 result -> reported(err, result));
         }
         catch (final InvalidConfigurationException ex)
@@ -96,7 +111,7 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
         }
         catch (final IOException ex)
         {
-            err.println("mf envoy: cannot serve on " + host + ':' + port + ": " + ex.getMessage());
+            err.println("mf envoy: cannot serve on " + where + ": " + ex.getMessage());
             return ExitCodes.INVALID_INPUT;
         }
         MetricsEndpoint metrics = null;
@@ -132,7 +147,8 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
             stopped.countDown();
         }, "mf-envoy-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        out.println("mf envoy: serving ext_proc (mode " + envoyMode.word() + ") on " + host + ':' + app.port() +
+        out.println("mf envoy: serving ext_proc (mode " + envoyMode.word() + ") on " +
+            (unixSocket == null ? host + ':' + app.port() : "unix:" + unixSocket) +
             (metricsEndpoint == null ? "" : ", metrics on http://" + host + ':' + metricsEndpoint.port() + "/metrics"));
         out.flush();
         stopped.await();

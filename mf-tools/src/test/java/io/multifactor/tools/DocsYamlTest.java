@@ -146,9 +146,9 @@ class DocsYamlTest
             // The simulator refuses a profile that does not fit the configuration (a model or decision it lacks).
             new Simulator(firstConfig[0].plans(), SignalSettings.defaults(), profile);
         }
-        else if (hasRootKey(yaml, "static_resources"))
+        else if (hasRootKey(yaml, "static_resources") || hasRootKey(yaml, "clusters"))
         {
-            // An Envoy bootstrap (docs/envoy.md): mf-envoy's EnvoyDocsTest parses it into Envoy's own protos.
+            // An Envoy bootstrap or clusters (docs/envoy.md): mf-envoy's EnvoyDocsTest parses them into Envoy's protos.
             assertThat(file).contains("envoy.md");
         }
         else if (hasRootKey(yaml, "decisions") || hasRootKey(yaml, "version"))

@@ -10,10 +10,13 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,6 +81,49 @@ class EnvoyCommandTest
         final String[] missing = run("envoy");
         assertThat(missing[0]).isEqualTo("2");
         assertThat(missing[2]).contains("--config");
+
+        final String[] both = run("envoy", "--config", config.toString(), "--port", "0", "--unix",
+            dir.resolve("s.sock").toString());
+        assertThat(both[0]).isEqualTo("2");
+        assertThat(both[2]).contains("--unix and --port exclude each other");
+        assertThat(dir.resolve("s.sock")).doesNotExist();
+    }
+
+    @Test
+    void shouldServeOnAUnixDomainSocketAndRemoveItAtShutdown() throws Exception
+    {
+        final Path config = dir.resolve("router.yaml");
+        Files.writeString(config, CONFIG);
+        final Path socket = dir.resolve("ext_proc.sock");
+        final Path script = Path.of("..", "bin", "mf").toAbsolutePath().normalize();
+        final ProcessBuilder builder = new ProcessBuilder(List.of("bash", script.toString(), "envoy", "--config",
+            config.toString(), "--unix", socket.toString(), "--grace-ms", "200"));
+        builder.environment().put("MF_CLASSPATH", System.getProperty("java.class.path"));
+        builder.redirectError(dir.resolve("stderr.txt").toFile());
+        final Process process = builder.start();
+        try
+        {
+            process.getOutputStream().close();
+            final BufferedReader out = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            final String line = out.readLine();
+            assertThat(line).as("stderr: " + Files.readString(dir.resolve("stderr.txt")))
+                .isEqualTo("mf envoy: serving ext_proc (mode vsr) on unix:" + socket);
+            try (SocketChannel grpc = SocketChannel.open(StandardProtocolFamily.UNIX))
+            {
+                assertThat(grpc.connect(UnixDomainSocketAddress.of(socket))).isTrue();
+            }
+
+            process.destroy();
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(process.exitValue()).isEqualTo(143);
+            assertThat(Files.readString(dir.resolve("stderr.txt"))).isEmpty();
+            assertThat(socket).doesNotExist();
+        }
+        finally
+        {
+            process.destroyForcibly();
+        }
     }
 
     @Test

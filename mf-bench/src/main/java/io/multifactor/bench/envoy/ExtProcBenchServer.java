@@ -12,13 +12,18 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 /**
- * The service under measurement, in its own JVM: {@code ExtProcBenchServer CONFIG} serves ext_proc on a free loopback
- * port, prints {@code port N}, then answers each {@code stats} line on stdin with {@code stats CPU_NS ALLOC_BYTES}: the
- * process's CPU time and the bytes allocated by its live threads, so far; each {@code threads} line with one
+ * The service under measurement, in its own JVM: {@code ExtProcBenchServer CONFIG SERVICE LISTEN} serves ext_proc
+ * ({@code SERVICE} {@code engine}: the service with its engine; {@code noop}: the {@link NoopExternalProcessor} floor,
+ * on the same server settings) on {@code LISTEN} ({@code tcp}: a free loopback port; {@code unix:PATH}: a Unix domain
+ * socket), prints {@code listening tcp PORT} or {@code listening unix PATH}, then answers each {@code stats} line on
+ * stdin with {@code stats CPU_NS ALLOC_BYTES}: the process's CPU time and the bytes allocated by its live threads, so
+ * far; each {@code threads} line with one
  * {@code thread CPU_NS USER_NS NAME} line per live Java thread (its CPU time, and the part of it
  * spent outside the kernel), then {@code end}. {@code quit} (or the end of stdin) stops it.
  * <p>
@@ -31,32 +36,35 @@ public final class ExtProcBenchServer
     }
 
     /**
-     * @param args the configuration file.
+     * @param args the configuration file, {@code engine} or {@code noop}, {@code tcp} or {@code unix:PATH}.
      * @throws Exception when the service cannot start.
      */
     public static void main(final String[] args) throws Exception
     {
-        try (EngineHost host = EngineHost.start(Path.of(args[0]), null))
+        final boolean noop = args[1].equals("noop");
+        final SocketAddress address = args[2].startsWith("unix:") ?
+            UnixDomainSocketAddress.of(args[2].substring(5)) : new InetSocketAddress("127.0.0.1", 0);
+        // The engine runs in both cases (its refresh thread costs the same CPU); only the service uses it.
+        try (EngineHost host = EngineHost.start(Path.of(args[0]), null);
+            ExtProcServer server = noop ? ExtProcServer.startProcessor(new NoopExternalProcessor(), address, 1_000) :
+                ExtProcServer.start(new ExtProcService(new ExtProcContext(host.engine(), EnvoyMode.VSR,
+                    host.loaded())), address, 1_000))
         {
-            final ExtProcContext context = new ExtProcContext(host.engine(), EnvoyMode.VSR, host.loaded());
-            try (ExtProcServer server = ExtProcServer.start(new ExtProcService(context),
-                new InetSocketAddress("127.0.0.1", 0), 1_000))
+            System.out.println(server.address() instanceof UnixDomainSocketAddress unix ?
+                "listening unix " + unix.getPath() : "listening tcp " + server.port());
+            System.out.flush();
+            final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            String line;
+            while ((line = in.readLine()) != null && !line.equals("quit"))
             {
-                System.out.println("port " + server.port());
-                System.out.flush();
-                final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-                String line;
-                while ((line = in.readLine()) != null && !line.equals("quit"))
+                if (line.equals("stats"))
                 {
-                    if (line.equals("stats"))
-                    {
-                        System.out.println("stats " + processCpuNs() + ' ' + allocatedBytes());
-                        System.out.flush();
-                    }
-                    else if (line.equals("threads"))
-                    {
-                        printThreadCpu();
-                    }
+                    System.out.println("stats " + processCpuNs() + ' ' + allocatedBytes());
+                    System.out.flush();
+                }
+                else if (line.equals("threads"))
+                {
+                    printThreadCpu();
                 }
             }
         }
