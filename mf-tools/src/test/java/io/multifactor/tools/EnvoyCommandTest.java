@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -21,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -92,18 +94,10 @@ class EnvoyCommandTest
     @Test
     void shouldServeOnAUnixDomainSocketAndRemoveItAtShutdown() throws Exception
     {
-        final Path config = dir.resolve("router.yaml");
-        Files.writeString(config, CONFIG);
         final Path socket = dir.resolve("ext_proc.sock");
-        final Path script = Path.of("..", "bin", "mf").toAbsolutePath().normalize();
-        final ProcessBuilder builder = new ProcessBuilder(List.of("bash", script.toString(), "envoy", "--config",
-            config.toString(), "--unix", socket.toString(), "--grace-ms", "200"));
-        builder.environment().put("MF_CLASSPATH", System.getProperty("java.class.path"));
-        builder.redirectError(dir.resolve("stderr.txt").toFile());
-        final Process process = builder.start();
+        final Process process = startEnvoy("--unix", socket.toString(), "--grace-ms", "200");
         try
         {
-            process.getOutputStream().close();
             final BufferedReader out = new BufferedReader(
                 new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             final String line = out.readLine();
@@ -129,17 +123,10 @@ class EnvoyCommandTest
     @Test
     void shouldServeUntilSigtermThenStopGracefully() throws Exception
     {
-        final Path config = dir.resolve("router.yaml");
-        Files.writeString(config, CONFIG);
-        final Path script = Path.of("..", "bin", "mf").toAbsolutePath().normalize();
-        final ProcessBuilder builder = new ProcessBuilder(List.of("bash", script.toString(), "envoy", "--config",
-            config.toString(), "--host", "127.0.0.1", "--port", "0", "--metrics-port", "0", "--grace-ms", "200"));
-        builder.environment().put("MF_CLASSPATH", System.getProperty("java.class.path"));
-        builder.redirectError(dir.resolve("stderr.txt").toFile());
-        final Process process = builder.start();
+        final Process process =
+            startEnvoy("--host", "127.0.0.1", "--port", "0", "--metrics-port", "0", "--grace-ms", "200");
         try
         {
-            process.getOutputStream().close();
             final BufferedReader out = new BufferedReader(
                 new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             final String line = out.readLine();
@@ -168,5 +155,22 @@ class EnvoyCommandTest
         {
             process.destroyForcibly();
         }
+    }
+
+    // bin/mf envoy in a child process on the test's configuration, its stderr in dir/stderr.txt, its stdin closed.
+    private Process startEnvoy(final String... options) throws IOException
+    {
+        final Path config = dir.resolve("router.yaml");
+        Files.writeString(config, CONFIG);
+        final Path script = Path.of("..", "bin", "mf").toAbsolutePath().normalize();
+        final List<String> command = new ArrayList<>(List.of("bash", script.toString(), "envoy", "--config",
+            config.toString()));
+        command.addAll(List.of(options));
+        final ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().put("MF_CLASSPATH", System.getProperty("java.class.path"));
+        builder.redirectError(dir.resolve("stderr.txt").toFile());
+        final Process process = builder.start();
+        process.getOutputStream().close();
+        return process;
     }
 }

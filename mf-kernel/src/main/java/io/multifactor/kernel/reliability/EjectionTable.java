@@ -102,12 +102,6 @@ public final class EjectionTable
         return (int)UNHEALTHY_WORDS.getAcquire(this) == 0;
     }
 
-    /** @return how many words are counted out of the healthy phase (for tests). */
-    int unhealthyWordCount()
-    {
-        return unhealthyWords;
-    }
-
     /**
      * Whether {@code select} sees the model of a slot as ejected now. One plain load; the clock is read only when the
      * word is not healthy. Allocates nothing.

@@ -337,15 +337,6 @@ public final class CandidateSignals
     }
 
     /**
-     * @return whether a server load, in-flight token count or ejection was ever published on these signals (until then
-     *     the kernel does not read them).
-     */
-    public boolean hasExtendedSignals()
-    {
-        return serverSignals | tokenSignals | ejectionSignals;
-    }
-
-    /**
      * What {@code select} tests once per call to choose its gather loop: whether it reads a source beyond latency and
      * in-flight requests now. Servers and tokens once published; ejection only while the table has a word out of the
      * healthy phase (one load): a decision with {@code reliability} whose models are all healthy reads no word.
@@ -355,12 +346,13 @@ public final class CandidateSignals
      */
     public boolean readsBeyondSeed()
     {
-        return serverSignals | tokenSignals || ejectionSignals && !ejections.allHealthy();
+        return serverSignals | tokenSignals || readsEjections();
     }
 
     /**
-     * @return whether {@code select} reads the candidates' ejection words now: {@link #hasEjectionSignals()} and some
-     *     model of the table is out of the healthy phase (one load).
+     * @return whether {@code select} reads the candidates' ejection words now: the decision has {@code reliability}, or
+     *     an ejection was ever published or forced on these signals, and some model of the table is out of the healthy
+     *     phase (one load).
      */
     public boolean readsEjections()
     {
@@ -380,15 +372,6 @@ public final class CandidateSignals
     public boolean hasTokenSignals()
     {
         return tokenSignals;
-    }
-
-    /**
-     * @return whether a candidate's ejection is read: the decision has {@code reliability}, or an ejection was ever
-     *     published or forced on these signals.
-     */
-    public boolean hasEjectionSignals()
-    {
-        return ejectionSignals;
     }
 
     /**

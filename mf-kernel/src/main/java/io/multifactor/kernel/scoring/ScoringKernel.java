@@ -218,16 +218,7 @@ public final class ScoringKernel
             {
                 final int reason = dropReason(plan, signals, exclusionsOrNull, i, false, quality, tpot, ttft, cost);
                 SelectionWriter.observed(out, i, reason, tpot, ttft, inflight);
-                // Noted here, in the drop branch (one bit per candidate, the first 64), and counted after the loop: a
-                // counter store inside the loop would order the loop's other memory accesses around it.
-                if (i < Long.SIZE)
-                {
-                    dropped |= 1L << i;
-                }
-                else if (dropCountsOrNull != null)
-                {
-                    dropCountsOrNull.increment(signals.dropCounterId(i, reason));
-                }
+                dropped = noteDrop(dropped, i, reason, signals, dropCountsOrNull);
                 continue;
             }
             SelectionWriter.observed(out, i, DropReason.NONE, tpot, ttft, inflight);
@@ -356,14 +347,9 @@ public final class ScoringKernel
                     // Counted once the cap is applied: max_ejection_percent may keep it a candidate.
                     ejectedDrops++;
                 }
-                else if (i < Long.SIZE)
+                else
                 {
-                    // Noted and counted after the loop, as in the seed loop.
-                    dropped |= 1L << i;
-                }
-                else if (dropCountsOrNull != null)
-                {
-                    dropCountsOrNull.increment(signals.dropCounterId(i, reason));
+                    dropped = noteDrop(dropped, i, reason, signals, dropCountsOrNull);
                 }
                 continue;
             }
@@ -392,6 +378,31 @@ public final class ScoringKernel
             survivors += ScoringSlowPaths.ejectionCapSlowPath(plan, signals, out, ejectedDrops, dropCountsOrNull);
         }
         return survivors;
+    }
+
+    /**
+     * Notes a drop in the gather loop's mask (one bit per candidate, the first 64), to be counted after the loop by
+     * {@link #countDrops}: a counter store inside the loop would order the loop's other memory accesses around it. A
+     * candidate beyond the first 64 is counted at once.
+     *
+     * @return the mask with the drop noted.
+     */
+    private static long noteDrop(
+        final long dropped,
+        final int i,
+        final int reason,
+        final CandidateSignals signals,
+        final SingleWriterCounterBlock dropCountsOrNull)
+    {
+        if (i < Long.SIZE)
+        {
+            return dropped | 1L << i;
+        }
+        if (dropCountsOrNull != null)
+        {
+            dropCountsOrNull.increment(signals.dropCounterId(i, reason));
+        }
+        return dropped;
     }
 
     /**

@@ -106,7 +106,7 @@ class EngineServerSignalsTest
         final EngineState state = engine.installer.state;
         assertThat(state.decision(engine.decisionId("d")).signals.queue(0)).isEqualTo(3.0);
         assertThat(state.decision(engine.decisionId("d")).signals.kvCache(0)).isEqualTo(0.2);
-        assertThat(state.decision(engine.decisionId("plain")).signals.hasExtendedSignals()).isFalse();
+        assertThat(state.decision(engine.decisionId("plain")).signals.readsBeyondSeed()).isFalse();
     }
 
     @Test
