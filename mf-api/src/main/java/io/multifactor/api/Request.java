@@ -176,13 +176,23 @@ public final class Request
      */
     public int nextIndex(final int bound)
     {
+        // The high 32 bits scaled to the bound: a bias below bound / 2^32, far under what any test can see.
+        return (int)(((nextBits() >>> 32) * bound) >>> 32);
+    }
+
+    /**
+     * Draws 64 uniform bits from the tie-break generator, one step of it as {@link #nextIndex} takes. Called by the
+     * kernel for {@code pick: p2c}, which scales each half to a range; allocates nothing.
+     *
+     * @return the next 64 bits of the generator.
+     */
+    public long nextBits()
+    {
         randomState += GOLDEN_GAMMA;
         long z = randomState;
         z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
         z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        z = z ^ (z >>> 31);
-        // The high 32 bits scaled to the bound: a bias below bound / 2^32, far under what any test can see.
-        return (int)(((z >>> 32) * bound) >>> 32);
+        return z ^ (z >>> 31);
     }
 
     private static long requireCount(final String what, final long count)

@@ -14,8 +14,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * wins alone. The survivor with the unique lowest score therefore never wins when there are two or more, and survivor
  * {@code i} wins with probability {@code beats(i) / C(s, 2)}, where {@code beats(i)} is the number of survivors it beats.
  * <p>
- * This class is stateless and threadsafe. Its method allocates nothing, takes no lock and never throws; it makes two
- * draws, and a pass up to the later of the two drawn survivors when some candidate was dropped.
+ * The kernel draws the pair's 64 random bits ({@link #draw}) when a selection starts, before its loops, so that the
+ * generator's arithmetic overlaps them instead of waiting for the scores; {@link #pick} scales them to the survivors.
+ * <p>
+ * This class is stateless and threadsafe. Its methods allocate nothing, take no lock and never throw; a pick makes a
+ * pass up to the later of the two drawn survivors when some candidate was dropped.
  */
 public final class PowerOfTwoChoices
 {
@@ -27,36 +30,36 @@ public final class PowerOfTwoChoices
     }
 
     /**
-     * Draws two distinct survivors and returns the winner, packed with the loser ({@link #winner}, {@link #loser}).
-     * Without a request both draws come from one {@link ThreadLocalRandom#nextLong()}, each half scaled to its range by
-     * a multiply and a shift (a bias below 2^-32); with one, from its generator ({@link Request#nextIndex}), so that a
-     * seeded request draws the same pair every time.
+     * Draws the 64 random bits of one pick: one step of the request's generator ({@link Request#nextBits}), so that a
+     * seeded request draws the same pair every time, or without a request of the thread's {@link ThreadLocalRandom}.
+     *
+     * @param requestOrNull the request whose generator draws, or null.
+     * @return the bits for {@link #pick}.
+     */
+    public static long draw(final Request requestOrNull)
+    {
+        return requestOrNull != null ? requestOrNull.nextBits() : ThreadLocalRandom.current().nextLong();
+    }
+
+    /**
+     * Draws two distinct survivors and returns the winner, packed with the loser ({@link #winner}, {@link #loser}):
+     * the high half of {@code bits} scaled to the survivors, the low half to the survivors but the first, each by a
+     * multiply and a shift (a bias below 2^-32).
      *
      * @param out a selection whose survivors ({@link DropReason#NONE}) carry their scores.
      * @param n candidates of the selection.
      * @param survivors how many of them survived.
-     * @param requestOrNull the request whose generator draws, or null.
+     * @param bits the pick's random bits ({@link #draw}).
      * @return the packed pair; winner -1 when there is no survivor.
      */
-    public static long pick(final Selection out, final int n, final int survivors, final Request requestOrNull)
+    public static long pick(final Selection out, final int n, final int survivors, final long bits)
     {
         if (survivors < 2)
         {
             return pack(BaselineKernel.nthSurvivor(out, n, 0), NO_LOSER);
         }
-        final int a;
-        int b;
-        if (requestOrNull != null)
-        {
-            a = requestOrNull.nextIndex(survivors);
-            b = requestOrNull.nextIndex(survivors - 1);
-        }
-        else
-        {
-            final long bits = ThreadLocalRandom.current().nextLong();
-            a = (int)(((bits >>> 32) * survivors) >>> 32);
-            b = (int)(((bits & 0xFFFF_FFFFL) * (survivors - 1)) >>> 32);
-        }
+        final int a = (int)(((bits >>> 32) * survivors) >>> 32);
+        int b = (int)(((bits & 0xFFFF_FFFFL) * (survivors - 1)) >>> 32);
         // Distinct and uniform over the pairs: the second draw skips the first.
         b = b >= a ? b + 1 : b;
         final int low = Math.min(a, b);

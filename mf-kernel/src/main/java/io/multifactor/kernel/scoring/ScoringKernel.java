@@ -52,7 +52,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * 1e-292) takes {@link ScoringSlowPaths#rankByDivisionSlowPath}, which uses the plain formula.
  * <p>
  * A decision that uses none of the extensions pays for them with one test per call of whether its signals have any,
- * one test of the objective and one of the tie settings.
+ * one test of its pick, one of the objective and one of the tie settings.
  * <p>
  * This class is stateless and threadsafe. {@link #select} allocates nothing, takes no lock and never throws for an
  * expected outcome.
@@ -124,6 +124,8 @@ public final class ScoringKernel
         final SingleWriterCounterBlock dropCountsOrNull)
     {
         plan.startSelection(out);
+        // pick: p2c draws its pair's bits now, so that the generator's arithmetic overlaps the loops.
+        final long p2cBits = plan.pick() == Pick.P2C ? PowerOfTwoChoices.draw(requestOrNull) : 0L;
         final boolean requestMix = requestOrNull != null && requestOrNull.hasTokens();
         if (requestMix)
         {
@@ -152,7 +154,7 @@ public final class ScoringKernel
             ScoringSlowPaths.lexicographicSlowPath(plan, out, requestOrNull);
             return;
         }
-        rank(plan, out, requestOrNull, survivors);
+        rank(plan, out, requestOrNull, survivors, p2cBits);
     }
 
     /**
@@ -457,17 +459,18 @@ public final class ScoringKernel
      * spreads ties, the choice among those within the band.
      */
     private static void rank(
-        final DecisionPlan plan, final Selection out, final Request requestOrNull, final int survivors)
+        final DecisionPlan plan, final Selection out, final Request requestOrNull, final int survivors,
+        final long p2cBits)
     {
         int best = plan.scoresBeyondSeed() ? scoreAllFactors(plan, out) : scoreSeedFactors(plan, out);
         if (best == SLOPE_OVERFLOW)
         {
-            ScoringSlowPaths.rankByDivisionSlowPath(plan, out, requestOrNull, survivors);
+            ScoringSlowPaths.rankByDivisionSlowPath(plan, out, requestOrNull, survivors, p2cBits);
             return;
         }
         if (plan.spreadsTies())
         {
-            best = plan.pick() == Pick.P2C ? ScoringSlowPaths.p2cSlowPath(plan, out, requestOrNull, survivors) :
+            best = plan.pick() == Pick.P2C ? ScoringSlowPaths.p2cSlowPath(plan, out, p2cBits, survivors) :
                 ScoringSlowPaths.tieSlowPath(plan, out, requestOrNull, out.score(best) - plan.tieBand());
         }
         SelectionWriter.outcome(out, Outcome.SCORED, best);

@@ -125,7 +125,7 @@ final class ScoringSlowPaths
 
     /** Ranks with the plain formula, dividing per candidate: for ranges so small that a precomputed slope overflows. */
     static void rankByDivisionSlowPath(
-        final DecisionPlan plan, final Selection out, final Request requestOrNull, final int survivors)
+        final DecisionPlan plan, final Selection out, final Request requestOrNull, final int survivors, final long p2cBits)
     {
         final int n = plan.candidateCount();
         int best = -1;
@@ -151,7 +151,7 @@ final class ScoringSlowPaths
         }
         if (plan.spreadsTies())
         {
-            best = plan.pick() == Pick.P2C ? p2cSlowPath(plan, out, requestOrNull, survivors) :
+            best = plan.pick() == Pick.P2C ? p2cSlowPath(plan, out, p2cBits, survivors) :
                 tieSlowPath(plan, out, requestOrNull, bestScore - plan.tieBand());
         }
         SelectionWriter.outcome(out, Outcome.SCORED, best);
@@ -161,10 +161,9 @@ final class ScoringSlowPaths
      * {@code pick: p2c}: the better of two distinct survivors drawn from the request's generator
      * ({@link PowerOfTwoChoices}); the other is left as the selection's runner-up, which reserve-on-select tries next.
      */
-    static int p2cSlowPath(
-        final DecisionPlan plan, final Selection out, final Request requestOrNull, final int survivors)
+    static int p2cSlowPath(final DecisionPlan plan, final Selection out, final long bits, final int survivors)
     {
-        final long pair = PowerOfTwoChoices.pick(out, plan.candidateCount(), survivors, requestOrNull);
+        final long pair = PowerOfTwoChoices.pick(out, plan.candidateCount(), survivors, bits);
         SelectionWriter.runnerUp(out, PowerOfTwoChoices.loser(pair));
         return PowerOfTwoChoices.winner(pair);
     }

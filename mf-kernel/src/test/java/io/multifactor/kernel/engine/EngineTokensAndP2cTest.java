@@ -160,6 +160,37 @@ class EngineTokensAndP2cTest
     }
 
     @Test
+    void shouldDrawTheP2cPairFromOneStepOfTheSeededGenerator()
+    {
+        engine(new PlansBuilder().model("low", 0.1, 1.0).model("mid", 0.5, 1.0).model("high", 0.9, 1.0)
+            .decision("d").candidates("low", "mid", "high").weights(1.0, 0.0, 0.0, 0.0).pick(Pick.P2C).add()
+            .build());
+        final Request request = new Request().decision(engine.decisionId("d"));
+        final double[] quality = { 0.1, 0.5, 0.9 };
+        for (long seed = 0; seed < 500; seed++)
+        {
+            // The pair as documented: the high half of one step scaled to the 3 survivors, the low half to the other 2.
+            final long bits = new Request().seed(seed).nextBits();
+            final int a = (int)(((bits >>> 32) * 3) >>> 32);
+            final int drawn = (int)(((bits & 0xFFFF_FFFFL) * 2) >>> 32);
+            final int b = drawn >= a ? drawn + 1 : drawn;
+            final int winner = quality[b] > quality[a] ? b : a;
+            engine.select(request.seed(seed), out);
+            assertThat(out.selectedIndex()).as("seed %d", seed).isEqualTo(winner);
+            assertThat(out.runnerUp()).as("seed %d", seed).isEqualTo(winner == a ? b : a);
+            // One step taken: the request's generator is where a fresh one is after one draw.
+            assertThat(request.nextBits()).as("seed %d", seed).isEqualTo(secondStep(seed));
+        }
+    }
+
+    private static long secondStep(final long seed)
+    {
+        final Request fresh = new Request().seed(seed);
+        fresh.nextBits();
+        return fresh.nextBits();
+    }
+
+    @Test
     void shouldTryTheLoserNextWhenTheP2cWinnerIsFull()
     {
         engine(new PlansBuilder().model("low", 0.1, 1.0).model("mid", 0.5, 1.0).model("high", 0.9, 1.0)
