@@ -63,6 +63,8 @@ public final class SelectCase
             signals.publishLatencyMs(i, tpotMs[i], ttftMs[i]);
             signals.inflight(i, inflight[i]);
         }
+        // As the engine does after each publication.
+        signals.seal(plan);
         this.tpotMs = tpotMs.clone();
         this.ttftMs = ttftMs.clone();
         this.inflight = inflight.clone();

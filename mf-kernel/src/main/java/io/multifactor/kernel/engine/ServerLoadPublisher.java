@@ -178,6 +178,10 @@ final class ServerLoadPublisher
                 final int modelId = plan.candidateModelId(i);
                 candidates.publishServerLoad(i, queueByHandle[modelId], kvCacheByHandle[modelId], staleByHandle[modelId]);
             }
+            if (scraped)
+            {
+                candidates.seal(plan);
+            }
         }
     }
 

@@ -11,7 +11,7 @@ import org.agrona.concurrent.AtomicBuffer;
  * Publishes the signals {@code select} reads: per model and percentile slot, the TPOT and TTFT estimates of its
  * {@link io.multifactor.kernel.latency.LatencyEstimator}s (window percentiles, or peak-EWMA read at the refresh) into the state's model-major array (milliseconds, NaN for no observation) and into their {@code mf.latency}
  * counters (microseconds, {@link CounterTypes#NO_OBSERVATION} for none); then the same values per decision, in
- * candidate order, into its {@link CandidateSignals}.
+ * candidate order, into its {@link CandidateSignals}, which it then seals ({@link CandidateSignals#seal}).
  * <p>
  * This class is not threadsafe: {@link #publish} runs on one thread at a time (the engine calls it under its lock, from
  * the refresh cycle and from plan installation); its release stores make what it publishes safe to read from any
@@ -75,6 +75,7 @@ final class SignalPublisher
                 final int index = EngineState.index(plan.candidateModelId(i), slotCount, slot, EngineState.TPOT);
                 candidates.publishLatencyMs(i, s.latencyMs(index), s.latencyMs(index + EngineState.TTFT));
             }
+            candidates.seal(plan);
         }
     }
 

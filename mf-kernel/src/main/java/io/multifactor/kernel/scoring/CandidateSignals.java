@@ -1,6 +1,7 @@
 package io.multifactor.kernel.scoring;
 
 import io.multifactor.api.DropReason;
+import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.reliability.EjectionPolicy;
 import io.multifactor.kernel.reliability.EjectionTable;
 import org.agrona.BufferUtil;
@@ -38,20 +39,24 @@ import java.lang.invoke.VarHandle;
  * valid recent percentile or count. Ejection is read live from each candidate's word in the {@link EjectionTable}
  * (one plain load, the clock read only for a word that is not healthy), for the same reasons. The offsets are fixed
  * at construction, where each is checked to lie in its buffer: the kernel then loads a count at its address without
- * Agrona's bounds check per load. This class is threadsafe under that
- * contract.
+ * Agrona's bounds check per load. Once a publication is complete the publisher seals it ({@link #seal}): the kernel
+ * then reads what depends on published values from {@link PublishedTerms} worked out once, and only the in-flight
+ * counts and tokens live; the next publication undoes the seal until it is sealed in turn. This class is threadsafe
+ * under that contract.
  */
 public final class CandidateSignals
 {
     private static final VarHandle DOUBLES = MethodHandles.arrayElementVarHandle(double[].class);
     private static final VarHandle BYTES = MethodHandles.arrayElementVarHandle(byte[].class);
     private static final VarHandle TURNS;
+    private static final VarHandle TERMS;
 
     static
     {
         try
         {
             TURNS = MethodHandles.lookup().findVarHandle(CandidateSignals.class, "turns", long.class);
+            TERMS = MethodHandles.lookup().findVarHandle(CandidateSignals.class, "terms", PublishedTerms.class);
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -89,6 +94,13 @@ public final class CandidateSignals
     // selection, no lock); a multi_factor decision never touches it.
     @SuppressWarnings("unused")
     private volatile long turns;
+    // The terms of the last publication sealed (seal), null from the next publication on until it is sealed too: two
+    // of them, the publisher writing the one it did not write last (PublishedTerms says why that is safe to read).
+    @SuppressWarnings("unused")
+    private volatile PublishedTerms terms;
+    private final PublishedTerms termsA;
+    private final PublishedTerms termsB;
+    private PublishedTerms lastSealed;
 
     /**
      * Signals whose drops count nowhere ({@link #dropCounterId} is -1 for every candidate and reason).
@@ -227,6 +239,8 @@ public final class CandidateSignals
         this.inflightAddresses = addresses(inflightValues, this.inflightOffsets, "in-flight");
         this.tokenArray = tokenValues.byteArray();
         this.tokenAddresses = addresses(tokenValues, this.tokenOffsets, "token");
+        this.termsA = new PublishedTerms(candidateCount);
+        this.termsB = new PublishedTerms(candidateCount);
     }
 
     /**
@@ -273,6 +287,7 @@ public final class CandidateSignals
      */
     public void publishLatencyMs(final int index, final double tpotMs, final double ttftMs)
     {
+        TERMS.setRelease(this, (PublishedTerms)null);
         DOUBLES.setRelease(latencyMs, index << 1, tpotMs);
         DOUBLES.setRelease(latencyMs, (index << 1) + 1, ttftMs);
     }
@@ -288,9 +303,38 @@ public final class CandidateSignals
     public void publishServerLoad(final int index, final double queue, final double kvCache, final boolean allStale)
     {
         serverSignals = true;
+        TERMS.setRelease(this, (PublishedTerms)null);
         DOUBLES.setRelease(serverLoad, index << 1, queue);
         DOUBLES.setRelease(serverLoad, (index << 1) + 1, kvCache);
         BYTES.setRelease(stale, index, allStale ? (byte)1 : (byte)0);
+    }
+
+    /**
+     * Seals what was published: works out, for {@code plan}, what its selections owe to configuration and to the
+     * values published so far alone (the drops of the ceilings on published values, the bounds over the candidates
+     * they keep, the terms of quality, latency, cost, queue and KV-cache use), so that until the next publication a
+     * selection reads only the in-flight counts live ({@link ScoringKernel}). The next {@code publish} call undoes it
+     * until it is sealed again; signals never sealed are scored by the full loops, with the same result. The
+     * publisher's thread only; allocates nothing.
+     *
+     * @param plan the decision's plan, the one its selections pass to the kernel.
+     */
+    public void seal(final DecisionPlan plan)
+    {
+        final PublishedTerms next = lastSealed == termsA ? termsB : termsA;
+        next.write(plan, this);
+        lastSealed = next;
+        TERMS.setRelease(this, next);
+    }
+
+    /**
+     * @param plan the plan of the selection.
+     * @return the sealed terms of the last publication, for a selection that reads no ejection now; else null.
+     */
+    PublishedTerms sealedTerms()
+    {
+        final PublishedTerms t = (PublishedTerms)TERMS.getAcquire(this);
+        return t != null && !readsEjections() ? t : null;
     }
 
     /**

@@ -51,6 +51,16 @@ import java.util.concurrent.ThreadLocalRandom;
  * reference implementation checks 1e-9); a range so small that {@code w / (max - min)} overflows (values below about
  * 1e-292) takes {@link ScoringSlowPaths#rankByDivisionSlowPath}, which uses the plain formula.
  * <p>
+ * <b>Sealed signals.</b> After a publication the engine seals each decision's signals ({@link CandidateSignals#seal}):
+ * what a selection owes to configuration and to published values alone - the drops of the ceilings on them, the
+ * bounds over the candidates they keep, each candidate's terms of quality, latency, cost, queue and KV-cache
+ * ({@link PublishedTerms}) - is worked out once per publication. A selection on sealed signals without exclusions or a
+ * request's token counts, while no model of the decision is ejected, makes the same two loops with less in them
+ * ({@link #selectSealed}): the first reads the in-flight requests and tokens live, applies {@code max_inflight} and
+ * {@code max_inflight_tokens}, stores what the full loop stores and bounds the load; the second adds each survivor's
+ * load term to its sealed terms, in the order the full loop sums them, so to the same bit. A live drop of a candidate
+ * that held a sealed bound has the bounds worked out over the survivors and the full ranking run instead.
+ * <p>
  * A decision that uses none of the extensions pays for them with one test per call of whether its signals have any,
  * one test of its pick, one of the objective and one of the tie settings.
  * <p>
@@ -132,6 +142,17 @@ public final class ScoringKernel
             SelectionWriter.ownCosts(out);
         }
         final Exclusions exclusions = exclusionsOrNull != null && !exclusionsOrNull.isEmpty() ? exclusionsOrNull : null;
+        // Sealed signals (CandidateSignals#seal): what the selection owes to configuration and to published values is
+        // worked out already, and only the in-flight counts are read live; a request that prices the candidates itself
+        // or excludes some takes the full loops.
+        if (!requestMix && exclusions == null)
+        {
+            final PublishedTerms terms = signals.sealedTerms();
+            if (terms != null && selectSealed(plan, signals, terms, requestOrNull, out, dropCountsOrNull, p2cBits))
+            {
+                return;
+            }
+        }
         // Signals beyond latency and in-flight requests are read only once one was published (ejection: while a model
         // of the engine is out of the healthy phase), or when the decision counts tokens (load_metric: tokens,
         // max_inflight_tokens): a decision without them runs the seed loop, which loads none of them.
@@ -155,6 +176,277 @@ public final class ScoringKernel
             return;
         }
         rank(plan, out, requestOrNull, survivors, p2cBits);
+    }
+
+    /**
+     * Selects over sealed signals ({@link PublishedTerms}): one loop that reads each candidate's in-flight count live,
+     * the rest from the terms, applies {@code max_inflight} and the drops worked out at the seal, stores what the full
+     * gather loop stores, and bounds the load; then, while no live drop moved a bound of the terms, one loop that scores
+     * each survivor as its sealed terms plus its load's term (else the bounds are worked out over the survivors and
+     * the full ranking runs). Drops are counted once the terms are known to have stayed one publication throughout.
+     *
+     * @return whether it selected; false when the terms are not for {@code plan}, not usable, or were written meanwhile
+     *     (then the selection is started again for the full loops).
+     */
+    private static boolean selectSealed(
+        final DecisionPlan plan,
+        final CandidateSignals signals,
+        final PublishedTerms terms,
+        final Request requestOrNull,
+        final Selection out,
+        final SingleWriterCounterBlock dropCountsOrNull,
+        final long p2cBits)
+    {
+        final long version = terms.beginRead();
+        if (version == PublishedTerms.BEING_WRITTEN || terms.plan != plan || !terms.usable)
+        {
+            return false;
+        }
+        final int n = plan.candidateCount();
+        final long maxInflight = plan.effectiveMaxInflight();
+        final long maxInflightTokens = plan.effectiveMaxInflightTokens();
+        final boolean tokenLoad = plan.tokenLoad();
+        final boolean servers = terms.servers;
+        final boolean tokens = plan.readsTokens() || signals.hasTokenSignals();
+        if (servers || tokens)
+        {
+            SelectionWriter.sources(out, servers, tokens, false);
+        }
+        final int[] sealedDrops = terms.dropReasons;
+        final boolean[] holdsBound = terms.holdsBound;
+        final double[] tpot = terms.tpotMs;
+        final double[] ttft = terms.ttftMs;
+        final double[] latency = terms.latencyMs;
+        double nMin = Double.POSITIVE_INFINITY;
+        double nMax = Double.NEGATIVE_INFINITY;
+        int survivors = 0;
+        long dropped = 0L;
+        boolean boundsMoved = false;
+        for (int i = 0; i < n; i++)
+        {
+            final long inflight = signals.inflight(i);
+            final long inflightTokens = tokens ? signals.inflightTokens(i) : 0L;
+            final double load = tokenLoad ? inflightTokens : inflight;
+            SelectionWriter.seedValues(out, i, latency[i], load);
+            if (servers)
+            {
+                SelectionWriter.serverValues(out, i, terms.queue[i], terms.kvCache[i]);
+            }
+            if (tokens)
+            {
+                SelectionWriter.inflightTokens(out, i, inflightTokens);
+            }
+            final int sealedReason = sealedDrops[i];
+            final boolean overInflight = inflight > maxInflight;
+            final boolean overTokens = inflightTokens > maxInflightTokens;
+            if (sealedReason != DropReason.NONE | overInflight | overTokens)
+            {
+                // The first reason in their order: the live ones (in-flight requests, then tokens) come after cost and
+                // before the queue.
+                final int liveReason = overInflight ? DropReason.INFLIGHT :
+                    overTokens ? DropReason.INFLIGHT_TOKENS : DropReason.NONE;
+                final int reason = liveReason != DropReason.NONE &&
+                    (sealedReason == DropReason.NONE || sealedReason > liveReason) ? liveReason : sealedReason;
+                boundsMoved |= sealedReason == DropReason.NONE && holdsBound[i];
+                SelectionWriter.observed(out, i, reason, tpot[i], ttft[i], inflight);
+                dropped |= i < Long.SIZE ? 1L << i : 0L;
+                continue;
+            }
+            SelectionWriter.observed(out, i, DropReason.NONE, tpot[i], ttft[i], inflight);
+            survivors++;
+            nMin = load < nMin ? load : nMin;
+            nMax = load > nMax ? load : nMax;
+        }
+        if (survivors == 0 || boundsMoved)
+        {
+            // No survivor, or a live drop took a candidate that held a bound: the bounds over the survivors, read
+            // from the terms, then the full ranking over the selection's columns.
+            sealedBoundsOfSurvivors(plan, terms, out, nMin, nMax);
+            if (!terms.stillReads(version))
+            {
+                plan.startSelection(out);
+                return false;
+            }
+            countSealedDrops(signals, out, n, dropped, dropCountsOrNull);
+            if (survivors == 0)
+            {
+                ScoringSlowPaths.noSurvivorSlowPath(plan, out);
+                return true;
+            }
+            rank(plan, out, requestOrNull, survivors, p2cBits);
+            return true;
+        }
+        final double[] bMin = terms.boundMin;
+        final double[] bMax = terms.boundMax;
+        FactorBounds.write(out, bMin[Factor.QUALITY], bMax[Factor.QUALITY], bMin[Factor.LATENCY], bMax[Factor.LATENCY],
+            bMin[Factor.COST], bMax[Factor.COST], nMin, nMax, bMin[Factor.QUEUE], bMax[Factor.QUEUE],
+            bMin[Factor.KV_CACHE], bMax[Factor.KV_CACHE]);
+        final double nWeight = plan.weight(Factor.LOAD);
+        final double nSlope = slope(nWeight, nMin, nMax, Factor.LOAD);
+        if (Math.abs(nSlope) == Double.POSITIVE_INFINITY)
+        {
+            if (!terms.stillReads(version))
+            {
+                plan.startSelection(out);
+                return false;
+            }
+            countSealedDrops(signals, out, n, dropped, dropCountsOrNull);
+            rank(plan, out, requestOrNull, survivors, p2cBits);
+            return true;
+        }
+        final double nBase = base(nWeight, nMin, nMax, Factor.LOAD);
+        final int best = plan.scoresBeyondSeed() ?
+            scoreSealedAll(terms, out, n, nBase, nSlope, nMin) : scoreSealedSeed(terms, out, n, nBase, nSlope, nMin);
+        if (!terms.stillReads(version))
+        {
+            plan.startSelection(out);
+            return false;
+        }
+        countSealedDrops(signals, out, n, dropped, dropCountsOrNull);
+        final int chosen = !plan.spreadsTies() ? best : plan.pick() == Pick.P2C ?
+            ScoringSlowPaths.p2cSlowPath(plan, out, p2cBits, survivors) :
+            ScoringSlowPaths.tieSlowPath(plan, out, requestOrNull, out.score(best) - plan.tieBand());
+        SelectionWriter.outcome(out, Outcome.SCORED, chosen);
+        return true;
+    }
+
+    /**
+     * Scores the survivors as their sealed quality, latency and cost terms plus their load's term, summed in the
+     * table's order as {@link #scoreSeedFactors} does, so to the same bit.
+     *
+     * @return the first survivor of the highest score.
+     */
+    private static int scoreSealedSeed(
+        final PublishedTerms terms, final Selection out, final int n, final double nBase, final double nSlope,
+        final double nMin)
+    {
+        final double[] seedTerms = terms.seedTerms;
+        final double[] load = SelectionWriter.column(out, Factor.LOAD);
+        final double[] scores = SelectionWriter.scores(out);
+        final int[] drops = SelectionWriter.dropReasons(out);
+        int best = -1;
+        double bestScore = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < n; i++)
+        {
+            if (drops[i] != DropReason.NONE)
+            {
+                continue;
+            }
+            // A load is a count, never missing.
+            final double sum = seedTerms[i] + (nBase + nSlope * (load[i] - nMin));
+            final double score = sum < 0.0 ? 0.0 : sum > 1.0 ? 1.0 : sum;
+            scores[i] = score;
+            if (score > bestScore)
+            {
+                bestScore = score;
+                best = i;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * As {@link #scoreSealedSeed}, then the sealed queue and KV-cache terms, in the order of {@link #scoreAllFactors}.
+     *
+     * @return the first survivor of the highest score.
+     */
+    private static int scoreSealedAll(
+        final PublishedTerms terms, final Selection out, final int n, final double nBase, final double nSlope,
+        final double nMin)
+    {
+        final double[] seedTerms = terms.seedTerms;
+        final double[] queueTerms = terms.queueTerms;
+        final double[] kvCacheTerms = terms.kvCacheTerms;
+        final double[] load = SelectionWriter.column(out, Factor.LOAD);
+        final double[] scores = SelectionWriter.scores(out);
+        final int[] drops = SelectionWriter.dropReasons(out);
+        int best = -1;
+        double bestScore = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < n; i++)
+        {
+            if (drops[i] != DropReason.NONE)
+            {
+                continue;
+            }
+            final double sum = seedTerms[i] + (nBase + nSlope * (load[i] - nMin)) + queueTerms[i] + kvCacheTerms[i];
+            final double score = sum < 0.0 ? 0.0 : sum > 1.0 ? 1.0 : sum;
+            scores[i] = score;
+            if (score > bestScore)
+            {
+                bestScore = score;
+                best = i;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * The bounds of every factor over the survivors of a sealed selection (the load's already kept), from the terms'
+     * published values and the plan; off the common path (a live drop of a candidate that held a bound).
+     */
+    private static void sealedBoundsOfSurvivors(
+        final DecisionPlan plan, final PublishedTerms terms, final Selection out, final double nMin, final double nMax)
+    {
+        final int[] drops = SelectionWriter.dropReasons(out);
+        double qMin = Double.POSITIVE_INFINITY;
+        double qMax = Double.NEGATIVE_INFINITY;
+        double lMin = Double.POSITIVE_INFINITY;
+        double lMax = Double.NEGATIVE_INFINITY;
+        double cMin = Double.POSITIVE_INFINITY;
+        double cMax = Double.NEGATIVE_INFINITY;
+        double wMin = Double.POSITIVE_INFINITY;
+        double wMax = Double.NEGATIVE_INFINITY;
+        double kMin = Double.POSITIVE_INFINITY;
+        double kMax = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < plan.candidateCount(); i++)
+        {
+            if (drops[i] != DropReason.NONE)
+            {
+                continue;
+            }
+            final double quality = plan.quality(i);
+            final double latency = terms.latencyMs[i];
+            final double cost = plan.costPer1M(i);
+            final double queue = terms.queue[i];
+            final double kvCache = terms.kvCache[i];
+            qMin = quality < qMin ? quality : qMin;
+            qMax = quality > qMax ? quality : qMax;
+            lMin = latency < lMin ? latency : lMin;
+            lMax = latency > lMax ? latency : lMax;
+            cMin = cost < cMin ? cost : cMin;
+            cMax = cost > cMax ? cost : cMax;
+            wMin = queue < wMin ? queue : wMin;
+            wMax = queue > wMax ? queue : wMax;
+            kMin = kvCache < kMin ? kvCache : kMin;
+            kMax = kvCache > kMax ? kvCache : kMax;
+        }
+        FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax, wMin, wMax, kMin, kMax);
+    }
+
+    /** Counts a sealed selection's drops: the first 64 candidates' from the mask, the others' from the selection. */
+    private static void countSealedDrops(
+        final CandidateSignals signals,
+        final Selection out,
+        final int n,
+        final long dropped,
+        final SingleWriterCounterBlock dropCountsOrNull)
+    {
+        if (dropCountsOrNull == null)
+        {
+            return;
+        }
+        if (dropped != 0L)
+        {
+            countDrops(signals, out, dropped, dropCountsOrNull);
+        }
+        for (int i = Long.SIZE; i < n; i++)
+        {
+            final int reason = out.dropReason(i);
+            if (reason != DropReason.NONE)
+            {
+                dropCountsOrNull.increment(signals.dropCounterId(i, reason));
+            }
+        }
     }
 
     /**
@@ -631,8 +923,12 @@ public final class ScoringKernel
      */
     private static double slope(final double w, final Selection out, final int factor)
     {
-        final double min = out.boundMin(factor);
-        final double max = out.boundMax(factor);
+        return slope(w, out.boundMin(factor), out.boundMax(factor), factor);
+    }
+
+    /** @return the slope of a factor's term under the bounds {@code min} and {@code max}, as above. */
+    static double slope(final double w, final double min, final double max, final int factor)
+    {
         return w > 0.0 && max > min ? (Factor.lowerIsBetter(factor) ? -w : w) / (max - min) : 0.0;
     }
 
@@ -642,11 +938,17 @@ public final class ScoringKernel
      */
     private static double base(final double w, final Selection out, final int factor)
     {
+        return base(w, out.boundMin(factor), out.boundMax(factor), factor);
+    }
+
+    /** @return the base of a factor's term under the bounds {@code min} and {@code max}, as above. */
+    static double base(final double w, final double min, final double max, final int factor)
+    {
         if (!(w > 0.0))
         {
             return 0.0;
         }
-        return out.boundMax(factor) > out.boundMin(factor) ? (Factor.lowerIsBetter(factor) ? w : 0.0) : 0.5 * w;
+        return max > min ? (Factor.lowerIsBetter(factor) ? w : 0.0) : 0.5 * w;
     }
 
 }

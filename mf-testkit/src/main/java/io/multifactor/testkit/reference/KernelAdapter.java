@@ -161,6 +161,34 @@ public final class KernelAdapter
     }
 
     /**
+     * Runs the kernel as {@link #select(ReferenceDecision, ReferenceExtensions, ReferenceRequest, long)} does, on
+     * signals sealed after their publication ({@link CandidateSignals#seal}) or not.
+     *
+     * @param decision the decision as configured.
+     * @param extensions its extension keys.
+     * @param request observations, exclusions and token counts.
+     * @param seed seed of the tie-break generator.
+     * @param seal whether to seal the signals before selecting.
+     * @return the kernel's filled selection.
+     */
+    public static Selection selection(
+        final ReferenceDecision decision, final ReferenceExtensions extensions, final ReferenceRequest request,
+        final long seed, final boolean seal)
+    {
+        final Plans plans = plans(decision, extensions);
+        final DecisionPlan plan = plans.decision(plans.decisionId(decision.name()));
+        final Selection selection = new Selection(plan.candidateCount());
+        final Request engineRequest = request(plans, request).seed(seed);
+        final CandidateSignals signals = signals(plans, plan, request, new Exclusions());
+        if (seal)
+        {
+            signals.seal(plan);
+        }
+        ScoringKernel.select(plan, signals, engineRequest.exclusions(), engineRequest, selection);
+        return selection;
+    }
+
+    /**
      * @param plans snapshot from {@link #plans(ReferenceDecision, ReferenceExtensions)}.
      * @param request the reference request.
      * @return the same request for the engine: exclusions by handle, token counts when given.

@@ -51,6 +51,72 @@ public final class LoadSignalsKernelAdapter
         return selection(plans, plans.decision(plans.decisionId(c.decision().name())), c, publishLoad);
     }
 
+    /**
+     * The kernel's selection with the servers' signals and the in-flight tokens published; sealed after their
+     * publication ({@link CandidateSignals#seal}) or not, and with the in-flight counts and tokens then set to
+     * {@code inflightOrNull} and {@code tokensOrNull} (in candidate order) when given: so a seal's selections can be
+     * compared with the full loops' on the same values, the counts having moved since the seal.
+     *
+     * @param c the problem.
+     * @param seal whether to seal the signals once published.
+     * @param inflightOrNull in-flight counts set after the seal, or null for the problem's.
+     * @param tokensOrNull in-flight tokens set after the seal (with {@code inflightOrNull}), or null for the problem's.
+     * @return the kernel's filled selection.
+     */
+    public static Selection sealableSelection(
+        final LoadSignalsCase c, final boolean seal, final long[] inflightOrNull, final long[] tokensOrNull)
+    {
+        final Plans plans = plans(c);
+        return sealableSelection(plans, plans.decision(plans.decisionId(c.decision().name())), c, seal, inflightOrNull,
+            tokensOrNull);
+    }
+
+    /**
+     * @param c the problem.
+     * @return the selection of {@link #sealableSelection} on sealed signals with the problem's in-flight counts, as a
+     *     {@link ReferenceResult}.
+     */
+    public static ReferenceResult sealedResult(final LoadSignalsCase c)
+    {
+        final Plans plans = plans(c);
+        final DecisionPlan plan = plans.decision(plans.decisionId(c.decision().name()));
+        return KernelAdapter.toResult(plans, plan, sealableSelection(plans, plan, c, true, null, null),
+            Factor.COUNT);
+    }
+
+    private static Selection sealableSelection(
+        final Plans plans, final DecisionPlan plan, final LoadSignalsCase c, final boolean seal,
+        final long[] inflightOrNull, final long[] tokensOrNull)
+    {
+        final Exclusions exclusions = new Exclusions();
+        final CandidateSignals signals = KernelAdapter.signals(plans, plan, c.request(), exclusions);
+        for (int i = 0; i < plan.candidateCount(); i++)
+        {
+            final String name = plans.modelName(plan.candidateModelId(i));
+            signals.publishServerLoad(i, orNaN(c.queue().get(name)), orNaN(c.kvCache().get(name)),
+                c.stale().contains(name));
+            signals.publishInflightTokens(i, c.request().observation(name).inflightTokens());
+        }
+        if (seal)
+        {
+            signals.seal(plan);
+        }
+        if (inflightOrNull != null)
+        {
+            for (int i = 0; i < plan.candidateCount(); i++)
+            {
+                signals.inflight(i, inflightOrNull[i]);
+                if (tokensOrNull != null)
+                {
+                    signals.publishInflightTokens(i, tokensOrNull[i]);
+                }
+            }
+        }
+        final Selection selection = new Selection(plan.candidateCount());
+        ScoringKernel.select(plan, signals, exclusions, selection);
+        return selection;
+    }
+
     private static Plans plans(final LoadSignalsCase c)
     {
         final ReferenceDecision decision = c.decision();

@@ -1,0 +1,166 @@
+package io.multifactor.testkit.reference;
+
+import io.multifactor.api.DropReason;
+import io.multifactor.api.Factor;
+import io.multifactor.api.Objective;
+import io.multifactor.api.Selection;
+import io.multifactor.testkit.generators.ExtensionGenerators;
+import io.multifactor.testkit.generators.LoadSignalsGenerators;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.generators.SourceDSL.longs;
+
+/**
+ * Sealed signals ({@code CandidateSignals.seal}: the terms of configuration and published values worked out once per
+ * publication) select exactly as the full loops do: every field of the selection, to the bit, on generated problems
+ * with the extensions of the seed's keys, with the servers' signals, and with in-flight counts that moved after the
+ * seal (so that a live {@code max_inflight} drop can move a bound); and they agree with {@link ReferenceScorer}, written
+ * from the documented formulas. Fixed seed ({@code -Dmf.properties.seed=N} overrides); the cases run, and how many of
+ * them a seal can serve (no exclusion, no token counts on the request, not lexicographic), are printed.
+ */
+class SealedSignalsPropertiesTest
+{
+    static final int CASES = 2_000;
+
+    private static final long SEED = Long.getLong("mf.properties.seed", 20261202L);
+    private static final AtomicLong TOTAL = new AtomicLong();
+    private static final AtomicLong SEALABLE = new AtomicLong();
+    private static final AtomicLong LIVE_DROPS = new AtomicLong();
+    private static final AtomicLong TOKEN_DROPS = new AtomicLong();
+
+    @AfterAll
+    static void reportTotal()
+    {
+        System.out.println("SealedSignalsPropertiesTest: " + TOTAL.get() + " generated cases (seed " + SEED + "), " +
+            SEALABLE.get() + " of them selectable from the seal; " + LIVE_DROPS.get() + " in-flight and " + TOKEN_DROPS.get() +
+            " token drops after a seal");
+    }
+
+    private static <T> void check(final String property, final Gen<T> gen, final Consumer<T> body)
+    {
+        TOTAL.addAndGet(CountedProperty.check(SEED, property, CASES, gen, body));
+    }
+
+    @Test
+    void sealedSignalsShouldSelectAsTheFullLoopsWithTheSeedsExtensions()
+    {
+        final long before = SEALABLE.get();
+        check("extensions", ExtensionGenerators.cases().zip(longs().all(), (c, seed) -> new Object[] { c, seed }), in ->
+        {
+            final io.multifactor.testkit.generators.ExtendedCase c = (io.multifactor.testkit.generators.ExtendedCase)in[0];
+            final long seed = (Long)in[1];
+            final Selection full = KernelAdapter.selection(c.decision(), c.extensions(), c.request(), seed, false);
+            final Selection sealed = KernelAdapter.selection(c.decision(), c.extensions(), c.request(), seed, true);
+            assertIdentical(sealed, full);
+            if (c.request().excluded().isEmpty() && c.request().promptTokens() == null &&
+                c.request().maxOutputTokens() == null && full.objective() != Objective.LEXICOGRAPHIC)
+            {
+                SEALABLE.incrementAndGet();
+            }
+        });
+        assertThat(SEALABLE.get() - before).as("cases a seal serves").isGreaterThan(CASES / 10);
+    }
+
+    @Test
+    void sealedSignalsShouldSelectAsTheFullLoopsAndTheReferenceWithServerSignals()
+    {
+        check("server signals", LoadSignalsGenerators.cases(), c ->
+        {
+            final Selection full = LoadSignalsKernelAdapter.sealableSelection(c, false, null, null);
+            final Selection sealed = LoadSignalsKernelAdapter.sealableSelection(c, true, null, null);
+            assertIdentical(sealed, full);
+            if (c.request().excluded().isEmpty())
+            {
+                SEALABLE.incrementAndGet();
+            }
+            ScoreTolerance.assertAgree(LoadSignalsKernelAdapter.sealedResult(c), ReferenceScorer.select(c));
+        });
+    }
+
+    @Test
+    void countsThatMovedAfterTheSealShouldSelectAsTheFullLoops()
+    {
+        // The seal reads no in-flight count: counts set after it, some of them past max_inflight (dropping candidates
+        // that may hold a bound of the sealed terms), select as the full loops on the same counts.
+        check("counts after the seal", LoadSignalsGenerators.cases().zip(longs().all(), (c, salt) -> new Object[] {
+            c, salt }), in ->
+        {
+            final LoadSignalsCase c = (LoadSignalsCase)in[0];
+            final long salt = (Long)in[1];
+            final int n = c.decision().candidates().size();
+            final long max = c.decision().maxInflight();
+            final long maxTokens = c.maxInflightTokens();
+            final long[] counts = new long[n];
+            final long[] tokens = new long[n];
+            for (int i = 0; i < n; i++)
+            {
+                final long bits = Long.rotateLeft(salt * 0x9E3779B97F4A7C15L, 7 * i) >>> 1;
+                // Around the ceilings when they are set, else small counts.
+                counts[i] = max > 0 ? bits % (2 * max + 2) : bits % 50;
+                tokens[i] = maxTokens > 0 ? (bits >>> 20) % (2 * maxTokens + 2) : (bits >>> 20) % 20_000;
+            }
+            final Selection full = LoadSignalsKernelAdapter.sealableSelection(c, false, counts, tokens);
+            final Selection sealed = LoadSignalsKernelAdapter.sealableSelection(c, true, counts, tokens);
+            assertIdentical(sealed, full);
+            for (int i = 0; i < n; i++)
+            {
+                if (sealed.dropReason(i) == DropReason.INFLIGHT)
+                {
+                    LIVE_DROPS.incrementAndGet();
+                }
+                if (sealed.dropReason(i) == DropReason.INFLIGHT_TOKENS)
+                {
+                    TOKEN_DROPS.incrementAndGet();
+                }
+            }
+        });
+        assertThat(LIVE_DROPS.get()).as("in-flight drops after a seal").isGreaterThan(CASES / 10);
+        assertThat(TOKEN_DROPS.get()).as("token drops after a seal").isGreaterThan(CASES / 20);
+    }
+
+    /** Every field a reader of a selection sees, to the bit. */
+    static void assertIdentical(final Selection actual, final Selection expected)
+    {
+        assertThat(actual.outcome()).as("outcome").isEqualTo(expected.outcome());
+        assertThat(actual.selectedIndex()).as("selected").isEqualTo(expected.selectedIndex());
+        assertThat(actual.runnerUp()).as("runner-up").isEqualTo(expected.runnerUp());
+        assertThat(actual.candidateCount()).as("candidates").isEqualTo(expected.candidateCount());
+        assertThat(actual.objective()).as("objective").isEqualTo(expected.objective());
+        assertThat(actual.latencyMetric()).as("latency metric").isEqualTo(expected.latencyMetric());
+        for (int f = 0; f < Factor.COUNT; f++)
+        {
+            assertThat(bits(actual.boundMin(f))).as("min of factor " + f).isEqualTo(bits(expected.boundMin(f)));
+            assertThat(bits(actual.boundMax(f))).as("max of factor " + f).isEqualTo(bits(expected.boundMax(f)));
+        }
+        for (int i = 0; i < actual.candidateCount(); i++)
+        {
+            final String at = " of candidate " + i;
+            assertThat(actual.dropReason(i)).as("drop reason" + at).isEqualTo(expected.dropReason(i));
+            assertThat(bits(actual.score(i))).as("score" + at).isEqualTo(bits(expected.score(i)));
+            assertThat(bits(actual.tpotMs(i))).as("TPOT" + at).isEqualTo(bits(expected.tpotMs(i)));
+            assertThat(bits(actual.ttftMs(i))).as("TTFT" + at).isEqualTo(bits(expected.ttftMs(i)));
+            assertThat(actual.inflight(i)).as("in-flight" + at).isEqualTo(expected.inflight(i));
+            assertThat(actual.inflightTokens(i)).as("in-flight tokens" + at).isEqualTo(expected.inflightTokens(i));
+            assertThat(bits(actual.ejectedMillisLeft(i))).as("ejection" + at)
+                .isEqualTo(bits(expected.ejectedMillisLeft(i)));
+            assertThat(actual.eliminatedBy(i)).as("eliminated by" + at).isEqualTo(expected.eliminatedBy(i));
+            for (int f = 0; f < Factor.COUNT; f++)
+            {
+                assertThat(bits(actual.value(i, f))).as("factor " + f + at).isEqualTo(bits(expected.value(i, f)));
+                assertThat(bits(actual.normalized(i, f))).as("normalized factor " + f + at)
+                    .isEqualTo(bits(expected.normalized(i, f)));
+            }
+        }
+    }
+
+    private static long bits(final double value)
+    {
+        return Double.doubleToLongBits(value);
+    }
+}
