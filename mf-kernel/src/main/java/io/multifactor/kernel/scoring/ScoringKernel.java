@@ -217,6 +217,8 @@ public final class ScoringKernel
         final double[] tpot = terms.tpotMs;
         final double[] ttft = terms.ttftMs;
         final double[] latency = terms.latencyMs;
+        final double[] queue = terms.queue;
+        final double[] kvCache = terms.kvCache;
         double nMin = Double.POSITIVE_INFINITY;
         double nMax = Double.NEGATIVE_INFINITY;
         int survivors = 0;
@@ -230,7 +232,7 @@ public final class ScoringKernel
             SelectionWriter.seedValues(out, i, latency[i], load);
             if (servers)
             {
-                SelectionWriter.serverValues(out, i, terms.queue[i], terms.kvCache[i]);
+                SelectionWriter.serverValues(out, i, queue[i], kvCache[i]);
             }
             if (tokens)
             {
