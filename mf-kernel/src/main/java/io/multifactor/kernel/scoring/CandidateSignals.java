@@ -40,8 +40,8 @@ import java.lang.invoke.VarHandle;
  * (one plain load, the clock read only for a word that is not healthy), for the same reasons. The offsets are fixed
  * at construction, where each is checked to lie in its buffer: the kernel then loads a count at its address without
  * Agrona's bounds check per load. Once a publication is complete the publisher seals it ({@link #seal}): the kernel
- * then reads what depends on published values from {@link PublishedTerms} worked out once, and only the in-flight
- * counts and tokens live; the next publication undoes the seal until it is sealed in turn. This class is threadsafe
+ * then reads what depends on published values from {@link PublishedTerms} worked out once, and only what depends on the
+ * request and the in-flight counts and tokens live; the next publication undoes the seal until it is sealed in turn. This class is threadsafe
  * under that contract.
  */
 public final class CandidateSignals
@@ -313,7 +313,8 @@ public final class CandidateSignals
      * Seals what was published: works out, for {@code plan}, what its selections owe to configuration and to the
      * values published so far alone (the drops of the ceilings on published values, the bounds over the candidates
      * they keep, the terms of quality, latency, cost, queue and KV-cache use), so that until the next publication a
-     * selection reads only the in-flight counts live ({@link ScoringKernel}). The next {@code publish} call undoes it
+     * selection reads live only the request's exclusions and own cost and the in-flight counts and tokens
+     * ({@link ScoringKernel}). The next {@code publish} call undoes it
      * until it is sealed again; signals never sealed are scored by the full loops, with the same result. The
      * publisher's thread only; allocates nothing.
      *

@@ -15,13 +15,16 @@ import java.lang.invoke.VarHandle;
  * reason of the ceilings on published values (quality floor, TPOT, TTFT, cost at the decision's {@code cost_mix},
  * queue, KV-cache, stale), the published latencies, queue and KV-cache use, and the sum of the terms of quality,
  * latency and cost (and, apart, of the queue and the KV-cache) under the bounds over the candidates those ceilings
- * keep. A selection then reads only the in-flight counts live: while none of them breaks {@code max_inflight} on a
- * candidate that holds one of those bounds, the bounds stand and each score is that sum plus the load's term
- * ({@link ScoringKernel}). The sums are computed with the kernel's own expressions in the kernel's order, so a score
+ * keep. A selection then reads live only what depends on the request or changes between publications (exclusions, a
+ * request's own cost, in-flight requests and tokens): while none of them drops a candidate that holds one of those
+ * bounds, the bounds stand and each score is that sum plus the live terms ({@link ScoringKernel}). The sums are computed with the kernel's own expressions in the kernel's order, so a score
  * built from them is the one the full loops compute, to the bit.
  * <p>
- * A decision that is ranked lexicographically, or whose range of a factor is so small that a slope overflows, has no
- * terms ({@link #usable} false): its selections take the full loops.
+ * The terms come in two {@link Part}s: one for a selection at the decision's {@code cost_mix}, whose cost is published
+ * with the rest, and one for a request that prices the candidates itself (its token counts), whose cost the selection
+ * reads live, as it reads the in-flight counts. A decision that is ranked lexicographically, or whose range of a factor
+ * is so small that a slope overflows, has no usable part ({@link Part#usable} false): its selections take the full
+ * loops.
  * <p>
  * Concurrency: one publisher writes (the one that publishes the signals), any thread reads. A {@link CandidateSignals}
  * keeps two of these and writes the one it did not write last, so a reader of the other is undisturbed; a reader
@@ -52,37 +55,60 @@ final class PublishedTerms
     private volatile long version;
     // The plan these terms were worked out for: a selection uses them only with that plan.
     DecisionPlan plan;
-    boolean usable;
     // Whether the signals had server values when sealed (then a selection stores the queue and KV-cache use).
     boolean servers;
-    final int[] dropReasons;
-    // Whether the candidate holds the min or the max of a factor's bound: its live drop would move that bound.
-    final boolean[] holdsBound;
     final double[] tpotMs;
     final double[] ttftMs;
     final double[] latencyMs;
     final double[] queue;
     final double[] kvCache;
-    // (quality term + latency term) + cost term, per candidate; the queue's and KV-cache's terms apart.
-    final double[] seedTerms;
-    final double[] queueTerms;
-    final double[] kvCacheTerms;
-    final double[] boundMin = new double[Factor.COUNT];
-    final double[] boundMax = new double[Factor.COUNT];
+    final boolean[] stale;
+    /** For a selection that prices the candidates at the decision's {@code cost_mix}: cost is published too. */
+    final Part atCostMix;
+    /** For a request that prices the candidates itself: cost is left to the selection, read live. */
+    final Part perRequestCost;
+
+    /**
+     * The drops, bounds and terms of one way of pricing the candidates. Written and read as its {@link PublishedTerms}.
+     */
+    static final class Part
+    {
+        final boolean costPublished;
+        boolean usable;
+        final int[] dropReasons;
+        // Whether the candidate holds the min or the max of a sealed bound: its live drop would move that bound.
+        final boolean[] holdsBound;
+        // Per candidate: quality term + latency term (+ cost term when the cost is published); the queue's and the
+        // KV-cache's terms apart.
+        final double[] seedTerms;
+        final double[] queueTerms;
+        final double[] kvCacheTerms;
+        // The sealed bounds (the cost's only when it is published).
+        final double[] boundMin = new double[Factor.COUNT];
+        final double[] boundMax = new double[Factor.COUNT];
+
+        Part(final int n, final boolean costPublished)
+        {
+            this.costPublished = costPublished;
+            dropReasons = new int[n];
+            holdsBound = new boolean[n];
+            seedTerms = new double[n];
+            queueTerms = new double[n];
+            kvCacheTerms = new double[n];
+        }
+    }
 
     PublishedTerms(final int candidateCount)
     {
         final int n = Math.max(1, candidateCount);
-        dropReasons = new int[n];
-        holdsBound = new boolean[n];
         tpotMs = new double[n];
         ttftMs = new double[n];
         latencyMs = new double[n];
         queue = new double[n];
         kvCache = new double[n];
-        seedTerms = new double[n];
-        queueTerms = new double[n];
-        kvCacheTerms = new double[n];
+        stale = new boolean[n];
+        atCostMix = new Part(n, true);
+        perRequestCost = new Part(n, false);
     }
 
     /**
@@ -114,19 +140,42 @@ final class PublishedTerms
         VarHandle.storeStoreFence();
         this.plan = plan;
         this.servers = signals.hasServerSignals();
-        this.usable = compute(plan, signals);
+        final boolean valuesCopied = copyValues(plan, signals);
+        atCostMix.usable = valuesCopied && compute(plan, atCostMix);
+        perRequestCost.usable = valuesCopied && compute(plan, perRequestCost);
         VERSION.setRelease(this, v + 2L);
     }
 
-    private boolean compute(final DecisionPlan plan, final CandidateSignals signals)
+    // The published values, as a selection stores them; false when the terms cannot serve the plan.
+    private boolean copyValues(final DecisionPlan plan, final CandidateSignals signals)
     {
         if (plan.objective() == Objective.LEXICOGRAPHIC || plan.candidateCount() != signals.candidateCount())
         {
             return false;
         }
-        final int n = plan.candidateCount();
         final int latencyMetric = plan.latencyMetric();
+        for (int i = 0; i < plan.candidateCount(); i++)
+        {
+            final double tpot = signals.tpotMs(i);
+            final double ttft = signals.ttftMs(i);
+            tpotMs[i] = tpot;
+            ttftMs[i] = ttft;
+            latencyMs[i] = latencyMetric == LatencyMetric.AUTO ? (tpot == tpot ? tpot : ttft) :
+                latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
+            queue[i] = servers ? signals.queue(i) : Double.NaN;
+            kvCache[i] = servers ? signals.kvCache(i) : Double.NaN;
+            stale[i] = servers && signals.stale(i);
+        }
+        return true;
+    }
+
+    private boolean compute(final DecisionPlan plan, final Part part)
+    {
+        final int n = plan.candidateCount();
+        final boolean costPublished = part.costPublished;
         final boolean dropsStale = plan.dropsStale() && servers;
+        final double[] boundMin = part.boundMin;
+        final double[] boundMax = part.boundMax;
         for (int f = 0; f < Factor.COUNT; f++)
         {
             boundMin[f] = Double.POSITIVE_INFINITY;
@@ -135,63 +184,46 @@ final class PublishedTerms
         for (int i = 0; i < n; i++)
         {
             final double quality = plan.quality(i);
-            final double tpot = signals.tpotMs(i);
-            final double ttft = signals.ttftMs(i);
-            final double cost = plan.costPer1M(i);
-            final double w = servers ? signals.queue(i) : Double.NaN;
-            final double k = servers ? signals.kvCache(i) : Double.NaN;
-            final double latency = latencyMetric == LatencyMetric.AUTO ? (tpot == tpot ? tpot : ttft) :
-                latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
-            tpotMs[i] = tpot;
-            ttftMs[i] = ttft;
-            latencyMs[i] = latency;
-            queue[i] = w;
-            kvCache[i] = k;
-            // In the order of the kernel's reasons; in-flight requests (between cost and queue) are read live.
+            final double cost = costPublished ? plan.costPer1M(i) : Double.NaN;
+            // In the order of the kernel's reasons; what is read live (exclusions, a request's cost, in-flight
+            // requests and tokens) is the selection's.
             final int reason = plan.hasQualityFloor() && !(quality >= plan.minQuality()) ? DropReason.QUALITY :
-                tpot > plan.effectiveMaxTpotMs() ? DropReason.TPOT :
-                ttft > plan.effectiveMaxTtftMs() ? DropReason.TTFT :
+                tpotMs[i] > plan.effectiveMaxTpotMs() ? DropReason.TPOT :
+                ttftMs[i] > plan.effectiveMaxTtftMs() ? DropReason.TTFT :
                 cost > plan.effectiveMaxCostPer1M() ? DropReason.COST :
-                w > plan.effectiveMaxQueue() ? DropReason.QUEUE :
-                k > plan.effectiveMaxKvCache() ? DropReason.KV_CACHE :
-                dropsStale && signals.stale(i) ? DropReason.STALE : DropReason.NONE;
-            dropReasons[i] = reason;
+                queue[i] > plan.effectiveMaxQueue() ? DropReason.QUEUE :
+                kvCache[i] > plan.effectiveMaxKvCache() ? DropReason.KV_CACHE :
+                dropsStale && stale[i] ? DropReason.STALE : DropReason.NONE;
+            part.dropReasons[i] = reason;
             if (reason == DropReason.NONE)
             {
-                widen(Factor.QUALITY, quality);
-                widen(Factor.LATENCY, latency);
-                widen(Factor.COST, cost);
-                widen(Factor.QUEUE, w);
-                widen(Factor.KV_CACHE, k);
+                widen(part, Factor.QUALITY, quality);
+                widen(part, Factor.LATENCY, latencyMs[i]);
+                widen(part, Factor.COST, cost);
+                widen(part, Factor.QUEUE, queue[i]);
+                widen(part, Factor.KV_CACHE, kvCache[i]);
             }
         }
         final double qWeight = plan.weight(Factor.QUALITY);
         final double lWeight = plan.weight(Factor.LATENCY);
-        final double cWeight = plan.weight(Factor.COST);
+        final double cWeight = costPublished ? plan.weight(Factor.COST) : 0.0;
         final double wWeight = plan.weight(Factor.QUEUE);
         final double kWeight = plan.weight(Factor.KV_CACHE);
-        final double qSlope = ScoringKernel.slope(qWeight, boundMin[Factor.QUALITY], boundMax[Factor.QUALITY],
-            Factor.QUALITY);
-        final double lSlope = ScoringKernel.slope(lWeight, boundMin[Factor.LATENCY], boundMax[Factor.LATENCY],
-            Factor.LATENCY);
-        final double cSlope = ScoringKernel.slope(cWeight, boundMin[Factor.COST], boundMax[Factor.COST], Factor.COST);
-        final double wSlope = ScoringKernel.slope(wWeight, boundMin[Factor.QUEUE], boundMax[Factor.QUEUE],
-            Factor.QUEUE);
-        final double kSlope = ScoringKernel.slope(kWeight, boundMin[Factor.KV_CACHE], boundMax[Factor.KV_CACHE],
-            Factor.KV_CACHE);
+        final double qSlope = slope(part, qWeight, Factor.QUALITY);
+        final double lSlope = slope(part, lWeight, Factor.LATENCY);
+        final double cSlope = slope(part, cWeight, Factor.COST);
+        final double wSlope = slope(part, wWeight, Factor.QUEUE);
+        final double kSlope = slope(part, kWeight, Factor.KV_CACHE);
         if (Math.abs(qSlope) + Math.abs(lSlope) + Math.abs(cSlope) + Math.abs(wSlope) + Math.abs(kSlope) ==
             Double.POSITIVE_INFINITY)
         {
             return false;
         }
-        final double qBase = ScoringKernel.base(qWeight, boundMin[Factor.QUALITY], boundMax[Factor.QUALITY],
-            Factor.QUALITY);
-        final double lBase = ScoringKernel.base(lWeight, boundMin[Factor.LATENCY], boundMax[Factor.LATENCY],
-            Factor.LATENCY);
-        final double cBase = ScoringKernel.base(cWeight, boundMin[Factor.COST], boundMax[Factor.COST], Factor.COST);
-        final double wBase = ScoringKernel.base(wWeight, boundMin[Factor.QUEUE], boundMax[Factor.QUEUE], Factor.QUEUE);
-        final double kBase = ScoringKernel.base(kWeight, boundMin[Factor.KV_CACHE], boundMax[Factor.KV_CACHE],
-            Factor.KV_CACHE);
+        final double qBase = base(part, qWeight, Factor.QUALITY);
+        final double lBase = base(part, lWeight, Factor.LATENCY);
+        final double cBase = base(part, cWeight, Factor.COST);
+        final double wBase = base(part, wWeight, Factor.QUEUE);
+        final double kBase = base(part, kWeight, Factor.KV_CACHE);
         final double qMin = boundMin[Factor.QUALITY];
         final double lMin = boundMin[Factor.LATENCY];
         final double cMin = boundMin[Factor.COST];
@@ -205,28 +237,39 @@ final class PublishedTerms
             final double c = cWeight > 0.0 ? plan.costPer1M(i) : Double.NaN;
             final double w = wWeight > 0.0 ? queue[i] : Double.NaN;
             final double k = kWeight > 0.0 ? kvCache[i] : Double.NaN;
-            seedTerms[i] = (q == q ? qBase + qSlope * (q - qMin) : 0.0) +
-                (l == l ? lBase + lSlope * (l - lMin) : 0.0) +
-                (c == c ? cBase + cSlope * (c - cMin) : 0.0);
-            queueTerms[i] = w == w ? wBase + wSlope * (w - wMin) : 0.0;
-            kvCacheTerms[i] = k == k ? kBase + kSlope * (k - kMin) : 0.0;
-            holdsBound[i] = dropReasons[i] == DropReason.NONE && (
-                holds(Factor.QUALITY, plan.quality(i)) || holds(Factor.LATENCY, latencyMs[i]) ||
-                holds(Factor.COST, plan.costPer1M(i)) || holds(Factor.QUEUE, queue[i]) ||
-                holds(Factor.KV_CACHE, kvCache[i]));
+            final double qualityAndLatency = (q == q ? qBase + qSlope * (q - qMin) : 0.0) +
+                (l == l ? lBase + lSlope * (l - lMin) : 0.0);
+            part.seedTerms[i] = costPublished ? qualityAndLatency + (c == c ? cBase + cSlope * (c - cMin) : 0.0) :
+                qualityAndLatency;
+            part.queueTerms[i] = w == w ? wBase + wSlope * (w - wMin) : 0.0;
+            part.kvCacheTerms[i] = k == k ? kBase + kSlope * (k - kMin) : 0.0;
+            part.holdsBound[i] = part.dropReasons[i] == DropReason.NONE && (
+                holds(part, Factor.QUALITY, plan.quality(i)) || holds(part, Factor.LATENCY, latencyMs[i]) ||
+                costPublished && holds(part, Factor.COST, plan.costPer1M(i)) || holds(part, Factor.QUEUE, queue[i]) ||
+                holds(part, Factor.KV_CACHE, kvCache[i]));
         }
         return true;
     }
 
-    private void widen(final int factor, final double value)
+    private static double slope(final Part part, final double w, final int factor)
     {
-        // Selects, as the kernel's: a NaN fails both comparisons and never moves a bound.
-        boundMin[factor] = value < boundMin[factor] ? value : boundMin[factor];
-        boundMax[factor] = value > boundMax[factor] ? value : boundMax[factor];
+        return ScoringKernel.slope(w, part.boundMin[factor], part.boundMax[factor], factor);
     }
 
-    private boolean holds(final int factor, final double value)
+    private static double base(final Part part, final double w, final int factor)
     {
-        return value == boundMin[factor] || value == boundMax[factor];
+        return ScoringKernel.base(w, part.boundMin[factor], part.boundMax[factor], factor);
+    }
+
+    private static void widen(final Part part, final int factor, final double value)
+    {
+        // Selects, as the kernel's: a NaN fails both comparisons and never moves a bound.
+        part.boundMin[factor] = value < part.boundMin[factor] ? value : part.boundMin[factor];
+        part.boundMax[factor] = value > part.boundMax[factor] ? value : part.boundMax[factor];
+    }
+
+    private static boolean holds(final Part part, final int factor, final double value)
+    {
+        return value == part.boundMin[factor] || value == part.boundMax[factor];
     }
 }

@@ -54,12 +54,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * <b>Sealed signals.</b> After a publication the engine seals each decision's signals ({@link CandidateSignals#seal}):
  * what a selection owes to configuration and to published values alone - the drops of the ceilings on them, the
  * bounds over the candidates they keep, each candidate's terms of quality, latency, cost, queue and KV-cache
- * ({@link PublishedTerms}) - is worked out once per publication. A selection on sealed signals without exclusions or a
- * request's token counts, while no model of the decision is ejected, makes the same two loops with less in them
- * ({@link #selectSealed}): the first reads the in-flight requests and tokens live, applies {@code max_inflight} and
- * {@code max_inflight_tokens}, stores what the full loop stores and bounds the load; the second adds each survivor's
- * load term to its sealed terms, in the order the full loop sums them, so to the same bit. A live drop of a candidate
- * that held a sealed bound has the bounds worked out over the survivors and the full ranking run instead.
+ * ({@link PublishedTerms}) - is worked out once per publication. A selection on sealed signals, while no model of the
+ * decision is ejected, makes the same two loops with less in them ({@link #selectSealed}): the first reads live the
+ * exclusions, the request's own cost (when its token counts price the candidates) and the in-flight requests and
+ * tokens, applies them, stores what the full loop stores and bounds what is live; the second adds each survivor's live
+ * terms to its sealed ones, in the order the full loop sums them, so to the same bit. A live drop of a candidate that
+ * held a sealed bound has the bounds worked out over the survivors and the full ranking run instead.
  * <p>
  * A decision that uses none of the extensions pays for them with one test per call of whether its signals have any,
  * one test of its pick, one of the objective and one of the tie settings.
@@ -143,14 +143,19 @@ public final class ScoringKernel
         }
         final Exclusions exclusions = exclusionsOrNull != null && !exclusionsOrNull.isEmpty() ? exclusionsOrNull : null;
         // Sealed signals (CandidateSignals#seal): what the selection owes to configuration and to published values is
-        // worked out already, and only the in-flight counts are read live; a request that prices the candidates itself
-        // or excludes some takes the full loops.
-        if (!requestMix && exclusions == null)
+        // worked out already; only exclusions, the request's own cost and the in-flight counts are read live.
+        final PublishedTerms terms = signals.sealedTerms();
+        if (terms != null)
         {
-            final PublishedTerms terms = signals.sealedTerms();
-            if (terms != null && selectSealed(plan, signals, terms, requestOrNull, out, dropCountsOrNull, p2cBits))
+            if (selectSealed(plan, signals, terms, exclusions, requestOrNull, out, dropCountsOrNull, p2cBits))
             {
                 return;
+            }
+            // Not for this plan, or written again meanwhile: the full loops, from the start.
+            plan.startSelection(out);
+            if (requestMix)
+            {
+                SelectionWriter.ownCosts(out);
             }
         }
         // Signals beyond latency and in-flight requests are read only once one was published (ejection: while a model
@@ -179,32 +184,40 @@ public final class ScoringKernel
     }
 
     /**
-     * Selects over sealed signals ({@link PublishedTerms}): one loop that reads each candidate's in-flight count live,
-     * the rest from the terms, applies {@code max_inflight} and the drops worked out at the seal, stores what the full
-     * gather loop stores, and bounds the load; then, while no live drop moved a bound of the terms, one loop that scores
-     * each survivor as its sealed terms plus its load's term (else the bounds are worked out over the survivors and
-     * the full ranking runs). Drops are counted once the terms are known to have stayed one publication throughout.
+     * Selects over sealed signals ({@link PublishedTerms}): one loop that reads live each candidate's in-flight requests
+     * and tokens, whether the request excludes it and, for a request with token counts, its cost, the rest from the
+     * terms; applies what is live (exclusion, {@code max_cost} on the request's cost, {@code max_inflight},
+     * {@code max_inflight_tokens}) and the drops worked out at the seal, stores what the full gather loop stores, and
+     * bounds what is live. Then, while no live drop moved a bound of the terms, one loop that scores each survivor as
+     * its sealed terms plus its live terms (else the bounds are worked out over the survivors and the full ranking
+     * runs). Drops are counted once the terms are known to have stayed one publication throughout.
      *
      * @return whether it selected; false when the terms are not for {@code plan}, not usable, or were written meanwhile
-     *     (then the selection is started again for the full loops).
+     *     (then the caller starts the selection again for the full loops).
      */
     private static boolean selectSealed(
         final DecisionPlan plan,
         final CandidateSignals signals,
         final PublishedTerms terms,
+        final Exclusions exclusionsOrNull,
         final Request requestOrNull,
         final Selection out,
         final SingleWriterCounterBlock dropCountsOrNull,
         final long p2cBits)
     {
         final long version = terms.beginRead();
-        if (version == PublishedTerms.BEING_WRITTEN || terms.plan != plan || !terms.usable)
+        final boolean costLive = requestOrNull != null && requestOrNull.hasTokens();
+        final PublishedTerms.Part part = costLive ? terms.perRequestCost : terms.atCostMix;
+        if (version == PublishedTerms.BEING_WRITTEN || terms.plan != plan || !part.usable)
         {
             return false;
         }
         final int n = plan.candidateCount();
         final long maxInflight = plan.effectiveMaxInflight();
         final long maxInflightTokens = plan.effectiveMaxInflightTokens();
+        final double maxCost = plan.effectiveMaxCostPer1M();
+        final double promptShare = costLive ? requestOrNull.promptShare() : 0.0;
+        final double completionShare = costLive ? requestOrNull.completionShare() : 0.0;
         final boolean tokenLoad = plan.tokenLoad();
         final boolean servers = terms.servers;
         final boolean tokens = plan.readsTokens() || signals.hasTokenSignals();
@@ -212,13 +225,15 @@ public final class ScoringKernel
         {
             SelectionWriter.sources(out, servers, tokens, false);
         }
-        final int[] sealedDrops = terms.dropReasons;
-        final boolean[] holdsBound = terms.holdsBound;
+        final int[] sealedDrops = part.dropReasons;
+        final boolean[] holdsBound = part.holdsBound;
         final double[] tpot = terms.tpotMs;
         final double[] ttft = terms.ttftMs;
         final double[] latency = terms.latencyMs;
         final double[] queue = terms.queue;
         final double[] kvCache = terms.kvCache;
+        double cMin = Double.POSITIVE_INFINITY;
+        double cMax = Double.NEGATIVE_INFINITY;
         double nMin = Double.POSITIVE_INFINITY;
         double nMax = Double.NEGATIVE_INFINITY;
         int survivors = 0;
@@ -229,7 +244,13 @@ public final class ScoringKernel
             final long inflight = signals.inflight(i);
             final long inflightTokens = tokens ? signals.inflightTokens(i) : 0L;
             final double load = tokenLoad ? inflightTokens : inflight;
+            final double cost = costLive ?
+                CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i)) : Double.NaN;
             SelectionWriter.seedValues(out, i, latency[i], load);
+            if (costLive)
+            {
+                SelectionWriter.costPer1M(out, i, cost);
+            }
             if (servers)
             {
                 SelectionWriter.serverValues(out, i, queue[i], kvCache[i]);
@@ -239,14 +260,16 @@ public final class ScoringKernel
                 SelectionWriter.inflightTokens(out, i, inflightTokens);
             }
             final int sealedReason = sealedDrops[i];
+            final boolean excluded = exclusionsOrNull != null && exclusionsOrNull.contains(plan.candidateModelId(i));
+            final boolean overCost = cost > maxCost;
             final boolean overInflight = inflight > maxInflight;
             final boolean overTokens = inflightTokens > maxInflightTokens;
-            if (sealedReason != DropReason.NONE | overInflight | overTokens)
+            if (sealedReason != DropReason.NONE | excluded | overCost | overInflight | overTokens)
             {
-                // The first reason in their order: the live ones (in-flight requests, then tokens) come after cost and
-                // before the queue.
-                final int liveReason = overInflight ? DropReason.INFLIGHT :
-                    overTokens ? DropReason.INFLIGHT_TOKENS : DropReason.NONE;
+                // The first reason in their order. The live ones: excluded first, the request's cost between TTFT and
+                // in-flight requests, then in-flight requests and tokens, all before the queue.
+                final int liveReason = excluded ? DropReason.EXCLUDED : overCost ? DropReason.COST :
+                    overInflight ? DropReason.INFLIGHT : overTokens ? DropReason.INFLIGHT_TOKENS : DropReason.NONE;
                 final int reason = liveReason != DropReason.NONE &&
                     (sealedReason == DropReason.NONE || sealedReason > liveReason) ? liveReason : sealedReason;
                 boundsMoved |= sealedReason == DropReason.NONE && holdsBound[i];
@@ -256,17 +279,18 @@ public final class ScoringKernel
             }
             SelectionWriter.observed(out, i, DropReason.NONE, tpot[i], ttft[i], inflight);
             survivors++;
+            cMin = cost < cMin ? cost : cMin;
+            cMax = cost > cMax ? cost : cMax;
             nMin = load < nMin ? load : nMin;
             nMax = load > nMax ? load : nMax;
         }
         if (survivors == 0 || boundsMoved)
         {
             // No survivor, or a live drop took a candidate that held a bound: the bounds over the survivors, read
-            // from the terms, then the full ranking over the selection's columns.
+            // from the terms and the selection, then the full ranking over the selection's columns.
             sealedBoundsOfSurvivors(plan, terms, out, nMin, nMax);
             if (!terms.stillReads(version))
             {
-                plan.startSelection(out);
                 return false;
             }
             countSealedDrops(signals, out, n, dropped, dropCountsOrNull);
@@ -278,30 +302,34 @@ public final class ScoringKernel
             rank(plan, out, requestOrNull, survivors, p2cBits);
             return true;
         }
-        final double[] bMin = terms.boundMin;
-        final double[] bMax = terms.boundMax;
+        final double[] bMin = part.boundMin;
+        final double[] bMax = part.boundMax;
+        if (!costLive)
+        {
+            cMin = bMin[Factor.COST];
+            cMax = bMax[Factor.COST];
+        }
         FactorBounds.write(out, bMin[Factor.QUALITY], bMax[Factor.QUALITY], bMin[Factor.LATENCY], bMax[Factor.LATENCY],
-            bMin[Factor.COST], bMax[Factor.COST], nMin, nMax, bMin[Factor.QUEUE], bMax[Factor.QUEUE],
-            bMin[Factor.KV_CACHE], bMax[Factor.KV_CACHE]);
+            cMin, cMax, nMin, nMax, bMin[Factor.QUEUE], bMax[Factor.QUEUE], bMin[Factor.KV_CACHE], bMax[Factor.KV_CACHE]);
+        final double cWeight = costLive ? plan.weight(Factor.COST) : 0.0;
+        final double cSlope = slope(cWeight, cMin, cMax, Factor.COST);
         final double nWeight = plan.weight(Factor.LOAD);
         final double nSlope = slope(nWeight, nMin, nMax, Factor.LOAD);
-        if (Math.abs(nSlope) == Double.POSITIVE_INFINITY)
+        if (Math.abs(cSlope) + Math.abs(nSlope) == Double.POSITIVE_INFINITY)
         {
             if (!terms.stillReads(version))
             {
-                plan.startSelection(out);
                 return false;
             }
             countSealedDrops(signals, out, n, dropped, dropCountsOrNull);
             rank(plan, out, requestOrNull, survivors, p2cBits);
             return true;
         }
-        final double nBase = base(nWeight, nMin, nMax, Factor.LOAD);
-        final int best = plan.scoresBeyondSeed() ?
-            scoreSealedAll(terms, out, n, nBase, nSlope, nMin) : scoreSealedSeed(terms, out, n, nBase, nSlope, nMin);
+        final int best = scoreSealed(part, out, n, plan.scoresBeyondSeed(), costLive, scoredColumn(cWeight, out,
+            Factor.COST), base(cWeight, cMin, cMax, Factor.COST), cSlope, cMin, base(nWeight, nMin, nMax, Factor.LOAD),
+            nSlope, nMin);
         if (!terms.stillReads(version))
         {
-            plan.startSelection(out);
             return false;
         }
         countSealedDrops(signals, out, n, dropped, dropCountsOrNull);
@@ -313,16 +341,31 @@ public final class ScoringKernel
     }
 
     /**
-     * Scores the survivors as their sealed quality, latency and cost terms plus their load's term, summed in the
-     * table's order as {@link #scoreSeedFactors} does, so to the same bit.
+     * Scores the survivors as their sealed terms plus their live ones, summed in the table's order as
+     * {@link #scoreSeedFactors} and {@link #scoreAllFactors} do, so to the same bit: the sealed quality and latency
+     * terms (and cost, at the decision's {@code cost_mix}), the request's cost term when it prices the candidates
+     * itself (from {@code cost}: its column, or the all-missing one for a cost of weight 0, as in the full loops), the
+     * load's term, then for a decision that weighs them the sealed queue and KV-cache terms.
      *
      * @return the first survivor of the highest score.
      */
-    private static int scoreSealedSeed(
-        final PublishedTerms terms, final Selection out, final int n, final double nBase, final double nSlope,
+    private static int scoreSealed(
+        final PublishedTerms.Part part,
+        final Selection out,
+        final int n,
+        final boolean beyondSeed,
+        final boolean costLive,
+        final double[] cost,
+        final double cBase,
+        final double cSlope,
+        final double cMin,
+        final double nBase,
+        final double nSlope,
         final double nMin)
     {
-        final double[] seedTerms = terms.seedTerms;
+        final double[] seedTerms = part.seedTerms;
+        final double[] queueTerms = part.queueTerms;
+        final double[] kvCacheTerms = part.kvCacheTerms;
         final double[] load = SelectionWriter.column(out, Factor.LOAD);
         final double[] scores = SelectionWriter.scores(out);
         final int[] drops = SelectionWriter.dropReasons(out);
@@ -333,44 +376,19 @@ public final class ScoringKernel
             if (drops[i] != DropReason.NONE)
             {
                 continue;
+            }
+            double sum = seedTerms[i];
+            if (costLive)
+            {
+                final double c = cost[i];
+                sum = sum + (c == c ? cBase + cSlope * (c - cMin) : 0.0);
             }
             // A load is a count, never missing.
-            final double sum = seedTerms[i] + (nBase + nSlope * (load[i] - nMin));
-            final double score = sum < 0.0 ? 0.0 : sum > 1.0 ? 1.0 : sum;
-            scores[i] = score;
-            if (score > bestScore)
+            sum = sum + (nBase + nSlope * (load[i] - nMin));
+            if (beyondSeed)
             {
-                bestScore = score;
-                best = i;
+                sum = sum + queueTerms[i] + kvCacheTerms[i];
             }
-        }
-        return best;
-    }
-
-    /**
-     * As {@link #scoreSealedSeed}, then the sealed queue and KV-cache terms, in the order of {@link #scoreAllFactors}.
-     *
-     * @return the first survivor of the highest score.
-     */
-    private static int scoreSealedAll(
-        final PublishedTerms terms, final Selection out, final int n, final double nBase, final double nSlope,
-        final double nMin)
-    {
-        final double[] seedTerms = terms.seedTerms;
-        final double[] queueTerms = terms.queueTerms;
-        final double[] kvCacheTerms = terms.kvCacheTerms;
-        final double[] load = SelectionWriter.column(out, Factor.LOAD);
-        final double[] scores = SelectionWriter.scores(out);
-        final int[] drops = SelectionWriter.dropReasons(out);
-        int best = -1;
-        double bestScore = Double.NEGATIVE_INFINITY;
-        for (int i = 0; i < n; i++)
-        {
-            if (drops[i] != DropReason.NONE)
-            {
-                continue;
-            }
-            final double sum = seedTerms[i] + (nBase + nSlope * (load[i] - nMin)) + queueTerms[i] + kvCacheTerms[i];
             final double score = sum < 0.0 ? 0.0 : sum > 1.0 ? 1.0 : sum;
             scores[i] = score;
             if (score > bestScore)
@@ -390,6 +408,8 @@ public final class ScoringKernel
         final DecisionPlan plan, final PublishedTerms terms, final Selection out, final double nMin, final double nMax)
     {
         final int[] drops = SelectionWriter.dropReasons(out);
+        // The request's own costs when it prices the candidates, else the plan's.
+        final double[] costs = SelectionWriter.column(out, Factor.COST);
         double qMin = Double.POSITIVE_INFINITY;
         double qMax = Double.NEGATIVE_INFINITY;
         double lMin = Double.POSITIVE_INFINITY;
@@ -408,7 +428,7 @@ public final class ScoringKernel
             }
             final double quality = plan.quality(i);
             final double latency = terms.latencyMs[i];
-            final double cost = plan.costPer1M(i);
+            final double cost = costs[i];
             final double queue = terms.queue[i];
             final double kvCache = terms.kvCache[i];
             qMin = quality < qMin ? quality : qMin;

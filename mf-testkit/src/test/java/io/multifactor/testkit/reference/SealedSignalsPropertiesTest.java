@@ -19,10 +19,11 @@ import static org.quicktheories.generators.SourceDSL.longs;
 /**
  * Sealed signals ({@code CandidateSignals.seal}: the terms of configuration and published values worked out once per
  * publication) select exactly as the full loops do: every field of the selection, to the bit, on generated problems
- * with the extensions of the seed's keys, with the servers' signals, and with in-flight counts that moved after the
- * seal (so that a live {@code max_inflight} drop can move a bound); and they agree with {@link ReferenceScorer}, written
+ * with the extensions of the seed's keys (exclusions and requests' token counts among them), with the servers' signals,
+ * and with in-flight counts and tokens that moved after the seal (so that a live drop can move a bound); and they agree with {@link ReferenceScorer}, written
  * from the documented formulas. Fixed seed ({@code -Dmf.properties.seed=N} overrides); the cases run, and how many of
- * them a seal can serve (no exclusion, no token counts on the request, not lexicographic), are printed.
+ * them a seal can serve (every one not ranked lexicographically: with exclusions and with requests that price the
+ * candidates by their token counts too), are printed.
  */
 class SealedSignalsPropertiesTest
 {
@@ -33,12 +34,15 @@ class SealedSignalsPropertiesTest
     private static final AtomicLong SEALABLE = new AtomicLong();
     private static final AtomicLong LIVE_DROPS = new AtomicLong();
     private static final AtomicLong TOKEN_DROPS = new AtomicLong();
+    private static final AtomicLong EXCLUDING = new AtomicLong();
+    private static final AtomicLong PRICED = new AtomicLong();
 
     @AfterAll
     static void reportTotal()
     {
         System.out.println("SealedSignalsPropertiesTest: " + TOTAL.get() + " generated cases (seed " + SEED + "), " +
-            SEALABLE.get() + " of them selectable from the seal; " + LIVE_DROPS.get() + " in-flight and " + TOKEN_DROPS.get() +
+            SEALABLE.get() + " of them selectable from the seal (" + EXCLUDING.get() + " with exclusions, " + PRICED.get() +
+            " priced by the request's tokens); " + LIVE_DROPS.get() + " in-flight and " + TOKEN_DROPS.get() +
             " token drops after a seal");
     }
 
@@ -58,13 +62,22 @@ class SealedSignalsPropertiesTest
             final Selection full = KernelAdapter.selection(c.decision(), c.extensions(), c.request(), seed, false);
             final Selection sealed = KernelAdapter.selection(c.decision(), c.extensions(), c.request(), seed, true);
             assertIdentical(sealed, full);
-            if (c.request().excluded().isEmpty() && c.request().promptTokens() == null &&
-                c.request().maxOutputTokens() == null && full.objective() != Objective.LEXICOGRAPHIC)
+            if (full.objective() != Objective.LEXICOGRAPHIC)
             {
                 SEALABLE.incrementAndGet();
+                if (!c.request().excluded().isEmpty())
+                {
+                    EXCLUDING.incrementAndGet();
+                }
+                if (c.request().promptTokens() != null || c.request().maxOutputTokens() != null)
+                {
+                    PRICED.incrementAndGet();
+                }
             }
         });
-        assertThat(SEALABLE.get() - before).as("cases a seal serves").isGreaterThan(CASES / 10);
+        assertThat(SEALABLE.get() - before).as("cases a seal serves").isGreaterThan(CASES / 2);
+        assertThat(EXCLUDING.get()).as("of them with exclusions").isGreaterThan(CASES / 20);
+        assertThat(PRICED.get()).as("of them priced by the request's tokens").isGreaterThan(CASES / 20);
     }
 
     @Test
@@ -75,10 +88,7 @@ class SealedSignalsPropertiesTest
             final Selection full = LoadSignalsKernelAdapter.sealableSelection(c, false, null, null);
             final Selection sealed = LoadSignalsKernelAdapter.sealableSelection(c, true, null, null);
             assertIdentical(sealed, full);
-            if (c.request().excluded().isEmpty())
-            {
-                SEALABLE.incrementAndGet();
-            }
+            SEALABLE.incrementAndGet();
             ScoreTolerance.assertAgree(LoadSignalsKernelAdapter.sealedResult(c), ReferenceScorer.select(c));
         });
     }
