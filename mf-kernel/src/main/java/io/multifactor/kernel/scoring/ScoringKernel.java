@@ -55,7 +55,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * what a selection owes to configuration and to published values alone - the drops of the ceilings on them, the
  * bounds over the candidates they keep, each candidate's terms of quality, latency, cost, queue and KV-cache
  * ({@link PublishedTerms}) - is worked out once per publication. A selection on sealed signals, while no model of the
- * decision is ejected, makes the same two loops with less in them ({@link #selectSealed}): the first reads live the
+ * decision is ejected, makes the same two loops with less in them ({@link SealedScoring}): the first reads live the
  * exclusions, the request's own cost (when its token counts price the candidates) and the in-flight requests and
  * tokens, applies them, stores what the full loop stores and bounds what is live; the second adds each survivor's live
  * terms to its sealed ones, in the order the full loop sums them, so to the same bit. A live drop of a candidate that
@@ -147,7 +147,7 @@ public final class ScoringKernel
         final PublishedTerms terms = signals.sealedTerms();
         if (terms != null)
         {
-            if (selectSealed(plan, signals, terms, exclusions, requestOrNull, out, dropCountsOrNull, p2cBits))
+            if (SealedScoring.select(plan, signals, terms, exclusions, requestOrNull, out, dropCountsOrNull, p2cBits))
             {
                 return;
             }
@@ -181,294 +181,6 @@ public final class ScoringKernel
             return;
         }
         rank(plan, out, requestOrNull, survivors, p2cBits);
-    }
-
-    /**
-     * Selects over sealed signals ({@link PublishedTerms}): one loop that reads live each candidate's in-flight requests
-     * and tokens, whether the request excludes it and, for a request with token counts, its cost, the rest from the
-     * terms; applies what is live (exclusion, {@code max_cost} on the request's cost, {@code max_inflight},
-     * {@code max_inflight_tokens}) and the drops worked out at the seal, stores what the full gather loop stores, and
-     * bounds what is live. Then, while no live drop moved a bound of the terms, one loop that scores each survivor as
-     * its sealed terms plus its live terms (else the bounds are worked out over the survivors and the full ranking
-     * runs). Drops are counted once the terms are known to have stayed one publication throughout.
-     *
-     * @return whether it selected; false when the terms are not for {@code plan}, not usable, or were written meanwhile
-     *     (then the caller starts the selection again for the full loops).
-     */
-    private static boolean selectSealed(
-        final DecisionPlan plan,
-        final CandidateSignals signals,
-        final PublishedTerms terms,
-        final Exclusions exclusionsOrNull,
-        final Request requestOrNull,
-        final Selection out,
-        final SingleWriterCounterBlock dropCountsOrNull,
-        final long p2cBits)
-    {
-        final long version = terms.beginRead();
-        final boolean costLive = requestOrNull != null && requestOrNull.hasTokens();
-        final PublishedTerms.Part part = costLive ? terms.perRequestCost : terms.atCostMix;
-        if (version == PublishedTerms.BEING_WRITTEN || terms.plan != plan || !part.usable)
-        {
-            return false;
-        }
-        final int n = plan.candidateCount();
-        final long maxInflight = plan.effectiveMaxInflight();
-        final long maxInflightTokens = plan.effectiveMaxInflightTokens();
-        final double maxCost = plan.effectiveMaxCostPer1M();
-        final double promptShare = costLive ? requestOrNull.promptShare() : 0.0;
-        final double completionShare = costLive ? requestOrNull.completionShare() : 0.0;
-        final boolean tokenLoad = plan.tokenLoad();
-        final boolean servers = terms.servers;
-        final boolean tokens = plan.readsTokens() || signals.hasTokenSignals();
-        if (servers || tokens)
-        {
-            SelectionWriter.sources(out, servers, tokens, false);
-        }
-        final int[] sealedDrops = part.dropReasons;
-        final boolean[] holdsBound = part.holdsBound;
-        final double[] tpot = terms.tpotMs;
-        final double[] ttft = terms.ttftMs;
-        final double[] latency = terms.latencyMs;
-        final double[] queue = terms.queue;
-        final double[] kvCache = terms.kvCache;
-        double cMin = Double.POSITIVE_INFINITY;
-        double cMax = Double.NEGATIVE_INFINITY;
-        double nMin = Double.POSITIVE_INFINITY;
-        double nMax = Double.NEGATIVE_INFINITY;
-        int survivors = 0;
-        long dropped = 0L;
-        boolean boundsMoved = false;
-        for (int i = 0; i < n; i++)
-        {
-            final long inflight = signals.inflight(i);
-            final long inflightTokens = tokens ? signals.inflightTokens(i) : 0L;
-            final double load = tokenLoad ? inflightTokens : inflight;
-            final double cost = costLive ?
-                CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i)) : Double.NaN;
-            SelectionWriter.seedValues(out, i, latency[i], load);
-            if (costLive)
-            {
-                SelectionWriter.costPer1M(out, i, cost);
-            }
-            if (servers)
-            {
-                SelectionWriter.serverValues(out, i, queue[i], kvCache[i]);
-            }
-            if (tokens)
-            {
-                SelectionWriter.inflightTokens(out, i, inflightTokens);
-            }
-            final int sealedReason = sealedDrops[i];
-            final boolean excluded = exclusionsOrNull != null && exclusionsOrNull.contains(plan.candidateModelId(i));
-            final boolean overCost = cost > maxCost;
-            final boolean overInflight = inflight > maxInflight;
-            final boolean overTokens = inflightTokens > maxInflightTokens;
-            if (sealedReason != DropReason.NONE | excluded | overCost | overInflight | overTokens)
-            {
-                // The first reason in their order. The live ones: excluded first, the request's cost between TTFT and
-                // in-flight requests, then in-flight requests and tokens, all before the queue.
-                final int liveReason = excluded ? DropReason.EXCLUDED : overCost ? DropReason.COST :
-                    overInflight ? DropReason.INFLIGHT : overTokens ? DropReason.INFLIGHT_TOKENS : DropReason.NONE;
-                final int reason = liveReason != DropReason.NONE &&
-                    (sealedReason == DropReason.NONE || sealedReason > liveReason) ? liveReason : sealedReason;
-                boundsMoved |= sealedReason == DropReason.NONE && holdsBound[i];
-                SelectionWriter.observed(out, i, reason, tpot[i], ttft[i], inflight);
-                dropped |= i < Long.SIZE ? 1L << i : 0L;
-                continue;
-            }
-            SelectionWriter.observed(out, i, DropReason.NONE, tpot[i], ttft[i], inflight);
-            survivors++;
-            cMin = cost < cMin ? cost : cMin;
-            cMax = cost > cMax ? cost : cMax;
-            nMin = load < nMin ? load : nMin;
-            nMax = load > nMax ? load : nMax;
-        }
-        if (survivors == 0 || boundsMoved)
-        {
-            // No survivor, or a live drop took a candidate that held a bound: the bounds over the survivors, read
-            // from the terms and the selection, then the full ranking over the selection's columns.
-            sealedBoundsOfSurvivors(plan, terms, out, nMin, nMax);
-            if (!terms.stillReads(version))
-            {
-                return false;
-            }
-            countSealedDrops(signals, out, n, dropped, dropCountsOrNull);
-            if (survivors == 0)
-            {
-                ScoringSlowPaths.noSurvivorSlowPath(plan, out);
-                return true;
-            }
-            rank(plan, out, requestOrNull, survivors, p2cBits);
-            return true;
-        }
-        final double[] bMin = part.boundMin;
-        final double[] bMax = part.boundMax;
-        if (!costLive)
-        {
-            cMin = bMin[Factor.COST];
-            cMax = bMax[Factor.COST];
-        }
-        FactorBounds.write(out, bMin[Factor.QUALITY], bMax[Factor.QUALITY], bMin[Factor.LATENCY], bMax[Factor.LATENCY],
-            cMin, cMax, nMin, nMax, bMin[Factor.QUEUE], bMax[Factor.QUEUE], bMin[Factor.KV_CACHE], bMax[Factor.KV_CACHE]);
-        final double cWeight = costLive ? plan.weight(Factor.COST) : 0.0;
-        final double cSlope = slope(cWeight, cMin, cMax, Factor.COST);
-        final double nWeight = plan.weight(Factor.LOAD);
-        final double nSlope = slope(nWeight, nMin, nMax, Factor.LOAD);
-        if (Math.abs(cSlope) + Math.abs(nSlope) == Double.POSITIVE_INFINITY)
-        {
-            if (!terms.stillReads(version))
-            {
-                return false;
-            }
-            countSealedDrops(signals, out, n, dropped, dropCountsOrNull);
-            rank(plan, out, requestOrNull, survivors, p2cBits);
-            return true;
-        }
-        final int best = scoreSealed(part, out, n, plan.scoresBeyondSeed(), costLive, scoredColumn(cWeight, out,
-            Factor.COST), base(cWeight, cMin, cMax, Factor.COST), cSlope, cMin, base(nWeight, nMin, nMax, Factor.LOAD),
-            nSlope, nMin);
-        if (!terms.stillReads(version))
-        {
-            return false;
-        }
-        countSealedDrops(signals, out, n, dropped, dropCountsOrNull);
-        final int chosen = !plan.spreadsTies() ? best : plan.pick() == Pick.P2C ?
-            ScoringSlowPaths.p2cSlowPath(plan, out, p2cBits, survivors) :
-            ScoringSlowPaths.tieSlowPath(plan, out, requestOrNull, out.score(best) - plan.tieBand());
-        SelectionWriter.outcome(out, Outcome.SCORED, chosen);
-        return true;
-    }
-
-    /**
-     * Scores the survivors as their sealed terms plus their live ones, summed in the table's order as
-     * {@link #scoreSeedFactors} and {@link #scoreAllFactors} do, so to the same bit: the sealed quality and latency
-     * terms (and cost, at the decision's {@code cost_mix}), the request's cost term when it prices the candidates
-     * itself (from {@code cost}: its column, or the all-missing one for a cost of weight 0, as in the full loops), the
-     * load's term, then for a decision that weighs them the sealed queue and KV-cache terms.
-     *
-     * @return the first survivor of the highest score.
-     */
-    private static int scoreSealed(
-        final PublishedTerms.Part part,
-        final Selection out,
-        final int n,
-        final boolean beyondSeed,
-        final boolean costLive,
-        final double[] cost,
-        final double cBase,
-        final double cSlope,
-        final double cMin,
-        final double nBase,
-        final double nSlope,
-        final double nMin)
-    {
-        final double[] seedTerms = part.seedTerms;
-        final double[] queueTerms = part.queueTerms;
-        final double[] kvCacheTerms = part.kvCacheTerms;
-        final double[] load = SelectionWriter.column(out, Factor.LOAD);
-        final double[] scores = SelectionWriter.scores(out);
-        final int[] drops = SelectionWriter.dropReasons(out);
-        int best = -1;
-        double bestScore = Double.NEGATIVE_INFINITY;
-        for (int i = 0; i < n; i++)
-        {
-            if (drops[i] != DropReason.NONE)
-            {
-                continue;
-            }
-            double sum = seedTerms[i];
-            if (costLive)
-            {
-                final double c = cost[i];
-                sum = sum + (c == c ? cBase + cSlope * (c - cMin) : 0.0);
-            }
-            // A load is a count, never missing.
-            sum = sum + (nBase + nSlope * (load[i] - nMin));
-            if (beyondSeed)
-            {
-                sum = sum + queueTerms[i] + kvCacheTerms[i];
-            }
-            final double score = sum < 0.0 ? 0.0 : sum > 1.0 ? 1.0 : sum;
-            scores[i] = score;
-            if (score > bestScore)
-            {
-                bestScore = score;
-                best = i;
-            }
-        }
-        return best;
-    }
-
-    /**
-     * The bounds of every factor over the survivors of a sealed selection (the load's already kept), from the terms'
-     * published values and the plan; off the common path (a live drop of a candidate that held a bound).
-     */
-    private static void sealedBoundsOfSurvivors(
-        final DecisionPlan plan, final PublishedTerms terms, final Selection out, final double nMin, final double nMax)
-    {
-        final int[] drops = SelectionWriter.dropReasons(out);
-        // The request's own costs when it prices the candidates, else the plan's.
-        final double[] costs = SelectionWriter.column(out, Factor.COST);
-        double qMin = Double.POSITIVE_INFINITY;
-        double qMax = Double.NEGATIVE_INFINITY;
-        double lMin = Double.POSITIVE_INFINITY;
-        double lMax = Double.NEGATIVE_INFINITY;
-        double cMin = Double.POSITIVE_INFINITY;
-        double cMax = Double.NEGATIVE_INFINITY;
-        double wMin = Double.POSITIVE_INFINITY;
-        double wMax = Double.NEGATIVE_INFINITY;
-        double kMin = Double.POSITIVE_INFINITY;
-        double kMax = Double.NEGATIVE_INFINITY;
-        for (int i = 0; i < plan.candidateCount(); i++)
-        {
-            if (drops[i] != DropReason.NONE)
-            {
-                continue;
-            }
-            final double quality = plan.quality(i);
-            final double latency = terms.latencyMs[i];
-            final double cost = costs[i];
-            final double queue = terms.queue[i];
-            final double kvCache = terms.kvCache[i];
-            qMin = quality < qMin ? quality : qMin;
-            qMax = quality > qMax ? quality : qMax;
-            lMin = latency < lMin ? latency : lMin;
-            lMax = latency > lMax ? latency : lMax;
-            cMin = cost < cMin ? cost : cMin;
-            cMax = cost > cMax ? cost : cMax;
-            wMin = queue < wMin ? queue : wMin;
-            wMax = queue > wMax ? queue : wMax;
-            kMin = kvCache < kMin ? kvCache : kMin;
-            kMax = kvCache > kMax ? kvCache : kMax;
-        }
-        FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax, wMin, wMax, kMin, kMax);
-    }
-
-    /** Counts a sealed selection's drops: the first 64 candidates' from the mask, the others' from the selection. */
-    private static void countSealedDrops(
-        final CandidateSignals signals,
-        final Selection out,
-        final int n,
-        final long dropped,
-        final SingleWriterCounterBlock dropCountsOrNull)
-    {
-        if (dropCountsOrNull == null)
-        {
-            return;
-        }
-        if (dropped != 0L)
-        {
-            countDrops(signals, out, dropped, dropCountsOrNull);
-        }
-        for (int i = Long.SIZE; i < n; i++)
-        {
-            final int reason = out.dropReason(i);
-            if (reason != DropReason.NONE)
-            {
-                dropCountsOrNull.increment(signals.dropCounterId(i, reason));
-            }
-        }
     }
 
     /**
@@ -725,7 +437,7 @@ public final class ScoringKernel
      * Counts the drops the gather loop noted: one counter per (model, reason) of each candidate whose bit is set, in
      * the calling thread's block; a pass over the dropped candidates only.
      */
-    private static void countDrops(
+    static void countDrops(
         final CandidateSignals signals, final Selection out, final long dropped, final SingleWriterCounterBlock counts)
     {
         long left = dropped;
@@ -772,7 +484,7 @@ public final class ScoringKernel
      * {@link #scoreAllFactors} for a decision that weighs a factor beyond the seed four); then, for a decision that
      * spreads ties, the choice among those within the band.
      */
-    private static void rank(
+    static void rank(
         final DecisionPlan plan, final Selection out, final Request requestOrNull, final int survivors,
         final long p2cBits)
     {
@@ -934,7 +646,7 @@ public final class ScoringKernel
     }
 
     /** @return the column a factor's term reads: its values when it has a weight above 0, else all missing. */
-    private static double[] scoredColumn(final double w, final Selection out, final int factor)
+    static double[] scoredColumn(final double w, final Selection out, final int factor)
     {
         return w > 0.0 ? SelectionWriter.column(out, factor) : SelectionWriter.missingColumn(out);
     }
