@@ -88,23 +88,33 @@ final class ScoringSlowPaths
         }
         if (back > 0)
         {
-            for (int f = 0; f < Factor.COUNT; f++)
-            {
-                double min = Double.POSITIVE_INFINITY;
-                double max = Double.NEGATIVE_INFINITY;
-                for (int i = 0; i < n; i++)
-                {
-                    if (out.dropReason(i) == DropReason.NONE)
-                    {
-                        final double value = out.value(i, f);
-                        min = value < min ? value : min;
-                        max = value > max ? value : max;
-                    }
-                }
-                SelectionWriter.bounds(out, f, min, max);
-            }
+            boundsOfSurvivors(out, n);
         }
         return back;
+    }
+
+    /**
+     * Rewrites the bounds of every factor over the selection's survivors, from the values it holds: when the survivors
+     * changed after the gather loop bounded them (candidates came back from ejection, or a live drop on sealed
+     * signals took one that held a sealed bound). Selects, as the gather loops': a missing value never moves a bound.
+     */
+    static void boundsOfSurvivors(final Selection out, final int n)
+    {
+        for (int f = 0; f < Factor.COUNT; f++)
+        {
+            double min = Double.POSITIVE_INFINITY;
+            double max = Double.NEGATIVE_INFINITY;
+            for (int i = 0; i < n; i++)
+            {
+                if (out.dropReason(i) == DropReason.NONE)
+                {
+                    final double value = out.value(i, f);
+                    min = value < min ? value : min;
+                    max = value > max ? value : max;
+                }
+            }
+            SelectionWriter.bounds(out, f, min, max);
+        }
     }
 
     // The first ceiling after ejection that a candidate breaks, from what the selection observed; NONE when none.

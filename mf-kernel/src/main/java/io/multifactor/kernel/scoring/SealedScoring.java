@@ -126,11 +126,32 @@ final class SealedScoring
             nMin = load < nMin ? load : nMin;
             nMax = load > nMax ? load : nMax;
         }
-        if (survivors == 0 || boundsMoved)
+        // The sealed bounds stand unless a live drop took a candidate that held one; with them, the scores are the
+        // sealed terms plus the live ones, unless a live slope overflows.
+        final boolean sealedBoundsStand = survivors != 0 && !boundsMoved;
+        final double[] bMin = part.boundMin;
+        final double[] bMax = part.boundMax;
+        if (!costLive)
         {
-            // No survivor, or a live drop took a candidate that held a bound: the bounds over the survivors, read
-            // from the terms and the selection, then the full ranking over the selection's columns.
-            sealedBoundsOfSurvivors(plan, terms, out, nMin, nMax);
+            cMin = bMin[Factor.COST];
+            cMax = bMax[Factor.COST];
+        }
+        final double cWeight = costLive ? plan.weight(Factor.COST) : 0.0;
+        final double cSlope = ScoringKernel.slope(cWeight, cMin, cMax, Factor.COST);
+        final double nWeight = plan.weight(Factor.LOAD);
+        final double nSlope = ScoringKernel.slope(nWeight, nMin, nMax, Factor.LOAD);
+        if (!sealedBoundsStand || Math.abs(cSlope) + Math.abs(nSlope) == Double.POSITIVE_INFINITY)
+        {
+            // The full ranking over the selection's columns (with no survivor, the decision's policy), once the
+            // bounds are those of the survivors.
+            if (sealedBoundsStand)
+            {
+                writeBounds(out, part, cMin, cMax, nMin, nMax);
+            }
+            else
+            {
+                ScoringSlowPaths.boundsOfSurvivors(out, n);
+            }
             if (!terms.stillReads(version))
             {
                 return false;
@@ -139,37 +160,17 @@ final class SealedScoring
             if (survivors == 0)
             {
                 ScoringSlowPaths.noSurvivorSlowPath(plan, out);
-                return true;
             }
-            ScoringKernel.rank(plan, out, requestOrNull, survivors, p2cBits);
-            return true;
-        }
-        final double[] bMin = part.boundMin;
-        final double[] bMax = part.boundMax;
-        if (!costLive)
-        {
-            cMin = bMin[Factor.COST];
-            cMax = bMax[Factor.COST];
-        }
-        FactorBounds.write(out, bMin[Factor.QUALITY], bMax[Factor.QUALITY], bMin[Factor.LATENCY], bMax[Factor.LATENCY],
-            cMin, cMax, nMin, nMax, bMin[Factor.QUEUE], bMax[Factor.QUEUE], bMin[Factor.KV_CACHE], bMax[Factor.KV_CACHE]);
-        final double cWeight = costLive ? plan.weight(Factor.COST) : 0.0;
-        final double cSlope = ScoringKernel.slope(cWeight, cMin, cMax, Factor.COST);
-        final double nWeight = plan.weight(Factor.LOAD);
-        final double nSlope = ScoringKernel.slope(nWeight, nMin, nMax, Factor.LOAD);
-        if (Math.abs(cSlope) + Math.abs(nSlope) == Double.POSITIVE_INFINITY)
-        {
-            if (!terms.stillReads(version))
+            else
             {
-                return false;
+                ScoringKernel.rank(plan, out, requestOrNull, survivors, p2cBits);
             }
-            countSealedDrops(signals, out, n, dropped, dropCountsOrNull);
-            ScoringKernel.rank(plan, out, requestOrNull, survivors, p2cBits);
             return true;
         }
-        final int best = scoreSealed(part, out, n, plan.scoresBeyondSeed(), costLive, ScoringKernel.scoredColumn(cWeight, out,
-            Factor.COST), ScoringKernel.base(cWeight, cMin, cMax, Factor.COST), cSlope, cMin, ScoringKernel.base(nWeight, nMin, nMax, Factor.LOAD),
-            nSlope, nMin);
+        writeBounds(out, part, cMin, cMax, nMin, nMax);
+        final int best = scoreSealed(part, out, n, plan.scoresBeyondSeed(), costLive,
+            ScoringKernel.scoredColumn(cWeight, out, Factor.COST), ScoringKernel.base(cWeight, cMin, cMax, Factor.COST),
+            cSlope, cMin, ScoringKernel.base(nWeight, nMin, nMax, Factor.LOAD), nSlope, nMin);
         if (!terms.stillReads(version))
         {
             return false;
@@ -242,49 +243,15 @@ final class SealedScoring
         return best;
     }
 
-    /**
-     * The bounds of every factor over the survivors of a sealed selection (the load's already kept), from the terms'
-     * published values and the plan; off the common path (a live drop of a candidate that held a bound).
-     */
-    private static void sealedBoundsOfSurvivors(
-        final DecisionPlan plan, final PublishedTerms terms, final Selection out, final double nMin, final double nMax)
+    /** Writes the sealed bounds with the live ones of the cost (a request's own) and the load. */
+    private static void writeBounds(
+        final Selection out, final PublishedTerms.Part part, final double cMin, final double cMax, final double nMin,
+        final double nMax)
     {
-        final int[] drops = SelectionWriter.dropReasons(out);
-        // The request's own costs when it prices the candidates, else the plan's.
-        final double[] costs = SelectionWriter.column(out, Factor.COST);
-        double qMin = Double.POSITIVE_INFINITY;
-        double qMax = Double.NEGATIVE_INFINITY;
-        double lMin = Double.POSITIVE_INFINITY;
-        double lMax = Double.NEGATIVE_INFINITY;
-        double cMin = Double.POSITIVE_INFINITY;
-        double cMax = Double.NEGATIVE_INFINITY;
-        double wMin = Double.POSITIVE_INFINITY;
-        double wMax = Double.NEGATIVE_INFINITY;
-        double kMin = Double.POSITIVE_INFINITY;
-        double kMax = Double.NEGATIVE_INFINITY;
-        for (int i = 0; i < plan.candidateCount(); i++)
-        {
-            if (drops[i] != DropReason.NONE)
-            {
-                continue;
-            }
-            final double quality = plan.quality(i);
-            final double latency = terms.latencyMs[i];
-            final double cost = costs[i];
-            final double queue = terms.queue[i];
-            final double kvCache = terms.kvCache[i];
-            qMin = quality < qMin ? quality : qMin;
-            qMax = quality > qMax ? quality : qMax;
-            lMin = latency < lMin ? latency : lMin;
-            lMax = latency > lMax ? latency : lMax;
-            cMin = cost < cMin ? cost : cMin;
-            cMax = cost > cMax ? cost : cMax;
-            wMin = queue < wMin ? queue : wMin;
-            wMax = queue > wMax ? queue : wMax;
-            kMin = kvCache < kMin ? kvCache : kMin;
-            kMax = kvCache > kMax ? kvCache : kMax;
-        }
-        FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax, wMin, wMax, kMin, kMax);
+        final double[] bMin = part.boundMin;
+        final double[] bMax = part.boundMax;
+        FactorBounds.write(out, bMin[Factor.QUALITY], bMax[Factor.QUALITY], bMin[Factor.LATENCY], bMax[Factor.LATENCY],
+            cMin, cMax, nMin, nMax, bMin[Factor.QUEUE], bMax[Factor.QUEUE], bMin[Factor.KV_CACHE], bMax[Factor.KV_CACHE]);
     }
 
     /** Counts a sealed selection's drops: the first 64 candidates' from the mask, the others' from the selection. */

@@ -153,11 +153,7 @@ public final class KernelAdapter
     {
         final Plans plans = plans(decision, extensions);
         final DecisionPlan plan = plans.decision(plans.decisionId(decision.name()));
-        final Selection selection = new Selection(plan.candidateCount());
-        final Request engineRequest = request(plans, request).seed(seed);
-        ScoringKernel.select(plan, signals(plans, plan, request, new Exclusions()), engineRequest.exclusions(),
-            engineRequest, selection);
-        return toResult(plans, plan, selection);
+        return toResult(plans, plan, selection(plans, plan, request, seed, false));
     }
 
     /**
@@ -176,7 +172,12 @@ public final class KernelAdapter
         final long seed, final boolean seal)
     {
         final Plans plans = plans(decision, extensions);
-        final DecisionPlan plan = plans.decision(plans.decisionId(decision.name()));
+        return selection(plans, plans.decision(plans.decisionId(decision.name())), request, seed, seal);
+    }
+
+    private static Selection selection(
+        final Plans plans, final DecisionPlan plan, final ReferenceRequest request, final long seed, final boolean seal)
+    {
         final Selection selection = new Selection(plan.candidateCount());
         final Request engineRequest = request(plans, request).seed(seed);
         final CandidateSignals signals = signals(plans, plan, request, new Exclusions());

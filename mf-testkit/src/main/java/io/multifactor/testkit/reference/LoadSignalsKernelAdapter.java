@@ -36,7 +36,7 @@ public final class LoadSignalsKernelAdapter
     {
         final Plans plans = plans(c);
         final DecisionPlan plan = plans.decision(plans.decisionId(c.decision().name()));
-        return KernelAdapter.toResult(plans, plan, selection(plans, plan, c, true), Factor.COUNT);
+        return KernelAdapter.toResult(plans, plan, selection(plans, plan, c, true, false, null, null), Factor.COUNT);
     }
 
     /**
@@ -48,7 +48,8 @@ public final class LoadSignalsKernelAdapter
     public static Selection selection(final LoadSignalsCase c, final boolean publishLoad)
     {
         final Plans plans = plans(c);
-        return selection(plans, plans.decision(plans.decisionId(c.decision().name())), c, publishLoad);
+        return selection(plans, plans.decision(plans.decisionId(c.decision().name())), c, publishLoad, false, null,
+            null);
     }
 
     /**
@@ -67,7 +68,7 @@ public final class LoadSignalsKernelAdapter
         final LoadSignalsCase c, final boolean seal, final long[] inflightOrNull, final long[] tokensOrNull)
     {
         final Plans plans = plans(c);
-        return sealableSelection(plans, plans.decision(plans.decisionId(c.decision().name())), c, seal, inflightOrNull,
+        return selection(plans, plans.decision(plans.decisionId(c.decision().name())), c, true, seal, inflightOrNull,
             tokensOrNull);
     }
 
@@ -80,17 +81,19 @@ public final class LoadSignalsKernelAdapter
     {
         final Plans plans = plans(c);
         final DecisionPlan plan = plans.decision(plans.decisionId(c.decision().name()));
-        return KernelAdapter.toResult(plans, plan, sealableSelection(plans, plan, c, true, null, null),
+        return KernelAdapter.toResult(plans, plan, selection(plans, plan, c, true, true, null, null),
             Factor.COUNT);
     }
 
-    private static Selection sealableSelection(
-        final Plans plans, final DecisionPlan plan, final LoadSignalsCase c, final boolean seal,
-        final long[] inflightOrNull, final long[] tokensOrNull)
+    // The problem's observations published; then, when publishLoad, the servers' signals and the in-flight tokens;
+    // sealed when asked, and the in-flight counts and tokens set after that when given.
+    private static Selection selection(
+        final Plans plans, final DecisionPlan plan, final LoadSignalsCase c, final boolean publishLoad,
+        final boolean seal, final long[] inflightOrNull, final long[] tokensOrNull)
     {
         final Exclusions exclusions = new Exclusions();
         final CandidateSignals signals = KernelAdapter.signals(plans, plan, c.request(), exclusions);
-        for (int i = 0; i < plan.candidateCount(); i++)
+        for (int i = 0; publishLoad && i < plan.candidateCount(); i++)
         {
             final String name = plans.modelName(plan.candidateModelId(i));
             signals.publishServerLoad(i, orNaN(c.queue().get(name)), orNaN(c.kvCache().get(name)),
@@ -140,26 +143,6 @@ public final class LoadSignalsKernelAdapter
             .policy(NoCandidatesPolicy.parse(decision.policy()))
             .add();
         return builder.build();
-    }
-
-    private static Selection selection(
-        final Plans plans, final DecisionPlan plan, final LoadSignalsCase c, final boolean publishLoad)
-    {
-        final Exclusions exclusions = new Exclusions();
-        final CandidateSignals signals = KernelAdapter.signals(plans, plan, c.request(), exclusions);
-        if (publishLoad)
-        {
-            for (int i = 0; i < plan.candidateCount(); i++)
-            {
-                final String name = plans.modelName(plan.candidateModelId(i));
-                signals.publishServerLoad(i, orNaN(c.queue().get(name)), orNaN(c.kvCache().get(name)),
-                    c.stale().contains(name));
-                signals.publishInflightTokens(i, c.request().observation(name).inflightTokens());
-            }
-        }
-        final Selection selection = new Selection(plan.candidateCount());
-        ScoringKernel.select(plan, signals, exclusions, selection);
-        return selection;
     }
 
     private static double orNaN(final Double value)
