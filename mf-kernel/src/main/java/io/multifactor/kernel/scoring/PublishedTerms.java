@@ -51,6 +51,13 @@ final class PublishedTerms
     /** What {@link #beginRead} returns while the terms are being written. */
     static final long BEING_WRITTEN = -1L;
 
+    /**
+     * Decisions of at most this many candidates keep, per candidate, the terms without it
+     * ({@link Part#forSurvivors}): a live drop of one candidate that holds a bound (at 4 candidates, almost any)
+     * then costs no full ranking. 16 candidates take about 40 KB of alternates per decision.
+     */
+    static final int ALTERNATES_MAX_CANDIDATES = 16;
+
     @SuppressWarnings("unused")
     private volatile long version;
     // The plan these terms were worked out for: a selection uses them only with that plan.
@@ -75,9 +82,13 @@ final class PublishedTerms
     {
         final boolean costPublished;
         boolean usable;
+        // Shared with the part's alternates, which drop what it drops.
         final int[] dropReasons;
         // Whether the candidate holds the min or the max of a sealed bound: its live drop would move that bound.
         final boolean[] holdsBound;
+        // The same of the first 64 candidates as a bit mask, and which of them the sealed ceilings drop.
+        long holdsBoundMask;
+        long sealedDropMask;
         // Per candidate: quality term + latency term (+ cost term when the cost is published); the queue's and the
         // KV-cache's terms apart.
         final double[] seedTerms;
@@ -86,15 +97,54 @@ final class PublishedTerms
         // The sealed bounds (the cost's only when it is published).
         final double[] boundMin = new double[Factor.COUNT];
         final double[] boundMax = new double[Factor.COUNT];
+        // For a decision of at most ALTERNATES_MAX_CANDIDATES candidates (else null, and null in an alternate): at
+        // index j, the bounds and terms over the sealed survivors but j, for a selection that drops j live while it
+        // holds a bound (written for the candidates that hold one, unusable for the others).
+        final Part[] withoutOne;
 
         Part(final int n, final boolean costPublished)
         {
+            this(n, costPublished, new int[n], n <= ALTERNATES_MAX_CANDIDATES);
+        }
+
+        private Part(final int n, final boolean costPublished, final int[] dropReasons, final boolean alternates)
+        {
             this.costPublished = costPublished;
-            dropReasons = new int[n];
+            this.dropReasons = dropReasons;
             holdsBound = new boolean[n];
             seedTerms = new double[n];
             queueTerms = new double[n];
             kvCacheTerms = new double[n];
+            withoutOne = alternates ? new Part[n] : null;
+            for (int j = 0; alternates && j < n; j++)
+            {
+                withoutOne[j] = new Part(n, costPublished, dropReasons, false);
+            }
+        }
+
+        /**
+         * For a selection whose live checks dropped a candidate that held one of this part's bounds: the alternate
+         * without it, when exactly one such candidate was dropped and no other live drop holds a bound of the
+         * alternate; else null (the bounds moved: the full ranking).
+         *
+         * @param dropped bit i set when candidate i is dropped (the sealed drops among them too).
+         * @return the part whose bounds and terms are those of the survivors, or null.
+         */
+        Part alternateFor(final long dropped)
+        {
+            if (withoutOne == null)
+            {
+                return null;
+            }
+            // Alternates exist only for decisions of at most 16 candidates, so the masks hold every candidate.
+            final long liveDrops = dropped & ~sealedDropMask;
+            final long holders = liveDrops & holdsBoundMask;
+            if (holders == 0L || (holders & (holders - 1L)) != 0L)
+            {
+                return null;
+            }
+            final Part alternate = withoutOne[Long.numberOfTrailingZeros(holders)];
+            return alternate.usable && (liveDrops & alternate.holdsBoundMask) == 0L ? alternate : null;
         }
     }
 
@@ -169,18 +219,13 @@ final class PublishedTerms
         return true;
     }
 
+    // The drops of the sealed ceilings, then the bounds and terms over the candidates they keep, then each alternate's.
     private boolean compute(final DecisionPlan plan, final Part part)
     {
         final int n = plan.candidateCount();
         final boolean costPublished = part.costPublished;
         final boolean dropsStale = plan.dropsStale() && servers;
-        final double[] boundMin = part.boundMin;
-        final double[] boundMax = part.boundMax;
-        for (int f = 0; f < Factor.COUNT; f++)
-        {
-            boundMin[f] = Double.POSITIVE_INFINITY;
-            boundMax[f] = Double.NEGATIVE_INFINITY;
-        }
+        long sealedDropMask = 0L;
         for (int i = 0; i < n; i++)
         {
             final double quality = plan.quality(i);
@@ -195,11 +240,44 @@ final class PublishedTerms
                 kvCache[i] > plan.effectiveMaxKvCache() ? DropReason.KV_CACHE :
                 dropsStale && stale[i] ? DropReason.STALE : DropReason.NONE;
             part.dropReasons[i] = reason;
-            if (reason == DropReason.NONE)
+            sealedDropMask |= reason != DropReason.NONE && i < Long.SIZE ? 1L << i : 0L;
+        }
+        part.sealedDropMask = sealedDropMask;
+        if (!computeTerms(plan, part, -1))
+        {
+            return false;
+        }
+        if (part.withoutOne != null)
+        {
+            for (int j = 0; j < n; j++)
             {
-                widen(part, Factor.QUALITY, quality);
+                final Part alternate = part.withoutOne[j];
+                alternate.sealedDropMask = sealedDropMask;
+                alternate.usable = part.holdsBound[j] && computeTerms(plan, alternate, j);
+            }
+        }
+        return true;
+    }
+
+    // The bounds over the candidates the part's drops keep but `without` (-1: none), and the terms under them.
+    private boolean computeTerms(final DecisionPlan plan, final Part part, final int without)
+    {
+        final int n = plan.candidateCount();
+        final boolean costPublished = part.costPublished;
+        final double[] boundMin = part.boundMin;
+        final double[] boundMax = part.boundMax;
+        for (int f = 0; f < Factor.COUNT; f++)
+        {
+            boundMin[f] = Double.POSITIVE_INFINITY;
+            boundMax[f] = Double.NEGATIVE_INFINITY;
+        }
+        for (int i = 0; i < n; i++)
+        {
+            if (part.dropReasons[i] == DropReason.NONE && i != without)
+            {
+                widen(part, Factor.QUALITY, plan.quality(i));
                 widen(part, Factor.LATENCY, latencyMs[i]);
-                widen(part, Factor.COST, cost);
+                widen(part, Factor.COST, costPublished ? plan.costPer1M(i) : Double.NaN);
                 widen(part, Factor.QUEUE, queue[i]);
                 widen(part, Factor.KV_CACHE, kvCache[i]);
             }
@@ -229,6 +307,7 @@ final class PublishedTerms
         final double cMin = boundMin[Factor.COST];
         final double wMin = boundMin[Factor.QUEUE];
         final double kMin = boundMin[Factor.KV_CACHE];
+        long holdsBoundMask = 0L;
         for (int i = 0; i < n; i++)
         {
             // As the kernel's scoring loops: a factor of weight 0 is read as missing, and a missing value adds 0.
@@ -243,11 +322,14 @@ final class PublishedTerms
                 qualityAndLatency;
             part.queueTerms[i] = w == w ? wBase + wSlope * (w - wMin) : 0.0;
             part.kvCacheTerms[i] = k == k ? kBase + kSlope * (k - kMin) : 0.0;
-            part.holdsBound[i] = part.dropReasons[i] == DropReason.NONE && (
+            final boolean holds = part.dropReasons[i] == DropReason.NONE && i != without && (
                 holds(part, Factor.QUALITY, plan.quality(i)) || holds(part, Factor.LATENCY, latencyMs[i]) ||
                 costPublished && holds(part, Factor.COST, plan.costPer1M(i)) || holds(part, Factor.QUEUE, queue[i]) ||
                 holds(part, Factor.KV_CACHE, kvCache[i]));
+            part.holdsBound[i] = holds;
+            holdsBoundMask |= holds && i < Long.SIZE ? 1L << i : 0L;
         }
+        part.holdsBoundMask = holdsBoundMask;
         return true;
     }
 

@@ -100,15 +100,18 @@ final class ScoringSlowPaths
      */
     static void boundsOfSurvivors(final Selection out, final int n)
     {
+        final int[] drops = SelectionWriter.dropReasons(out);
         for (int f = 0; f < Factor.COUNT; f++)
         {
+            // The column the selection reads the factor from (the all-missing one for a source not gathered).
+            final double[] column = SelectionWriter.column(out, f);
             double min = Double.POSITIVE_INFINITY;
             double max = Double.NEGATIVE_INFINITY;
             for (int i = 0; i < n; i++)
             {
-                if (out.dropReason(i) == DropReason.NONE)
+                if (drops[i] == DropReason.NONE)
                 {
-                    final double value = out.value(i, f);
+                    final double value = column[i];
                     min = value < min ? value : min;
                     max = value > max ? value : max;
                 }

@@ -126,15 +126,15 @@ final class SealedScoring
             nMin = load < nMin ? load : nMin;
             nMax = load > nMax ? load : nMax;
         }
-        // The sealed bounds stand unless a live drop took a candidate that held one; with them, the scores are the
-        // sealed terms plus the live ones, unless a live slope overflows.
-        final boolean sealedBoundsStand = survivors != 0 && !boundsMoved;
-        final double[] bMin = part.boundMin;
-        final double[] bMax = part.boundMax;
-        if (!costLive)
+        // The sealed bounds stand unless a live drop took a candidate that held one; in a small decision, when one
+        // such candidate dropped, the alternate without it holds the survivors' bounds and terms. With those, the
+        // scores are the sealed terms plus the live ones, unless a live slope overflows.
+        final PublishedTerms.Part scored = boundsMoved ? part.alternateFor(dropped) : part;
+        final boolean sealedBoundsStand = survivors != 0 && scored != null;
+        if (!costLive && scored != null)
         {
-            cMin = bMin[Factor.COST];
-            cMax = bMax[Factor.COST];
+            cMin = scored.boundMin[Factor.COST];
+            cMax = scored.boundMax[Factor.COST];
         }
         final double cWeight = costLive ? plan.weight(Factor.COST) : 0.0;
         final double cSlope = ScoringKernel.slope(cWeight, cMin, cMax, Factor.COST);
@@ -146,7 +146,7 @@ final class SealedScoring
             // bounds are those of the survivors.
             if (sealedBoundsStand)
             {
-                writeBounds(out, part, cMin, cMax, nMin, nMax);
+                writeBounds(out, scored, cMin, cMax, nMin, nMax);
             }
             else
             {
@@ -167,8 +167,8 @@ final class SealedScoring
             }
             return true;
         }
-        writeBounds(out, part, cMin, cMax, nMin, nMax);
-        final int best = scoreSealed(part, out, n, plan.scoresBeyondSeed(), costLive,
+        writeBounds(out, scored, cMin, cMax, nMin, nMax);
+        final int best = scoreSealed(scored, out, n, plan.scoresBeyondSeed(), costLive,
             ScoringKernel.scoredColumn(cWeight, out, Factor.COST), ScoringKernel.base(cWeight, cMin, cMax, Factor.COST),
             cSlope, cMin, ScoringKernel.base(nWeight, nMin, nMax, Factor.LOAD), nSlope, nMin);
         if (!terms.stillReads(version))
