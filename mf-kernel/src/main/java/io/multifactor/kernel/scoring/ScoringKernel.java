@@ -59,7 +59,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * exclusions, the request's own cost (when its token counts price the candidates) and the in-flight requests and
  * tokens, applies them, stores what the full loop stores and bounds what is live; the second adds each survivor's live
  * terms to its sealed ones, in the order the full loop sums them, so to the same bit. A live drop of a candidate that
- * held a sealed bound has the bounds worked out over the survivors and the full ranking run instead.
+ * held a sealed bound scores with the terms without it, kept by the seal for a decision of at most 16 candidates, when
+ * it is the only one; otherwise the bounds are worked out over the survivors and the full ranking runs.
  * <p>
  * A decision that uses none of the extensions pays for them with one test per call of whether its signals have any,
  * one test of its pick, one of the objective and one of the tie settings.

@@ -31,8 +31,9 @@ final class SealedScoring
      * terms; applies what is live (exclusion, {@code max_cost} on the request's cost, {@code max_inflight},
      * {@code max_inflight_tokens}) and the drops worked out at the seal, stores what the full gather loop stores, and
      * bounds what is live. Then, while no live drop moved a bound of the terms, one loop that scores each survivor as
-     * its sealed terms plus its live terms (else the bounds are worked out over the survivors and the full ranking
-     * runs). Drops are counted once the terms are known to have stayed one publication throughout.
+     * its sealed terms plus its live terms: those of the part, or, when one live drop took a candidate that held a
+     * bound, those of the part's alternate without it ({@link PublishedTerms.Part#alternateFor}); else the bounds are
+     * worked out over the survivors and the full ranking runs. Drops are counted once the terms are known to have stayed one publication throughout.
      *
      * @return whether it selected; false when the terms are not for {@code plan}, not usable, or were written meanwhile
      *     (then the caller starts the selection again for the full loops).
