@@ -317,7 +317,7 @@ public final class CandidateSignals
      * ({@link ScoringKernel}). The next {@code publish} call undoes it
      * until it is sealed again; signals never sealed are scored by the full loops, with the same result. The
      * publisher's thread only. Allocates nothing after its first two calls, which allocate, for a decision of at most
-     * 16 candidates, the terms without each candidate (about 22 KB of heap at 16 candidates, 3 KB at 4).
+     * 16 candidates, the terms without each candidate (about 21 KB of heap at 16 candidates, 3 KB at 4).
      *
      * @param plan the decision's plan, the one its selections pass to the kernel.
      */

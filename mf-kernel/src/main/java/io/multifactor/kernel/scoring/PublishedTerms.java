@@ -54,8 +54,8 @@ final class PublishedTerms
     /**
      * Decisions of at most this many candidates keep, per candidate, the terms without it
      * ({@link Part#alternateFor}): a live drop of one candidate that holds a bound (at 4 candidates, almost any)
-     * then costs no full ranking. 16 candidates take about 22 KB of heap in alternates per decision (measured: 200
-     * decisions, the heap after full GCs before and after their first seals), 4 candidates about 3 KB.
+     * then costs no full ranking. 16 candidates take about 21 KB of heap in alternates per decision, 4 candidates about
+     * 3 KB (mf-bench's {@code MemoryFootprint}).
      */
     static final int ALTERNATES_MAX_CANDIDATES = 16;
 
@@ -87,7 +87,8 @@ final class PublishedTerms
         final int[] dropReasons;
         // Whether the candidate holds the min or the max of a sealed bound: its live drop would move that bound.
         final boolean[] holdsBound;
-        // The same of the first 64 candidates as a bit mask, and which of them the sealed ceilings drop.
+        // The same of the first 64 candidates as a bit mask, and which of them the sealed ceilings drop (of the two
+        // parts only: an alternate drops what its part drops).
         long holdsBoundMask;
         long sealedDropMask;
         // Per candidate: quality term + latency term (+ cost term when the cost is published); the queue's and the
@@ -101,37 +102,35 @@ final class PublishedTerms
         // For a decision of at most ALTERNATES_MAX_CANDIDATES candidates (else null, and null in an alternate): at
         // index j, the bounds and terms over the sealed survivors but j, for a selection that drops j live while it
         // holds a bound (written for the candidates that hold one, unusable for the others). Allocated by the first
-        // write, after whatever was allocated with the signals: what every selection reads stays together in memory
-        // (spread among the alternates, a 4-candidate selection took 5 ns more, in the benchmark of 32 decisions).
+        // write, after whatever was allocated with the signals, so that what every selection reads stays together in
+        // memory (mf-bench/RESULTS.md, "Run on ac09f58", has the A/B that showed it).
         Part[] withoutOne;
-        private final boolean keepsAlternates;
 
         Part(final int n, final boolean costPublished)
         {
-            this(n, costPublished, new int[n], n <= ALTERNATES_MAX_CANDIDATES);
+            this(n, costPublished, new int[n]);
         }
 
-        private Part(final int n, final boolean costPublished, final int[] dropReasons, final boolean keepsAlternates)
+        private Part(final int n, final boolean costPublished, final int[] dropReasons)
         {
             this.costPublished = costPublished;
             this.dropReasons = dropReasons;
-            this.keepsAlternates = keepsAlternates;
             holdsBound = new boolean[n];
             seedTerms = new double[n];
             queueTerms = new double[n];
             kvCacheTerms = new double[n];
         }
 
-        // Once, by the publisher's first write.
+        // Once, by the publisher's first write; called on the two parts of the terms, never on an alternate.
         void allocateAlternates()
         {
-            if (keepsAlternates && withoutOne == null)
+            if (withoutOne == null && dropReasons.length <= ALTERNATES_MAX_CANDIDATES)
             {
                 final int n = dropReasons.length;
                 final Part[] alternates = new Part[n];
                 for (int j = 0; j < n; j++)
                 {
-                    alternates[j] = new Part(n, costPublished, dropReasons, false);
+                    alternates[j] = new Part(n, costPublished, dropReasons);
                 }
                 withoutOne = alternates;
             }
@@ -269,7 +268,6 @@ final class PublishedTerms
             for (int j = 0; j < n; j++)
             {
                 final Part alternate = part.withoutOne[j];
-                alternate.sealedDropMask = sealedDropMask;
                 alternate.usable = part.holdsBound[j] && computeTerms(plan, alternate, j);
             }
         }

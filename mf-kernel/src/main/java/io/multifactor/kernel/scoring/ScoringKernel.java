@@ -557,8 +557,7 @@ public final class ScoringKernel
                 (l == l ? lBase + lSlope * (l - lMin) : 0.0) +
                 (c == c ? cBase + cSlope * (c - cMin) : 0.0) +
                 (m == m ? nBase + nSlope * (m - nMin) : 0.0);
-            // Rounding can leave a hair outside [0, 1] (the weights themselves can add up to one ulp more than 1).
-            final double score = sum < 0.0 ? 0.0 : sum > 1.0 ? 1.0 : sum;
+            final double score = clampScore(sum);
             scores[i] = score;
             if (score > bestScore)
             {
@@ -635,7 +634,7 @@ public final class ScoringKernel
                 (m == m ? nBase + nSlope * (m - nMin) : 0.0) +
                 (w == w ? wBase + wSlope * (w - wMin) : 0.0) +
                 (k == k ? kBase + kSlope * (k - kMin) : 0.0);
-            final double score = sum < 0.0 ? 0.0 : sum > 1.0 ? 1.0 : sum;
+            final double score = clampScore(sum);
             scores[i] = score;
             if (score > bestScore)
             {
@@ -644,6 +643,15 @@ public final class ScoringKernel
             }
         }
         return best;
+    }
+
+    /**
+     * @return a survivor's score from the sum of its terms, clamped to [0, 1]: rounding can leave a hair outside (the
+     *     weights themselves can add up to one ulp more than 1).
+     */
+    static double clampScore(final double sum)
+    {
+        return sum < 0.0 ? 0.0 : sum > 1.0 ? 1.0 : sum;
     }
 
     /** @return the column a factor's term reads: its values when it has a weight above 0, else all missing. */

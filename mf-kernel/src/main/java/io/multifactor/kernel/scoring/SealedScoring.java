@@ -233,7 +233,7 @@ final class SealedScoring
             {
                 sum = sum + queueTerms[i] + kvCacheTerms[i];
             }
-            final double score = sum < 0.0 ? 0.0 : sum > 1.0 ? 1.0 : sum;
+            final double score = ScoringKernel.clampScore(sum);
             scores[i] = score;
             if (score > bestScore)
             {
