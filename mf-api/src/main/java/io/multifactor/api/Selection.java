@@ -205,6 +205,44 @@ public final class Selection
         this.kvCache[index] = kvCache;
     }
 
+    void publishedValues(final double[] tpotMs, final double[] ttftMs, final double[] latencyMs, final int n)
+    {
+        final double[] outTpot = this.tpotMs;
+        final double[] outTtft = this.ttftMs;
+        final double[] outLatency = this.latencyMs;
+        for (int i = 0; i < n; i++)
+        {
+            outTpot[i] = tpotMs[i];
+            outTtft[i] = ttftMs[i];
+            outLatency[i] = latencyMs[i];
+        }
+    }
+
+    void serverValues(final double[] queue, final double[] kvCache, final int n)
+    {
+        final double[] outQueue = this.queue;
+        final double[] outKvCache = this.kvCache;
+        for (int i = 0; i < n; i++)
+        {
+            outQueue[i] = queue[i];
+            outKvCache[i] = kvCache[i];
+        }
+    }
+
+    void publishedValues(final int index, final double tpotMs, final double ttftMs, final double latencyMs)
+    {
+        this.tpotMs[index] = tpotMs;
+        this.ttftMs[index] = ttftMs;
+        this.latencyMs[index] = latencyMs;
+    }
+
+    void liveValues(final int index, final int dropReason, final double load, final long inflight)
+    {
+        dropReasons[index] = dropReason;
+        this.load[index] = load;
+        this.inflight[index] = inflight;
+    }
+
     void inflightTokens(final int index, final long inflightTokens)
     {
         this.inflightTokens[index] = inflightTokens;

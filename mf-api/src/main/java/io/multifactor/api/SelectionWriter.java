@@ -174,6 +174,67 @@ public final class SelectionWriter
     }
 
     /**
+     * Stores the published latencies of the first {@code n} candidates in a pass of their own: TPOT, TTFT and the
+     * latency the decision ranks by.
+     *
+     * @param out the selection.
+     * @param tpotMs per candidate, its TPOT in milliseconds, NaN when missing.
+     * @param ttftMs per candidate, its TTFT in milliseconds, NaN when missing.
+     * @param latencyMs per candidate, the latency its decision ranks by, NaN when missing.
+     * @param n how many candidates.
+     */
+    public static void publishedValues(
+        final Selection out, final double[] tpotMs, final double[] ttftMs, final double[] latencyMs, final int n)
+    {
+        out.publishedValues(tpotMs, ttftMs, latencyMs, n);
+    }
+
+    /**
+     * Stores the queue and KV-cache use of the first {@code n} candidates in a pass of their own.
+     *
+     * @param out the selection.
+     * @param queue per candidate, the smallest queue among its fresh servers, NaN when missing.
+     * @param kvCache per candidate, the smallest KV-cache use among its fresh servers, NaN when missing.
+     * @param n how many candidates.
+     */
+    public static void serverValues(final Selection out, final double[] queue, final double[] kvCache, final int n)
+    {
+        out.serverValues(queue, kvCache, n);
+    }
+
+    /**
+     * Stores one candidate's published latencies, as {@link #publishedValues(Selection, double[], double[], double[],
+     * int)} does for all of them.
+     *
+     * @param out the selection.
+     * @param index candidate position.
+     * @param tpotMs its TPOT in milliseconds, NaN when missing.
+     * @param ttftMs its TTFT in milliseconds, NaN when missing.
+     * @param latencyMs the latency its decision ranks by, NaN when missing.
+     */
+    public static void publishedValues(
+        final Selection out, final int index, final double tpotMs, final double ttftMs, final double latencyMs)
+    {
+        out.publishedValues(index, tpotMs, ttftMs, latencyMs);
+    }
+
+    /**
+     * What a selection on published values stores per candidate besides them
+     * ({@link #publishedValues(Selection, int, double, double, double)}).
+     *
+     * @param out the selection.
+     * @param index candidate position.
+     * @param dropReason why it was dropped, or {@link DropReason#NONE}.
+     * @param load its load, as ranked.
+     * @param inflight its in-flight count.
+     */
+    public static void liveValues(
+        final Selection out, final int index, final int dropReason, final double load, final long inflight)
+    {
+        out.liveValues(index, dropReason, load, inflight);
+    }
+
+    /**
      * @param out the selection.
      * @param index candidate position.
      * @param inflightTokens its in-flight tokens.

@@ -21,6 +21,13 @@ import io.multifactor.kernel.plan.Pick;
  */
 final class SealedScoring
 {
+    /**
+     * Decisions of at least this many candidates store the published values in passes of their own, which the JIT
+     * vectorizes. mf-bench/RESULTS.md has the A/B that set it: at 64 candidates the passes took about a quarter off a
+     * selection; at 16, with drops, they cost more than they saved, and at 4 a pass costs more to enter than it saves.
+     */
+    static final int COPY_PASS_MIN_CANDIDATES = 32;
+
     private SealedScoring()
     {
     }
@@ -75,6 +82,16 @@ final class SealedScoring
         final double[] latency = terms.latencyMs;
         final double[] queue = terms.queue;
         final double[] kvCache = terms.kvCache;
+        // The published values: in passes of their own in a large decision, else in the loop.
+        final boolean copied = n >= COPY_PASS_MIN_CANDIDATES;
+        if (copied)
+        {
+            SelectionWriter.publishedValues(out, tpot, ttft, latency, n);
+            if (servers)
+            {
+                SelectionWriter.serverValues(out, queue, kvCache, n);
+            }
+        }
         double cMin = Double.POSITIVE_INFINITY;
         double cMax = Double.NEGATIVE_INFINITY;
         double nMin = Double.POSITIVE_INFINITY;
@@ -89,14 +106,17 @@ final class SealedScoring
             final double load = tokenLoad ? inflightTokens : inflight;
             final double cost = costLive ?
                 CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i)) : Double.NaN;
-            SelectionWriter.seedValues(out, i, latency[i], load);
+            if (!copied)
+            {
+                SelectionWriter.publishedValues(out, i, tpot[i], ttft[i], latency[i]);
+                if (servers)
+                {
+                    SelectionWriter.serverValues(out, i, queue[i], kvCache[i]);
+                }
+            }
             if (costLive)
             {
                 SelectionWriter.costPer1M(out, i, cost);
-            }
-            if (servers)
-            {
-                SelectionWriter.serverValues(out, i, queue[i], kvCache[i]);
             }
             if (tokens)
             {
@@ -116,11 +136,11 @@ final class SealedScoring
                 final int reason = liveReason != DropReason.NONE &&
                     (sealedReason == DropReason.NONE || sealedReason > liveReason) ? liveReason : sealedReason;
                 boundsMoved |= sealedReason == DropReason.NONE && holdsBound[i];
-                SelectionWriter.observed(out, i, reason, tpot[i], ttft[i], inflight);
+                SelectionWriter.liveValues(out, i, reason, load, inflight);
                 dropped |= i < Long.SIZE ? 1L << i : 0L;
                 continue;
             }
-            SelectionWriter.observed(out, i, DropReason.NONE, tpot[i], ttft[i], inflight);
+            SelectionWriter.liveValues(out, i, DropReason.NONE, load, inflight);
             survivors++;
             cMin = cost < cMin ? cost : cMin;
             cMax = cost > cMax ? cost : cMax;
