@@ -14,7 +14,7 @@ import java.lang.invoke.VarHandle;
  * worked out once per publication ({@link CandidateSignals#seal}) instead of once per call: per candidate the drop
  * reason of the ceilings on published values (quality floor, TPOT, TTFT, cost at the decision's {@code cost_mix},
  * queue, KV-cache, stale), the published latencies, queue and KV-cache use, and the sum of the terms of quality,
- * latency and cost (and, apart, of the queue and the KV-cache) under the bounds over the candidates those ceilings
+ * latency and cost (and, apart, the sum of the queue's and the KV-cache's) under the bounds over the candidates those ceilings
  * keep. A selection then reads live only what depends on the request or changes between publications (exclusions, a
  * request's own cost, in-flight requests and tokens): while none of them drops a candidate that holds one of those
  * bounds, the bounds stand and each score is that sum plus the live terms ({@link ScoringKernel}). The sums are computed with the kernel's own expressions in the kernel's order, so a score
@@ -91,11 +91,10 @@ final class PublishedTerms
         // parts only: an alternate drops what its part drops).
         long holdsBoundMask;
         long sealedDropMask;
-        // Per candidate: quality term + latency term (+ cost term when the cost is published); the queue's and the
-        // KV-cache's terms apart.
+        // Per candidate: quality term + latency term (+ cost term when the cost is published); apart, the queue's term
+        // + the KV-cache's term, added to the rest as one (as the full loops group them).
         final double[] seedTerms;
-        final double[] queueTerms;
-        final double[] kvCacheTerms;
+        final double[] serverTerms;
         // The sealed bounds (the cost's only when it is published).
         final double[] boundMin = new double[Factor.COUNT];
         final double[] boundMax = new double[Factor.COUNT];
@@ -117,8 +116,7 @@ final class PublishedTerms
             this.dropReasons = dropReasons;
             holdsBound = new boolean[n];
             seedTerms = new double[n];
-            queueTerms = new double[n];
-            kvCacheTerms = new double[n];
+            serverTerms = new double[n];
         }
 
         // Once, by the publisher's first write; called on the two parts of the terms, never on an alternate.
@@ -335,8 +333,8 @@ final class PublishedTerms
                 (l == l ? lBase + lSlope * (l - lMin) : 0.0);
             part.seedTerms[i] = costPublished ? qualityAndLatency + (c == c ? cBase + cSlope * (c - cMin) : 0.0) :
                 qualityAndLatency;
-            part.queueTerms[i] = w == w ? wBase + wSlope * (w - wMin) : 0.0;
-            part.kvCacheTerms[i] = k == k ? kBase + kSlope * (k - kMin) : 0.0;
+            part.serverTerms[i] = (w == w ? wBase + wSlope * (w - wMin) : 0.0) +
+                (k == k ? kBase + kSlope * (k - kMin) : 0.0);
             final boolean holds = part.dropReasons[i] == DropReason.NONE && i != without && (
                 holds(part, Factor.QUALITY, plan.quality(i)) || holds(part, Factor.LATENCY, latencyMs[i]) ||
                 costPublished && holds(part, Factor.COST, plan.costPer1M(i)) || holds(part, Factor.QUEUE, queue[i]) ||

@@ -628,12 +628,13 @@ public final class ScoringKernel
             final double m = load[i];
             final double w = queue[i];
             final double k = kvCache[i];
+            // The seed's four terms in the table's order, then the servers' two added to them as one sum (so that a
+            // sealed selection keeps one term for both).
             final double sum = (q == q ? qBase + qSlope * (q - qMin) : 0.0) +
                 (l == l ? lBase + lSlope * (l - lMin) : 0.0) +
                 (c == c ? cBase + cSlope * (c - cMin) : 0.0) +
                 (m == m ? nBase + nSlope * (m - nMin) : 0.0) +
-                (w == w ? wBase + wSlope * (w - wMin) : 0.0) +
-                (k == k ? kBase + kSlope * (k - kMin) : 0.0);
+                ((w == w ? wBase + wSlope * (w - wMin) : 0.0) + (k == k ? kBase + kSlope * (k - kMin) : 0.0));
             final double score = clampScore(sum);
             scores[i] = score;
             if (score > bestScore)

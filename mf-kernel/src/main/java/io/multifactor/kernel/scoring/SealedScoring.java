@@ -209,7 +209,7 @@ final class SealedScoring
      * {@link ScoringKernel}'s scoring loops do, so to the same bit: the sealed quality and latency
      * terms (and cost, at the decision's {@code cost_mix}), the request's cost term when it prices the candidates
      * itself (from {@code cost}: its column, or the all-missing one for a cost of weight 0, as in the full loops), the
-     * load's term, then for a decision that weighs them the sealed queue and KV-cache terms.
+     * load's term, then for a decision that weighs them the sealed sum of the queue and KV-cache terms.
      *
      * @return the first survivor of the highest score.
      */
@@ -228,8 +228,7 @@ final class SealedScoring
         final double nMin)
     {
         final double[] seedTerms = part.seedTerms;
-        final double[] queueTerms = part.queueTerms;
-        final double[] kvCacheTerms = part.kvCacheTerms;
+        final double[] serverTerms = part.serverTerms;
         final double[] load = SelectionWriter.column(out, Factor.LOAD);
         final double[] scores = SelectionWriter.scores(out);
         final int[] drops = SelectionWriter.dropReasons(out);
@@ -251,7 +250,7 @@ final class SealedScoring
             sum = sum + (nBase + nSlope * (load[i] - nMin));
             if (beyondSeed)
             {
-                sum = sum + queueTerms[i] + kvCacheTerms[i];
+                sum = sum + serverTerms[i];
             }
             final double score = ScoringKernel.clampScore(sum);
             scores[i] = score;
