@@ -125,7 +125,8 @@ public final class MultiFactorEngine extends EngineControl
      * {@link io.multifactor.kernel.scoring.CandidateSignals}). The kernel makes two loops over the candidates: one that
      * gathers, filters and bounds, one that scores the survivors and keeps the best (on sealed signals, the first reads
      * live only the exclusions, the request's own cost and the in-flight counts and tokens, and the second adds each
-     * survivor's live terms to its sealed ones);
+     * survivor's live terms to its sealed ones; in a decision of 32 candidates or more, passes of their own copy the
+     * sealed latencies, queue and KV-cache use into {@code out} before the first);
      * with counting on, the drops the first loop noted are counted after it, and the selection is counted once, all
      * into the calling thread's own counter block (plain stores; the refresh agent
      * adds the blocks into the shared counters once per period). Allocates nothing (once {@code out} is large enough), takes no lock, never throws for an expected outcome.

@@ -58,7 +58,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * decision is ejected, makes the same two loops with less in them ({@link SealedScoring}): the first reads live the
  * exclusions, the request's own cost (when its token counts price the candidates) and the in-flight requests and
  * tokens, applies them, stores what the full loop stores and bounds what is live; the second adds each survivor's live
- * terms to its sealed ones, in the order the full loop sums them, so to the same bit. A live drop of a candidate that
+ * terms to its sealed ones, in the order the full loop sums them, so to the same bit. In a decision of 32 candidates
+ * or more, the published values the first loop would store
+ * are copied before it, in passes of their own (two: the latencies, and with server signals the queue and KV-cache
+ * use). A live drop of a candidate that
  * held a sealed bound scores with the terms without it, kept by the seal for a decision of at most 16 candidates, when
  * it is the only one; otherwise the bounds are worked out over the survivors and the full ranking runs.
  * <p>

@@ -16,6 +16,8 @@ import io.multifactor.kernel.plan.Pick;
  * The {@link ScoringKernel}'s two loops on sealed signals ({@link CandidateSignals#seal}, {@link PublishedTerms}):
  * what a selection owes to configuration and to published values is read from the terms, and only the exclusions, the
  * request's own cost and the in-flight requests and tokens are read live; the result is the full loops', to the bit.
+ * A decision of {@value #COPY_PASS_MIN_CANDIDATES} candidates or more first copies the published values into the
+ * selection in passes of their own (one for the latencies, one for the queue and KV-cache use when it has them).
  * <p>
  * This class is stateless and threadsafe; it allocates nothing, takes no lock and never throws for an expected outcome.
  */
@@ -33,9 +35,10 @@ final class SealedScoring
     }
 
     /**
-     * Selects over sealed signals ({@link PublishedTerms}): one loop that reads live each candidate's in-flight requests
-     * and tokens, whether the request excludes it and, for a request with token counts, its cost, the rest from the
-     * terms; applies what is live (exclusion, {@code max_cost} on the request's cost, {@code max_inflight},
+     * Selects over sealed signals ({@link PublishedTerms}): in a decision of {@value #COPY_PASS_MIN_CANDIDATES}
+     * candidates or more, the published values copied into {@code out} first; then one loop that reads live each
+     * candidate's in-flight requests and tokens, whether the request excludes it and, for a request with token counts,
+     * its cost, the rest from the terms; applies what is live (exclusion, {@code max_cost} on the request's cost, {@code max_inflight},
      * {@code max_inflight_tokens}) and the drops worked out at the seal, stores what the full gather loop stores, and
      * bounds what is live. Then, while no live drop moved a bound of the terms, one loop that scores each survivor as
      * its sealed terms plus its live terms: those of the part, or, when one live drop took a candidate that held a
