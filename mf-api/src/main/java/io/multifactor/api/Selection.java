@@ -168,14 +168,6 @@ public final class Selection
         eliminatedBy[index] = factor;
     }
 
-    void observed(final int index, final int dropReason, final double tpotMs, final double ttftMs, final long inflight)
-    {
-        dropReasons[index] = dropReason;
-        this.tpotMs[index] = tpotMs;
-        this.ttftMs[index] = ttftMs;
-        this.inflight[index] = inflight;
-    }
-
     void ownCosts()
     {
         ownCosts = true;
@@ -184,12 +176,6 @@ public final class Selection
     void costPer1M(final int index, final double costPer1M)
     {
         ownCostPer1M[index] = costPer1M;
-    }
-
-    void seedValues(final int index, final double latencyMs, final double load)
-    {
-        this.latencyMs[index] = latencyMs;
-        this.load[index] = load;
     }
 
     void sources(final boolean servers, final boolean tokens, final boolean ejections)

@@ -99,21 +99,6 @@ public final class SelectionWriter
     }
 
     /**
-     * @param out the selection.
-     * @param index candidate position in {@code modelRefs} order.
-     * @param dropReason a {@link DropReason} code, {@link DropReason#NONE} for a survivor.
-     * @param tpotMs its TPOT percentile in milliseconds, NaN when not observed.
-     * @param ttftMs its TTFT percentile in milliseconds, NaN when not observed.
-     * @param inflight its in-flight count.
-     */
-    public static void observed(
-        final Selection out, final int index, final int dropReason, final double tpotMs, final double ttftMs,
-        final long inflight)
-    {
-        out.observed(index, dropReason, tpotMs, ttftMs, inflight);
-    }
-
-    /**
      * Makes the selection read costs written by {@link #costPer1M(Selection, int, double)} for this call instead of
      * the plan's (the request prices the candidates with its own token counts).
      *
@@ -132,19 +117,6 @@ public final class SelectionWriter
     public static void costPer1M(final Selection out, final int index, final double costPer1M)
     {
         out.costPer1M(index, costPer1M);
-    }
-
-    /**
-     * Records the latency and load factor values of one candidate (quality and cost are the plan's columns).
-     *
-     * @param out the selection.
-     * @param index candidate position.
-     * @param latencyMs its latency in milliseconds under the decision's latency metric, NaN when missing.
-     * @param load its load: in-flight requests, or tokens with {@code load_metric: tokens}.
-     */
-    public static void seedValues(final Selection out, final int index, final double latencyMs, final double load)
-    {
-        out.seedValues(index, latencyMs, load);
     }
 
     /**
@@ -204,7 +176,7 @@ public final class SelectionWriter
 
     /**
      * Stores one candidate's published latencies, as {@link #publishedValues(Selection, double[], double[], double[],
-     * int)} does for all of them.
+     * int)} does for all of them (quality and cost are the plan's columns).
      *
      * @param out the selection.
      * @param index candidate position.
@@ -219,13 +191,14 @@ public final class SelectionWriter
     }
 
     /**
-     * What a selection on published values stores per candidate besides them
-     * ({@link #publishedValues(Selection, int, double, double, double)}).
+     * What a selection stores per candidate besides its published values
+     * ({@link #publishedValues(Selection, int, double, double, double)}): why it was dropped, its load and its in-flight
+     * count.
      *
      * @param out the selection.
      * @param index candidate position.
-     * @param dropReason why it was dropped, or {@link DropReason#NONE}.
-     * @param load its load, as ranked.
+     * @param dropReason a {@link DropReason} code, {@link DropReason#NONE} for a survivor.
+     * @param load its load: in-flight requests, or tokens with {@code load_metric: tokens}.
      * @param inflight its in-flight count.
      */
     public static void liveValues(

@@ -80,13 +80,13 @@ public final class BaselineKernel
             final double cost = plan.costPer1M(i);
             final double latency = LatencyMetric.select(latencyMetric, tpot, ttft);
             final double load = inflight;
-            SelectionWriter.seedValues(out, i, latency, load);
+            SelectionWriter.publishedValues(out, i, tpot, ttft, latency);
             if (anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
-                SelectionWriter.observed(out, i, DropReason.EXCLUDED, tpot, ttft, inflight);
+                SelectionWriter.liveValues(out, i, DropReason.EXCLUDED, load, inflight);
                 continue;
             }
-            SelectionWriter.observed(out, i, DropReason.NONE, tpot, ttft, inflight);
+            SelectionWriter.liveValues(out, i, DropReason.NONE, load, inflight);
             SelectionWriter.score(out, i, 0.0);
             survivors++;
             // Strict comparisons keep the earlier of equal values; a NaN latency never moves a bound.

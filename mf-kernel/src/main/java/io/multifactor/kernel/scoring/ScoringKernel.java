@@ -59,11 +59,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * exclusions, the request's own cost (when its token counts price the candidates) and the in-flight requests and
  * tokens, applies them, stores what the full loop stores and bounds what is live; the second adds each survivor's live
  * terms to its sealed ones, in the order the full loop sums them, so to the same bit. In a decision of 32 candidates
- * or more, the published values the first loop would store
- * are copied before it, in passes of their own (two: the latencies, and with server signals the queue and KV-cache
- * use). A live drop of a candidate that
- * held a sealed bound scores with the terms without it, kept by the seal for a decision of at most 16 candidates, when
- * it is the only one; otherwise the bounds are worked out over the survivors and the full ranking runs.
+ * or more, the published values the first loop would store are copied before it, in passes of their own (two: the
+ * latencies, and with server signals the queue and KV-cache use). A live drop of a candidate that held a sealed bound
+ * scores with the terms without it, kept by the seal for a decision of at most 16 candidates, when it is the only one;
+ * otherwise the bounds are worked out over the survivors and the full ranking runs.
  * <p>
  * A decision that uses none of the extensions pays for them with one test per call of whether its signals have any,
  * one test of its pick, one of the objective and one of the tie settings.
@@ -236,7 +235,7 @@ public final class ScoringKernel
             final double latency = latencyMetric == LatencyMetric.AUTO ? (tpot == tpot ? tpot : ttft) :
                 latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
             final double load = inflight;
-            SelectionWriter.seedValues(out, i, latency, load);
+            SelectionWriter.publishedValues(out, i, tpot, ttft, latency);
             if (requestMix)
             {
                 SelectionWriter.costPer1M(out, i, cost);
@@ -249,11 +248,11 @@ public final class ScoringKernel
             if (broken || exclusionsOrNull != null && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
                 final int reason = dropReason(plan, signals, exclusionsOrNull, i, false, quality, tpot, ttft, cost);
-                SelectionWriter.observed(out, i, reason, tpot, ttft, inflight);
+                SelectionWriter.liveValues(out, i, reason, load, inflight);
                 dropped = noteDrop(dropped, i, reason, signals, dropCountsOrNull);
                 continue;
             }
-            SelectionWriter.observed(out, i, DropReason.NONE, tpot, ttft, inflight);
+            SelectionWriter.liveValues(out, i, DropReason.NONE, load, inflight);
             survivors++;
             // Selects, not Math.min/max: a NaN fails both comparisons, so a missing signal never moves a bound.
             qMin = quality < qMin ? quality : qMin;
@@ -345,7 +344,7 @@ public final class ScoringKernel
                 latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
             // load_metric: requests (the default) or tokens.
             final double load = tokenLoad ? inflightTokens : inflight;
-            SelectionWriter.seedValues(out, i, latency, load);
+            SelectionWriter.publishedValues(out, i, tpot, ttft, latency);
             if (requestMix)
             {
                 SelectionWriter.costPer1M(out, i, cost);
@@ -373,7 +372,7 @@ public final class ScoringKernel
                 final int reason =
                     dropReason(plan, signals, exclusionsOrNull, i, ejectedLeft == ejectedLeft, quality, tpot, ttft,
                         cost);
-                SelectionWriter.observed(out, i, reason, tpot, ttft, inflight);
+                SelectionWriter.liveValues(out, i, reason, load, inflight);
                 if (reason == DropReason.EJECTED)
                 {
                     // Counted once the cap is applied: max_ejection_percent may keep it a candidate.
@@ -385,7 +384,7 @@ public final class ScoringKernel
                 }
                 continue;
             }
-            SelectionWriter.observed(out, i, DropReason.NONE, tpot, ttft, inflight);
+            SelectionWriter.liveValues(out, i, DropReason.NONE, load, inflight);
             survivors++;
             qMin = quality < qMin ? quality : qMin;
             qMax = quality > qMax ? quality : qMax;
