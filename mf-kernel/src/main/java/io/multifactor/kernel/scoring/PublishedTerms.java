@@ -14,8 +14,8 @@ import java.lang.invoke.VarHandle;
  * worked out once per publication ({@link CandidateSignals#seal}) instead of once per call: per candidate the drop
  * reason of the ceilings on published values (quality floor, TPOT, TTFT, cost at the decision's {@code cost_mix},
  * queue, KV-cache, stale), the published latencies, queue and KV-cache use, and the sum of the terms of quality,
- * latency and cost (and, apart, the sum of the queue's and the KV-cache's) under the bounds over the candidates those ceilings
- * keep. A selection then reads live only what depends on the request or changes between publications (exclusions, a
+ * latency and cost (and, apart, the sum of the queue's and the KV-cache's) under the bounds over the candidates those
+ * ceilings keep. A selection then reads live only what depends on the request or changes between publications (exclusions, a
  * request's own cost, in-flight requests and tokens): while none of them drops a candidate that holds one of those
  * bounds, the bounds stand and each score is that sum plus the live terms ({@link ScoringKernel}). The sums are computed with the kernel's own expressions in the kernel's order, so a score
  * built from them is the one the full loops compute, to the bit.

@@ -25,8 +25,8 @@ final class SealedScoring
 {
     /**
      * Decisions of at least this many candidates store the published values in passes of their own, which the JIT
-     * vectorizes. mf-bench/RESULTS.md has the A/B that set it: at 64 candidates the passes took about a quarter off a
-     * selection; at 16, with drops, they cost more than they saved, and at 4 a pass costs more to enter than it saves.
+     * vectorizes. A one-fork A/B (busy: a direction, not a figure; mf-bench/RESULTS.md, "Run on 3340d7a") set it: the
+     * passes were faster at 64 candidates, slower at 16 with drops, and at 4 a pass cost more to enter than it saved.
      */
     static final int COPY_PASS_MIN_CANDIDATES = 32;
 
@@ -38,12 +38,13 @@ final class SealedScoring
      * Selects over sealed signals ({@link PublishedTerms}): in a decision of {@value #COPY_PASS_MIN_CANDIDATES}
      * candidates or more, the published values copied into {@code out} first; then one loop that reads live each
      * candidate's in-flight requests and tokens, whether the request excludes it and, for a request with token counts,
-     * its cost, the rest from the terms; applies what is live (exclusion, {@code max_cost} on the request's cost, {@code max_inflight},
-     * {@code max_inflight_tokens}) and the drops worked out at the seal, stores what the full gather loop stores, and
-     * bounds what is live. Then, while no live drop moved a bound of the terms, one loop that scores each survivor as
-     * its sealed terms plus its live terms: those of the part, or, when one live drop took a candidate that held a
-     * bound, those of the part's alternate without it ({@link PublishedTerms.Part#alternateFor}); else the bounds are
-     * worked out over the survivors and the full ranking runs. Drops are counted once the terms are known to have stayed one publication throughout.
+     * its cost, the rest from the terms; applies what is live (exclusion, {@code max_cost} on the request's cost,
+     * {@code max_inflight}, {@code max_inflight_tokens}) and the drops worked out at the seal, stores what the full
+     * gather loop stores, and bounds what is live. Then, while no live drop moved a bound of the terms, one loop that
+     * scores each survivor as its sealed terms plus its live terms: those of the part, or, when one live drop took a
+     * candidate that held a bound, those of the part's alternate without it ({@link PublishedTerms.Part#alternateFor});
+     * else the bounds are worked out over the survivors and the full ranking runs. Drops are counted once the terms are
+     * known to have stayed one publication throughout.
      *
      * @return whether it selected; false when the terms are not for {@code plan}, not usable, or were written meanwhile
      *     (then the caller starts the selection again for the full loops).
