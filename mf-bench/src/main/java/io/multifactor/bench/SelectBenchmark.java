@@ -31,6 +31,12 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code kernel}: {@link ScoringKernel#select} over standalone signals holding the same observations (its own
  *       small counter buffer instead of the engine's), without the engine's state and plan lookup;</li>
  *   <li>{@code handLoop}: {@link HandLoopSelector}, the practical limit;</li>
+ *   <li>{@code handLoopStoring}: the same loop storing what a selection holds after a call into a {@link HandResult}
+ *       (per candidate its drop reason, latencies, load, in-flight count and score; the bounds; the outcome), the
+ *       control of what the result contract costs a loop with no engine around it;</li>
+ *   <li>{@code handLoopStoringCounting}: that loop also counting the choice and each drop (in its drop branch) with
+ *       plain increments into an array laid out as the engine's per-thread block, the control of what counting costs
+ *       it;</li>
  *   <li>{@code reference}: the mf-testkit reference router (sort-based percentiles over raw samples, object-based
  *       scoring), the baseline of the "faster" claims;</li>
  *   <li>{@code referenceScorer}: the reference scorer alone over the same observations as the kernel.</li>
@@ -67,6 +73,8 @@ public class SelectBenchmark
     SelectCase[] cases;
     int prewarmSink;
     Selection selection;
+    HandResult handResult;
+    long[] handCounts;
     int cursor;
 
     /**
@@ -99,6 +107,8 @@ public class SelectBenchmark
         world = new SelectWorld(SEED, candidates, ceilingsOn, !"engineNotCounting".equals(method));
         cases = world.cases();
         selection = new Selection(candidates);
+        handResult = new HandResult(candidates);
+        handCounts = new long[SelectCase.counterIdLimit(candidates)];
         world.checkAgreement(selection);
         if (method.startsWith("reference"))
         {
@@ -159,6 +169,24 @@ public class SelectBenchmark
     public int handLoop()
     {
         return HandLoopSelector.select(next());
+    }
+
+    /**
+     * @return position chosen by the hand-written loop that stores the result, for the next data set.
+     */
+    @Benchmark
+    public int handLoopStoring()
+    {
+        return HandLoopSelector.selectStoring(next(), handResult, null);
+    }
+
+    /**
+     * @return position chosen by the hand-written loop that stores the result and counts, for the next data set.
+     */
+    @Benchmark
+    public int handLoopStoringCounting()
+    {
+        return HandLoopSelector.selectStoring(next(), handResult, handCounts);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.multifactor.bench;
 
+import io.multifactor.api.DropReason;
 import io.multifactor.api.Factor;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.scoring.CandidateSignals;
@@ -31,6 +32,10 @@ public final class SelectCase
     final double weightLatency;
     final double weightCost;
     final double weightLoad;
+    /** Counter id of each candidate's choice, for the counting hand loop: distinct per decision and candidate. */
+    final int[] selectionCounterIds;
+    /** Counter id per candidate and drop reason ({@code i * DropReason.COUNT + reason}): one per model and reason. */
+    final int[] dropCounterIds;
 
     /**
      * @param plan the decision's plan.
@@ -76,6 +81,39 @@ public final class SelectCase
         this.weightLatency = plan.weight(Factor.LATENCY);
         this.weightCost = plan.weight(Factor.COST);
         this.weightLoad = plan.weight(Factor.LOAD);
+        // The engine's layout, in one dense range: a counter per (decision, chosen candidate), then one per (model,
+        // drop reason).
+        final int decisionSlot = plan.id();
+        if (decisionSlot < 0 || decisionSlot >= SelectFixture.SETS)
+        {
+            throw new IllegalArgumentException("decision handle beyond the fixture's " + SelectFixture.SETS + ": " +
+                decisionSlot);
+        }
+        this.selectionCounterIds = new int[n];
+        this.dropCounterIds = new int[n * DropReason.COUNT];
+        for (int i = 0; i < n; i++)
+        {
+            final int model = modelIds[i];
+            if (model < 0 || model >= SelectFixture.POOL_SIZE)
+            {
+                throw new IllegalArgumentException("model handle beyond the fixture's pool of " +
+                    SelectFixture.POOL_SIZE + ": " + model);
+            }
+            selectionCounterIds[i] = decisionSlot * n + i;
+            for (int r = 0; r < DropReason.COUNT; r++)
+            {
+                dropCounterIds[i * DropReason.COUNT + r] = SelectFixture.SETS * n + model * DropReason.COUNT + r;
+            }
+        }
+    }
+
+    /**
+     * @param candidates candidates per decision.
+     * @return counter ids a counts array for {@link HandLoopSelector#selectStoring} of cases that size must hold.
+     */
+    public static int counterIdLimit(final int candidates)
+    {
+        return SelectFixture.SETS * candidates + SelectFixture.POOL_SIZE * DropReason.COUNT;
     }
 
     /** @return the decision's plan. */

@@ -1,5 +1,6 @@
 package io.multifactor.bench;
 
+import io.multifactor.api.DropReason;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.plan.DecisionPlan;
@@ -138,6 +139,44 @@ public final class SelectWorld
     }
 
     /**
+     * Checks that the storing hand loop leaves what the engine's selection holds: the choice, and per candidate the
+     * drop reason, TPOT, TTFT, ranked latency, load, in-flight count and a survivor's score (within 1e-9: other
+     * expressions), and that it counts one choice and one drop per dropped candidate.
+     */
+    private static void checkStoredAlike(final int set, final Selection selection, final SelectCase c)
+    {
+        final int n = c.candidateCount();
+        final HandResult stored = new HandResult(n);
+        final long[] counts = new long[SelectCase.counterIdLimit(n)];
+        final int chosen = HandLoopSelector.selectStoring(c, stored, counts);
+        long counted = 0;
+        for (final long k : counts)
+        {
+            counted += k;
+        }
+        final String problem = chosen != selection.selectedIndex() ? "chose " + chosen :
+            stored.outcome != selection.outcome() ? "outcome " + stored.outcome :
+            counted != 1 + selection.droppedCount() ? "counted " + counted : null;
+        String candidateProblem = null;
+        for (int i = 0; i < n && candidateProblem == null; i++)
+        {
+            final boolean survived = selection.dropReason(i) == DropReason.NONE;
+            if (stored.dropReasons[i] != selection.dropReason(i) || stored.tpotMs[i] != selection.tpotMs(i) ||
+                stored.ttftMs[i] != selection.ttftMs(i) || stored.latencyMs[i] != selection.latencyMs(i) ||
+                stored.load[i] != selection.load(i) || stored.inflight[i] != selection.inflight(i) ||
+                survived && !ScoreTolerance.close(stored.scores[i], selection.score(i)))
+            {
+                candidateProblem = "candidate " + i;
+            }
+        }
+        if (problem != null || candidateProblem != null)
+        {
+            throw new IllegalStateException("set " + set + ": the storing hand loop disagrees with the engine: " +
+                (problem != null ? problem : candidateProblem));
+        }
+    }
+
+    /**
      * Checks that the engine, the kernel, the hand loop and the reference scorer choose the same candidate for every
      * data set.
      *
@@ -152,6 +191,7 @@ public final class SelectWorld
             final int byEngine = selection.selectedIndex();
             final int byKernel = SelectBenchmark.kernelSelect(cases[s], selection);
             final int byHandLoop = HandLoopSelector.select(cases[s]);
+            checkStoredAlike(s, selection, cases[s]);
             final ReferenceResult scored = ReferenceScorer.select(referenceDecisions[s], referenceRequests[s]);
             final int byScorer = scored.selectedIndex();
             // The reference computes scores with other expressions: a near tie (1e-9) may go either way.
