@@ -60,8 +60,9 @@ public final class PowerOfTwoChoices
         }
         final int a = (int)(((bits >>> 32) * survivors) >>> 32);
         int b = (int)(((bits & 0xFFFF_FFFFL) * (survivors - 1)) >>> 32);
-        // Distinct and uniform over the pairs: the second draw skips the first.
-        b = b >= a ? b + 1 : b;
+        // Distinct and uniform over the pairs: the second draw skips the first (plus 1 when b >= a, from the sign of
+        // a - b - 1; both lie in [0, 2^31)).
+        b += (a - b - 1) >>> 31;
         final int low = Math.min(a, b);
         final int high = Math.max(a, b);
         int first = low;
@@ -85,10 +86,26 @@ public final class PowerOfTwoChoices
         }
         // first is the earlier in modelRefs order: it keeps an equal score. Both survived: their scores are stored.
         final double[] scores = SelectionWriter.scores(out);
-        final boolean secondWins = scores[second] > scores[first];
-        final int winner = secondWins ? second : first;
-        final int loser = secondWins ? first : second;
-        return pack(winner, loser);
+        // The winner with arithmetic rather than a branch: the draw makes the comparison a coin flip, which a branch
+        // mispredicted about every other call.
+        final int swap = (first ^ second) & -greater(scores[second], scores[first]);
+        return pack(first ^ swap, second ^ swap);
+    }
+
+    /**
+     * {@code b > a} as 1 or 0, without a branch: the sign of {@code (a - b) + 0.0}, which is negative exactly when
+     * {@code b > a} (two distinct finite doubles never differ by zero, and adding 0.0 turns the -0.0 of
+     * {@code -0.0 - 0.0} into 0.0), and 0 when the difference is NaN (either is NaN, or both are the same infinity).
+     *
+     * @param b the second value.
+     * @param a the first value.
+     * @return 1 when {@code b > a}, else 0.
+     */
+    static int greater(final double b, final double a)
+    {
+        final long difference = Double.doubleToRawLongBits((a - b) + 0.0);
+        final long notNaN = ~(0x7FF0_0000_0000_0000L - (difference & Long.MAX_VALUE)) >>> 63;
+        return (int)((difference >>> 63) & notNaN);
     }
 
     /**
