@@ -20,7 +20,6 @@ import io.multifactor.api.Outcome;
  */
 public final class HandLoopSelector
 {
-
     private HandLoopSelector()
     {
     }
@@ -76,34 +75,7 @@ public final class HandLoopSelector
         {
             return cheapest(cost, n);
         }
-        final double qInv = qMax > qMin ? 1.0 / (qMax - qMin) : 0.0;
-        final double lInv = lMax > lMin ? 1.0 / (lMax - lMin) : 0.0;
-        final double cInv = cMax > cMin ? 1.0 / (cMax - cMin) : 0.0;
-        final double nInv = nMax > nMin ? 1.0 / (nMax - nMin) : 0.0;
-        final double wQ = c.weightQuality;
-        final double wL = c.weightLatency;
-        final double wC = c.weightCost;
-        final double wN = c.weightLoad;
-        int best = -1;
-        double bestScore = Double.NEGATIVE_INFINITY;
-        for (int i = 0; i < n; i++)
-        {
-            if ((alive & (1L << i)) == 0)
-            {
-                continue;
-            }
-            final double nq = qInv == 0.0 ? 0.5 : Math.min(1.0, (quality[i] - qMin) * qInv);
-            final double nl = lInv == 0.0 ? 0.5 : Math.max(0.0, 1.0 - (tpot[i] - lMin) * lInv);
-            final double nc = cInv == 0.0 ? 0.5 : Math.max(0.0, 1.0 - (cost[i] - cMin) * cInv);
-            final double nn = nInv == 0.0 ? 0.5 : Math.max(0.0, 1.0 - ((double)inflight[i] - nMin) * nInv);
-            final double score = wQ * nq + wL * nl + wC * nc + wN * nn;
-            if (score > bestScore)
-            {
-                bestScore = score;
-                best = i;
-            }
-        }
-        return best;
+        return score(c, null, alive, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
     }
 
     /**
@@ -211,7 +183,7 @@ public final class HandLoopSelector
         }
         else
         {
-            best = scoreStoring(c, out.scores, alive, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
+            best = score(c, out.scores, alive, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax);
             outcome = Outcome.SCORED;
         }
         out.outcome = outcome;
@@ -223,10 +195,11 @@ public final class HandLoopSelector
         return best;
     }
 
-    // select's scoring loop, storing each survivor's score.
-    private static int scoreStoring(
+    // The scoring loop of both: the survivors' scores over the bounds, stored when scoresOrNull is given (the bare
+    // loop passes null, a constant once inlined, so it stores nothing).
+    private static int score(
         final SelectCase c,
-        final double[] scores,
+        final double[] scoresOrNull,
         final long alive,
         final double qMin,
         final double qMax,
@@ -263,7 +236,10 @@ public final class HandLoopSelector
             final double nc = cInv == 0.0 ? 0.5 : Math.max(0.0, 1.0 - (cost[i] - cMin) * cInv);
             final double nn = nInv == 0.0 ? 0.5 : Math.max(0.0, 1.0 - ((double)inflight[i] - nMin) * nInv);
             final double score = wQ * nq + wL * nl + wC * nc + wN * nn;
-            scores[i] = score;
+            if (scoresOrNull != null)
+            {
+                scoresOrNull[i] = score;
+            }
             if (score > bestScore)
             {
                 bestScore = score;
