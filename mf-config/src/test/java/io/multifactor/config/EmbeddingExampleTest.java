@@ -20,7 +20,10 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The README's "Embedding" snippet, compiled and run here; a test checks that the README holds it verbatim. */
+/**
+ * The "Embedding in a router" snippet of docs/embedding.md (between the README markers below), compiled and run here;
+ * a test checks that the page holds it verbatim.
+ */
 class EmbeddingExampleTest
 {
     @TempDir
@@ -113,7 +116,7 @@ class EmbeddingExampleTest
             }
         }
         assertThat(snippet).hasSizeGreaterThan(20);
-        final String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+        final String readme = Files.readString(Path.of("..", "docs", "embedding.md"), StandardCharsets.UTF_8);
         assertThat(readme).contains("```java\n" + String.join("\n", snippet) + "\n```\n");
     }
 }
