@@ -20,7 +20,10 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The README's "Embedding" snippet, compiled and run here; a test checks that the README holds it verbatim. */
+/**
+ * The embedding snippets, compiled and run here: "Embedding in a router" of docs/embedding.md (between the README
+ * markers) and the README's own (between the FIRST-PAGE markers); tests check that the pages hold them verbatim.
+ */
 class EmbeddingExampleTest
 {
     @TempDir
@@ -75,6 +78,30 @@ class EmbeddingExampleTest
     }
     // README:END
 
+    // FIRST-PAGE:BEGIN
+    static String choose(final Path routerYaml) throws InvalidConfigurationException
+    {
+        final LoadedConfig config = ConfigLoader.load(routerYaml);               // every problem at once, located
+        try (MultiFactorEngine engine =
+            MultiFactorEngine.builder(config.plans()).settings(config.signalSettings()).build())
+        {
+            final int decision = engine.requireDecisionId("quality_answers");   // once, at startup
+            final Selection selection = new Selection();                         // one per thread, reused
+            final long lease = engine.selectAndBegin(decision, null, selection); // no allocation, no lock
+            if (!selection.hasSelection())
+            {
+                return null;                                                     // outcome FAILED
+            }
+            final int model = selection.selectedModel();
+            // ... send the request to engine.plans().modelName(model), then:
+            engine.recordTtftMs(model, 310.0);
+            engine.recordTpotMs(model, 42.0);
+            engine.end(lease, 200);                                              // the response's status
+            return engine.plans().modelName(model);
+        }
+    }
+    // FIRST-PAGE:END
+
     @Test
     void shouldRouteWithTheReadmeSnippet() throws Exception
     {
@@ -91,7 +118,33 @@ class EmbeddingExampleTest
     }
 
     @Test
+    void shouldChooseWithTheFirstPageSnippet() throws Exception
+    {
+        // No observation yet: quality_answers ranks slow-strong first, as the consumer project of docs/embedding.md
+        // prints for its first request.
+        assertThat(choose(Path.of("..", "examples", "router.yaml"))).isEqualTo("slow-strong");
+    }
+
+    @Test
     void shouldBeInTheReadmeVerbatim() throws IOException
+    {
+        final List<String> snippet = snippet("README");
+        assertThat(snippet).hasSizeGreaterThan(20);
+        final String readme = Files.readString(Path.of("..", "docs", "embedding.md"), StandardCharsets.UTF_8);
+        assertThat(readme).contains("```java\n" + String.join("\n", snippet) + "\n```\n");
+    }
+
+    @Test
+    void shouldBeOnTheFirstPageVerbatim() throws IOException
+    {
+        final List<String> snippet = snippet("FIRST-PAGE");
+        assertThat(snippet).hasSizeGreaterThan(10);
+        final String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+        assertThat(readme).contains("```java\n" + String.join("\n", snippet) + "\n```\n");
+    }
+
+    /** The lines of this file between "// MARKER:BEGIN" and "// MARKER:END", less the class body's indent. */
+    private static List<String> snippet(final String marker) throws IOException
     {
         final List<String> source = Files.readAllLines(
             Path.of("src/test/java/io/multifactor/config/EmbeddingExampleTest.java"), StandardCharsets.UTF_8);
@@ -99,7 +152,7 @@ class EmbeddingExampleTest
         boolean inside = false;
         for (final String line : source)
         {
-            if (line.strip().equals("// README:END"))
+            if (line.strip().equals("// " + marker + ":END"))
             {
                 break;
             }
@@ -107,13 +160,11 @@ class EmbeddingExampleTest
             {
                 snippet.add(line.length() >= 4 ? line.substring(4) : line.strip());
             }
-            if (line.strip().equals("// README:BEGIN"))
+            if (line.strip().equals("// " + marker + ":BEGIN"))
             {
                 inside = true;
             }
         }
-        assertThat(snippet).hasSizeGreaterThan(20);
-        final String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
-        assertThat(readme).contains("```java\n" + String.join("\n", snippet) + "\n```\n");
+        return snippet;
     }
 }

@@ -11,23 +11,23 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's "Use it in your project" shows the files of the consumer project that {@code mvn verify} builds and runs
- * (module {@code mf-consumer}, maven-invoker-plugin): they must be the same, word for word, so that what a newcomer
- * copies is what the build proved.
+ * The "Use it in your project" section of docs/embedding.md shows the files of the consumer project that
+ * {@code mvn verify} builds and runs (module {@code mf-consumer}, maven-invoker-plugin): they must be the same, word
+ * for word, so that what a newcomer copies is what the build proved.
  */
 class ReadmeConsumerProjectTest
 {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final Path PROJECT = ROOT.resolve("mf-consumer/src/it/embedding");
 
-    /** The fenced blocks of the README's "Use it in your project" section, in order, with their info strings. */
+    /** The fenced blocks of docs/embedding.md's "Use it in your project" section, in order, with their info strings. */
     private static List<String[]> sectionBlocks() throws IOException
     {
         final List<String[]> blocks = new ArrayList<>();
         boolean inSection = false;
         String info = null;
         StringBuilder text = null;
-        for (final String line : Files.readAllLines(ROOT.resolve("README.md")))
+        for (final String line : Files.readAllLines(ROOT.resolve("docs/embedding.md")))
         {
             if (line.startsWith("## "))
             {
@@ -61,7 +61,8 @@ class ReadmeConsumerProjectTest
                 found.add(block[1]);
             }
         }
-        assertThat(found).as("```%s blocks in the README's \"Use it in your project\"", info).hasSizeGreaterThan(index);
+        assertThat(found).as("```%s blocks in docs/embedding.md's \"Use it in your project\"", info)
+            .hasSizeGreaterThan(index);
         return found.get(index);
     }
 

@@ -12,8 +12,9 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A newcomer copies the {@code bin/mf} examples of the README's "bin/mf" section and runs them from the repository
- * root: every file they name exists, and {@code validate} and {@code explain} (table and JSON) succeed on them.
+ * A newcomer copies the {@code bin/mf} examples of docs/cli.md (its "Commands" section) and runs them from the
+ * repository root: every file they name exists, and {@code validate} and {@code explain} (table and JSON) succeed on
+ * them.
  */
 class ReadmeExamplesTest
 {
@@ -23,7 +24,7 @@ class ReadmeExamplesTest
     void shouldRunEveryBinMfExampleOfTheReadmeAsWritten() throws IOException
     {
         final List<List<String>> examples = binMfExamples();
-        assertThat(examples).as("bin/mf examples in the README's bin/mf section").hasSizeGreaterThanOrEqualTo(3);
+        assertThat(examples).as("bin/mf examples in docs/cli.md's Commands section").hasSizeGreaterThanOrEqualTo(3);
 
         int ran = 0;
         for (final List<String> args : examples)
@@ -39,7 +40,7 @@ class ReadmeExamplesTest
                 resolved[i] = arg.endsWith(".yaml") ? ROOT.resolve(arg).toString() : arg;
                 if (arg.endsWith(".yaml"))
                 {
-                    assertThat(ROOT.resolve(arg)).as("file named by the README example %s", args).isRegularFile();
+                    assertThat(ROOT.resolve(arg)).as("file named by the docs/cli.md example %s", args).isRegularFile();
                 }
             }
 
@@ -65,7 +66,7 @@ class ReadmeExamplesTest
         final String prompt = "$ bin/mf validate ";
         final List<String> shown = new ArrayList<>();
         String file = null;
-        for (final String line : Files.readAllLines(ROOT.resolve("README.md")))
+        for (final String line : Files.readAllLines(ROOT.resolve("docs/cli.md")))
         {
             if (line.startsWith(prompt))
             {
@@ -80,21 +81,21 @@ class ReadmeExamplesTest
                 shown.add(line);
             }
         }
-        assertThat(file).as("a '$ bin/mf validate FILE' example in the README").isNotNull();
+        assertThat(file).as("a '$ bin/mf validate FILE' example in docs/cli.md").isNotNull();
         assertThat(ROOT.resolve(file)).isRegularFile();
 
         final CliRun run = CliRun.of("validate", ROOT.resolve(file).toString());
 
         assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
         assertThat(run.out()).isEmpty();
-        // The README shows the path as typed from the repository root; the test ran it with an absolute path.
+        // The page shows the path as typed from the repository root; the test ran it with an absolute path.
         assertThat(run.err().replace(ROOT + "/", "").lines()).containsExactlyElementsOf(shown);
     }
 
     @Test
     void shouldPrintTheValidSummaryShownInTheReadme() throws IOException
     {
-        final String readme = Files.readString(ROOT.resolve("README.md"));
+        final String readme = Files.readString(ROOT.resolve("docs/cli.md"));
         final String command = "$ bin/mf validate examples/router.yaml\n";
         assertThat(readme).contains(command);
         final int start = readme.indexOf(command) + command.length();
@@ -104,25 +105,25 @@ class ReadmeExamplesTest
 
         assertThat(run.exit()).isEqualTo(ExitCodes.OK);
         final List<String> printed = run.out().replace(ROOT + "/", "").lines().toList();
-        // The README shows the start and the end; "  ..." stands for the decisions it leaves out.
+        // The page shows the start and the end; "  ..." stands for the decisions it leaves out.
         final int gap = shown.indexOf("  ...");
-        assertThat(gap).as("a '  ...' line in the README's summary").isPositive();
+        assertThat(gap).as("a '  ...' line in the page's summary").isPositive();
         assertThat(printed.subList(0, gap)).containsExactlyElementsOf(shown.subList(0, gap));
         final List<String> tail = shown.subList(gap + 1, shown.size());
         assertThat(printed.subList(printed.size() - tail.size(), printed.size())).containsExactlyElementsOf(tail);
     }
 
-    /** The lines of the first code block after the "## bin/mf" heading that start with {@code bin/mf}, as arguments. */
+    /** The lines of the first code block after the "## Commands" heading that start with {@code bin/mf}, as words. */
     private static List<List<String>> binMfExamples() throws IOException
     {
         final List<List<String>> examples = new ArrayList<>();
         boolean inSection = false;
         boolean inBlock = false;
-        for (final String line : Files.readAllLines(ROOT.resolve("README.md")))
+        for (final String line : Files.readAllLines(ROOT.resolve("docs/cli.md")))
         {
             if (line.startsWith("## "))
             {
-                inSection = line.equals("## bin/mf");
+                inSection = line.equals("## Commands");
             }
             else if (inSection && line.startsWith("```"))
             {
