@@ -48,6 +48,9 @@ final class FleetPeriods
     /** Longest count value read, in bytes (a count has at most 9 digits; anything longer is not read). */
     private static final int MAX_COUNT_BYTES = 20;
 
+    /** What {@link #step} returns when nothing was due at this tick: nothing was sent, nothing succeeded or failed. */
+    static final int NOT_DUE = 2;
+
     private static final byte[] EMPTY = new byte[0];
 
     private final RedisConnection connection;
@@ -109,8 +112,9 @@ final class FleetPeriods
      * @param nowMs the wall clock's time.
      * @param local this replica's signals (counts and intervals).
      * @param remote filled with the other replicas' signals when this tick reads.
-     * @return {@link FleetExchange#EXCHANGED} when it read, {@link FleetExchange#IDLE} when it published or had nothing
-     *     to do, {@link FleetExchange#FAILED} when Redis failed ({@link #lastFailure()} says why).
+     * @return {@link FleetExchange#EXCHANGED} when it read, {@link FleetExchange#IDLE} when it published,
+     *     {@link FleetExchange#FAILED} when Redis failed ({@link #lastFailure()} says why), {@link #NOT_DUE} when
+     *     nothing was due.
      */
     int step(final long nowMs, final FleetSignals local, final FleetSignals remote)
     {
@@ -126,7 +130,7 @@ final class FleetPeriods
             readPeriod = period;
             return outcome(read(period, remote), FleetExchange.EXCHANGED);
         }
-        return FleetExchange.IDLE;
+        return NOT_DUE;
     }
 
     /** @return why the last {@link #step} failed. */
@@ -180,6 +184,7 @@ final class FleetPeriods
     {
         try
         {
+            connection.requireOpen();
             final long epoch = Math.floorDiv(period, LATENCY_EVERY_PERIODS);
             if (epoch != currentEpoch)
             {
@@ -320,6 +325,7 @@ final class FleetPeriods
     {
         try
         {
+            connection.requireOpen();
             final long fleetEpoch = Math.floorDiv(period, LATENCY_EVERY_PERIODS) - 1;
             final boolean wantFleet = fleetEpoch != fleetEpochRead;
             final List<Object> parts = connection.run(FleetScript.READ,

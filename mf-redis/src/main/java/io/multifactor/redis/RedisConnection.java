@@ -79,13 +79,23 @@ final class RedisConnection
     {
         try
         {
-            commands();
+            requireOpen();
             return null;
         }
         catch (final RuntimeException ex)
         {
             return ex;
         }
+    }
+
+    /**
+     * Makes sure the connection is open, as {@link #connect()}, before a step changes any state.
+     *
+     * @throws RuntimeException when it is not (a connect failure, or the backoff's wait).
+     */
+    void requireOpen()
+    {
+        commands();
     }
 
     /**

@@ -109,7 +109,8 @@ public final class RedisFleetExchange implements FleetExchange
         }
         // The time after connecting: a slow connection must not make this replica write into a period already over.
         final int result = periods.step(clock.time(), local, remote);
-        return report(result, result == FAILED ? periods.lastFailure() : null);
+        // A tick with nothing due neither ends nor extends an outage.
+        return result == FleetPeriods.NOT_DUE ? IDLE : report(result, periods.lastFailure());
     }
 
     @Override
@@ -161,7 +162,7 @@ public final class RedisFleetExchange implements FleetExchange
         connection.close();
     }
 
-    // Counts a failure and warns once per outage; says when the exchange recovers.
+    // Counts a failure and warns once per outage; says when the exchange recovers (a publication or read succeeded).
     private int report(final int result, final Throwable failureOrNull)
     {
         if (result != FAILED)
