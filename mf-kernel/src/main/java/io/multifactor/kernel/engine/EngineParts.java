@@ -16,7 +16,8 @@ import org.agrona.concurrent.SystemEpochClock;
  * Assembles the parts of one engine from its builder's settings, in the order their counters are allocated: the
  * counter buffers and their layout (engine-wide counters first), the lease table, then selection, reserve, explain,
  * samples, plan installation, publication (latency and model-server signals), refresh, the fleet bridge, the ends of
- * leases, the ejection override, plan replacement and the server configuration, all sharing the engine's one lock.
+ * leases, the ejection override, plan replacement and the server configuration, all sharing the engine's one lock,
+ * and the readout of plans, handles and counts.
  * <p>
  * This class is not threadsafe: it is built and read once, on the thread that builds the engine.
  */
@@ -45,8 +46,9 @@ final class EngineParts
     final EjectionOverride ejectionOverride;
     final PlansReplacement plansReplacement;
     final ServerConfiguration serverConfiguration;
+    final EngineReadout readout;
 
-    EngineParts(final EngineBuilder<?> builder)
+    EngineParts(final MultiFactorEngine.Builder builder)
     {
         firstPlans = builder.plans;
         clock = builder.clock;
@@ -86,5 +88,6 @@ final class EngineParts
         ejectionOverride = new EjectionOverride(installer, ejections);
         plansReplacement = new PlansReplacement(installer, clock);
         serverConfiguration = new ServerConfiguration(serverSignals, installer, plansReplacement, clock);
+        readout = new EngineReadout(installer, counters, layout, leases);
     }
 }

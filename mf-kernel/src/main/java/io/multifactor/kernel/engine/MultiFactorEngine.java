@@ -1,6 +1,7 @@
 package io.multifactor.kernel.engine;
 
 import io.multifactor.api.Exclusions;
+import io.multifactor.api.Handles;
 import io.multifactor.api.InflightTracker;
 import io.multifactor.api.LatencyRecorder;
 import io.multifactor.api.Request;
@@ -12,9 +13,22 @@ import io.multifactor.kernel.inflight.LeaseTable;
 import io.multifactor.kernel.latency.LatencyWindow;
 import io.multifactor.kernel.metrics.CounterBuffers;
 import io.multifactor.kernel.metrics.CounterTypes;
+import io.multifactor.kernel.metrics.FleetCounters;
+import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.plan.PlansBuilder;
 import io.multifactor.kernel.reliability.RequestResult;
+import io.multifactor.kernel.signal.ServerBackend;
+import io.multifactor.kernel.signal.ServerMetricsSettings;
+import io.multifactor.kernel.signal.ServerSignals;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
+import org.agrona.concurrent.status.CountersReader;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
 
 /**
  * The multi-factor engine: selects a model per request from the current plans and the live signals, and takes those
@@ -25,8 +39,9 @@ import org.agrona.concurrent.Agent;
  * signals {@code SignalPublisher}'s and {@code ServerLoadPublisher}'s, the server configuration
  * {@code ServerConfiguration}'s, an operator's ejection {@code EjectionOverride}'s, the refresh duty cycle and lease
  * sweep {@code RefreshCycle}'s, the counters' layout and labels {@code CounterLayout}'s, the fleet
- * {@code FleetBridge}'s; the reads are declared in {@code EngineReadout}, the changes off the hot path (plans, servers,
- * ejection) in {@code EngineControl}.
+ * {@code FleetBridge}'s, the reads of plans, handles and counts {@code EngineReadout}'s. The engine is composed of
+ * these parts, each held in a final field; the hot paths ({@code select}, {@code selectAndBegin}, {@code begin},
+ * {@code end}, {@code record*}) read the published state and call their part directly, with no dispatch beyond it.
  * <p>
  * Everything the hot paths read hangs off one published {@code EngineState} (the plans snapshot and the signal arrays
  * sized for it), read with a single volatile load, so a selection always sees one whole plan with signals keyed to its
@@ -41,7 +56,7 @@ import org.agrona.concurrent.Agent;
  * {@link #replacePlans} may be called from any number of threads at once; the hot paths allocate nothing and take no
  * lock; refresh, the fleet exchange and plan replacement serialize on an internal lock.
  */
-public final class MultiFactorEngine extends EngineControl
+public final class MultiFactorEngine
     implements LatencyRecorder, InflightTracker, FleetMember, AutoCloseable
 {
     /** Default number of lease slots: the most requests in flight counted at once. */
@@ -63,6 +78,9 @@ public final class MultiFactorEngine extends EngineControl
     /** Stale leases are swept every {@code inflight_max_age / SWEEPS_PER_MAX_AGE} (at least every refresh period). */
     public static final int SWEEPS_PER_MAX_AGE = 64;
 
+    final StateInstaller installer;
+    private final NanoClock clock;
+    private final SignalSettings settings;
     private final ReserveOnSelect reserver;
     private final Selector selector;
     private final LeaseEnder leaseEnder;
@@ -70,11 +88,19 @@ public final class MultiFactorEngine extends EngineControl
     private final SampleRecorder samples;
     private final RefreshCycle refreshCycle;
     private final FleetBridge fleet;
+    private final EngineReadout readout;
+    private final PlansReplacement plansReplacement;
+    private final ServerConfiguration serverConfiguration;
+    private final EjectionOverride ejectionOverride;
+    private final ServerLoadPublisher serverPublisher;
+    private final PerThreadCounterBlocks counterBlocksOrNull;
     private final RefreshAgent agent = new RefreshAgent(this);
 
     MultiFactorEngine(final EngineParts parts)
     {
-        super(parts);
+        installer = parts.installer;
+        clock = parts.clock;
+        settings = parts.settings;
         reserver = parts.reserver;
         selector = parts.selector;
         leaseEnder = parts.leaseEnder;
@@ -82,6 +108,12 @@ public final class MultiFactorEngine extends EngineControl
         samples = parts.samples;
         refreshCycle = parts.refreshCycle;
         fleet = parts.fleet;
+        readout = parts.readout;
+        plansReplacement = parts.plansReplacement;
+        serverConfiguration = parts.serverConfiguration;
+        ejectionOverride = parts.ejectionOverride;
+        serverPublisher = parts.serverPublisher;
+        counterBlocksOrNull = parts.counterBlocks;
         installer.installFirst(parts.firstPlans, parts.originNs);
         // The counters file holds the first plans' counters from the start, before the first heartbeat.
         refreshCycle.writeFile();
@@ -374,22 +406,444 @@ public final class MultiFactorEngine extends EngineControl
         refreshCycle.closeFile();
     }
 
+    /** @return the engine's clock: the time source of windows, refresh, lease ages and ejections. */
+    public NanoClock clock()
+    {
+        return clock;
+    }
+
+    /** @return the signal settings the engine was built with. */
+    public SignalSettings settings()
+    {
+        return settings;
+    }
+
+    /** @return the current plans snapshot. */
+    public Plans plans()
+    {
+        return readout.plans();
+    }
+
+    /**
+     * @param name model name.
+     * @return its handle in the current plans, or {@link Handles#NONE}.
+     */
+    public int modelId(final String name)
+    {
+        return readout.modelId(name);
+    }
+
+    /**
+     * @param name decision name.
+     * @return its handle in the current plans, or {@link Handles#NONE}.
+     */
+    public int decisionId(final String name)
+    {
+        return readout.decisionId(name);
+    }
+
+    /**
+     * Resolves a decision name once, at startup, and refuses a name the configuration does not have.
+     *
+     * @param name decision name.
+     * @return its handle in the current plans.
+     * @throws IllegalArgumentException naming the unknown name, the nearest known decision and the known decisions.
+     */
+    public int requireDecisionId(final String name)
+    {
+        return readout.requireDecisionId(name);
+    }
+
+    /**
+     * Resolves a model name once, at startup, and refuses a name the configuration does not have.
+     *
+     * @param name model name.
+     * @return its handle in the current plans.
+     * @throws IllegalArgumentException naming the unknown name, the nearest known model and the known models.
+     */
+    public int requireModelId(final String name)
+    {
+        return readout.requireModelId(name);
+    }
+
+    /**
+     * @param modelId model handle.
+     * @return its current in-flight count (with a fleet, the other replicas' last published counts included, as
+     *     {@code select} and the {@code max_inflight} ceiling read it), or 0 for an unknown model.
+     */
+    public long inflight(final int modelId)
+    {
+        return readout.inflight(modelId);
+    }
+
+    /**
+     * The tokens in flight on a model: the sum of its live leases' token weights ({@code mf.inflight.tokens}), local
+     * to this engine (not exchanged with a fleet). A volatile read; allocates nothing.
+     *
+     * @param modelId model handle.
+     * @return its in-flight tokens, 0 for an unknown or retired handle.
+     */
+    public long inflightTokens(final int modelId)
+    {
+        return readout.inflightTokens(modelId);
+    }
+
+    /**
+     * This replica's own in-flight count of a model: with a fleet attached, {@link #inflight(int)} also holds the other
+     * replicas' last published counts.
+     *
+     * @param modelId model handle.
+     * @return the count of this engine's open leases, or 0 for an unknown model.
+     */
+    public long localInflight(final int modelId)
+    {
+        return readout.localInflight(modelId);
+    }
+
+    /**
+     * Counts a reload refused before it reached the engine (an invalid file), in {@code mf.reloads{result="refused"}};
+     * {@code replacePlans} counts its own. Threadsafe.
+     */
+    public void countRefusedReload()
+    {
+        readout.countRefusedReload();
+    }
+
+    /** @return reloads applied by {@code replacePlans} so far. */
+    public long reloadsApplied()
+    {
+        return readout.reloadsApplied();
+    }
+
+    /** @return reloads refused so far (by {@code replacePlans} or counted with {@link #countRefusedReload()}). */
+    public long reloadsRefused()
+    {
+        return readout.reloadsRefused();
+    }
+
+    /** @return the counters a fleet exchange reports into. */
+    public FleetCounters fleetCounters()
+    {
+        return readout.fleetCounters();
+    }
+
+    /** @return the number of counters this engine was built with. */
+    public int counterCapacity()
+    {
+        return readout.counterCapacity();
+    }
+
+    /** @return a reader of the engine's counters (labels and live values), in this process. */
+    public CountersReader countersReader()
+    {
+        return readout.countersReader();
+    }
+
+    /** @return latency samples refused so far (NaN, infinite, zero or negative). */
+    public long refusedSampleCount()
+    {
+        return readout.refusedSampleCount();
+    }
+
+    /** @return latency samples clamped so far to {@link LatencyWindow#MAX_TRACKABLE_MICROS}. */
+    public long clampedSampleCount()
+    {
+        return readout.clampedSampleCount();
+    }
+
+    /** @return {@code begin} calls that found the lease table full (and counted nothing). */
+    public long leaseTableFullCount()
+    {
+        return readout.leaseTableFullCount();
+    }
+
+    /** @return leases reclaimed as stale so far. */
+    public long reclaimedLeaseCount()
+    {
+        return readout.reclaimedLeaseCount();
+    }
+
+    /**
+     * Estimated memory of the latency windows of one model (both metrics), in bytes.
+     *
+     * @param modelId model handle of the current plans.
+     * @return bytes, or 0 for an unknown model.
+     */
+    public long latencyFootprintBytes(final int modelId)
+    {
+        return readout.latencyFootprintBytes(modelId);
+    }
+
+    /**
+     * Replaces the plans atomically. Models that keep their name keep their in-flight counter and latency windows
+     * (build {@code next} with {@link PlansBuilder#PlansBuilder(Plans)} so they also keep their handles); a retired
+     * model's {@code begin} and {@code record*} become no-ops, and its open leases still end normally. Percentiles of
+     * the new plans are computed before the swap. Off the hot path: allocates, and waits for a running refresh.
+     *
+     * @param next the new snapshot.
+     * @throws IllegalStateException when a new model name needs a counter and every counter is in use (the running plans
+     *     stay), or the engine is closed.
+     */
+    public void replacePlans(final Plans next)
+    {
+        plansReplacement.replace(next);
+    }
+
+    /**
+     * Adds a listener called on the replacing thread after each successful {@link #replacePlans}, once the new plans
+     * and their counters are published (the metrics binder follows reloads so). It must not replace plans itself.
+     *
+     * @param listener called with no lock held.
+     */
+    public void addPlansListener(final Runnable listener)
+    {
+        plansReplacement.addListener(listener);
+    }
+
+    /** @param listener a listener added with {@link #addPlansListener(Runnable)}. */
+    public void removePlansListener(final Runnable listener)
+    {
+        plansReplacement.removeListener(listener);
+    }
+
+    /**
+     * @return the engine's model-server signals: the table the scrape agent (module {@code mf-servers}) writes into,
+     *     and the settings and backends it scrapes.
+     */
+    public ServerSignals serverSignals()
+    {
+        return serverConfiguration.signals();
+    }
+
+    /**
+     * Replaces what is scraped ({@code signals.server_metrics} and the backends of the models whose {@code server} is
+     * set, such as {@code LoadedConfig.serverMetrics()} and {@code serverBackends()} after a reload): a backend that
+     * stays keeps its values, freshness and counts, a model that stays keeps its grace period, and the
+     * {@code mf.server.*} counters follow (the plans listeners are told, as after {@link #replacePlans}). The scrape
+     * agent picks the change up at its next cycle. Off the hot path: allocates, and waits for a running refresh.
+     *
+     * @param settingsOrNull how the backends are scraped, or {@code null} to stop using server signals.
+     * @param backends the backends (ignored without settings).
+     * @throws IllegalStateException when a counter cannot be allocated (the previous server configuration is then
+     *     back), or the engine is closed.
+     */
+    public void configureServers(final ServerMetricsSettings settingsOrNull, final List<ServerBackend> backends)
+    {
+        serverConfiguration.configure(settingsOrNull, backends);
+    }
+
+    /**
+     * Feeds one backend's load from an ORCA load report on a response ({@code endpoint-load-metrics}): it counts as a
+     * good scrape of that backend at the engine clock's time now. Any thread; allocates nothing; never throws for an
+     * expected outcome.
+     *
+     * @param modelId the model's handle.
+     * @param backendKey the backend's origin, {@link ServerBackend#key()} ({@code http://host:port}).
+     * @param waiting waiting requests, finite and >= 0, or NaN when not reported.
+     * @param running running requests, or NaN when not reported.
+     * @param kvUse KV-cache use in [0, 1], or NaN when not reported (not both NaN).
+     * @return whether the values were taken: {@code false} for a model without server signals, a backend it does not
+     *     list, or a value out of range (counted as a refused scrape).
+     */
+    public boolean reportServerLoad(
+        final int modelId, final String backendKey, final double waiting, final double running, final double kvUse)
+    {
+        return serverConfiguration.report(modelId, backendKey, waiting, running, kvUse);
+    }
+
+    /**
+     * Ejects a model for {@code millis} from now, whatever its {@code reliability} and without raising its ejection
+     * count (an operator's override, and what a scenario's {@code ejected_ms} states). When the time is up it is
+     * half-open as after any ejection. Off the hot path; lock-free.
+     *
+     * @param modelId model handle.
+     * @param millis how long, > 0.
+     * @return whether the model is one of the current plans (false: nothing happened).
+     */
+    public boolean ejectForMillis(final int modelId, final long millis)
+    {
+        return ejectionOverride.ejectForMillis(modelId, millis);
+    }
+
+    /**
+     * @param modelId model handle.
+     * @return the milliseconds its ejection has left now (0 while its probe is out), NaN when it is not ejected or
+     *     not one of the current plans. Reads the clock.
+     */
+    public double ejectedMillisLeft(final int modelId)
+    {
+        return ejectionOverride.ejectedMillisLeft(modelId);
+    }
+
+    /**
+     * Label of a model's in-flight counter, as other processes see it.
+     *
+     * @param modelName the model name.
+     * @return {@code mf.inflight{model="NAME"}}.
+     */
+    public static String inflightLabel(final String modelName)
+    {
+        return CounterLayout.inflightLabel(modelName);
+    }
+
+    /**
+     * Label of the counter of a decision's selections won by a model with an outcome.
+     *
+     * @param decision decision name.
+     * @param model model name.
+     * @param outcome an {@link io.multifactor.api.Outcome} code other than failed.
+     * @return {@code mf.selected{decision="D",model="M",outcome="O"}}.
+     */
+    public static String selectedLabel(final String decision, final String model, final int outcome)
+    {
+        return CounterLayout.selectedLabel(decision, model, outcome);
+    }
+
+    /**
+     * Label of the counter of a published percentile (microseconds, {@link CounterTypes#NO_OBSERVATION} when none).
+     *
+     * @param model model name.
+     * @param metric {@code "tpot"} or {@code "ttft"}.
+     * @param percentile the percentile, such as 95.
+     * @return {@code mf.latency{model="M",metric="tpot",percentile="95"}}.
+     */
+    public static String latencyLabel(final String model, final String metric, final int percentile)
+    {
+        return CounterLayout.latencyLabel(model, metric, percentile);
+    }
+
+    /** @return the per-thread counter blocks of the selections (null when not counted), for tests. */
+    PerThreadCounterBlocks counterBlocks()
+    {
+        return counterBlocksOrNull;
+    }
+
+    /** @return the publisher of the model-server signals, for tests. */
+    ServerLoadPublisher serverPublisher()
+    {
+        return serverPublisher;
+    }
+
     /**
      * Builds a {@link MultiFactorEngine}: clock, signal settings, counters file, lease and counter capacities, counting.
      * <p>
      * This class is not threadsafe: build on one thread.
      */
-    public static final class Builder extends EngineBuilder<Builder>
+    public static final class Builder
     {
+        final Plans plans;
+        NanoClock clock = SystemNanoClock.INSTANCE;
+        SignalSettings settings = SignalSettings.defaults();
+        Path countersFile;
+        int leaseCapacity = DEFAULT_LEASE_CAPACITY;
+        int counterCapacity = DEFAULT_COUNTER_CAPACITY;
+        boolean countSelections = true;
+        ServerMetricsSettings serverMetrics;
+        List<ServerBackend> serverBackends = List.of();
+
         private Builder(final Plans plans)
         {
-            super(plans);
+            this.plans = Objects.requireNonNull(plans, "plans");
         }
 
-        @Override
-        Builder self()
+        /**
+         * @param clock the time source of windows, refresh and lease ages ({@code CachedNanoClock} in tests).
+         * @return this builder.
+         */
+        public Builder clock(final NanoClock clock)
         {
+            this.clock = Objects.requireNonNull(clock, "clock");
             return this;
+        }
+
+        /**
+         * @param settings window, refresh period and lease max age.
+         * @return this builder.
+         */
+        public Builder settings(final SignalSettings settings)
+        {
+            this.settings = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
+        /**
+         * Copies the counters to a file (replaced if it exists) that another process reads ({@code bin/mf stat},
+         * {@link io.multifactor.kernel.metrics.CountersFileReader}): the counters stay in direct memory the engine
+         * owns, the file is written whole by {@link #build()} (so its space is reserved: {@code build()} fails with an
+         * {@link java.io.UncheckedIOException} that says why when it cannot be) and then kept current, with a
+         * heartbeat, by the refresh agent every 250 ms. By default there is no file.
+         *
+         * @param countersFile path of the file, or null for direct memory.
+         * @return this builder.
+         */
+        public Builder countersFile(final Path countersFile)
+        {
+            this.countersFile = countersFile;
+            return this;
+        }
+
+        /**
+         * @param leaseCapacity number of lease slots (the most requests in flight counted at once), a power of two;
+         *     default {@link MultiFactorEngine#DEFAULT_LEASE_CAPACITY}.
+         * @return this builder.
+         */
+        public Builder leaseCapacity(final int leaseCapacity)
+        {
+            this.leaseCapacity = leaseCapacity;
+            return this;
+        }
+
+        /**
+         * @param counterCapacity number of Agrona counters, for the metric and in-flight counters of the current plans
+         *     (and those retired less than {@link MultiFactorEngine#RETIRED_COUNTER_GRACE_NS} ago); default
+         *     {@link MultiFactorEngine#DEFAULT_COUNTER_CAPACITY}.
+         * @return this builder.
+         */
+        public Builder counterCapacity(final int counterCapacity)
+        {
+            this.counterCapacity = counterCapacity;
+            return this;
+        }
+
+        /**
+         * @param countSelections whether {@code select} counts selections and drops (default true: into the calling
+         *     thread's own counter block, added into the shared counters once per refresh period; false saves the
+         *     thread-local lookup and the stores, for measuring what counting costs).
+         * @return this builder.
+         */
+        public Builder countSelections(final boolean countSelections)
+        {
+            this.countSelections = countSelections;
+            return this;
+        }
+
+        /**
+         * Scrapes model servers from the start ({@code signals.server_metrics} and the backends of the models whose
+         * {@code server} is set): the engine's {@link ServerSignals} is configured with them before the first plans are
+         * installed, so their counters exist from the start. The scrape agent (module {@code mf-servers}) feeds it;
+         * {@link MultiFactorEngine#configureServers} changes it later. By default, none.
+         *
+         * @param settingsOrNull how the backends are scraped, or {@code null} for none.
+         * @param backends the backends (ignored without settings).
+         * @return this builder.
+         */
+        public Builder serverMetrics(final ServerMetricsSettings settingsOrNull, final List<ServerBackend> backends)
+        {
+            this.serverMetrics = settingsOrNull;
+            this.serverBackends = List.copyOf(backends);
+            return this;
+        }
+
+        /**
+         * @return the engine.
+         * @throws IllegalArgumentException when a capacity is out of range.
+         * @throws IllegalStateException when the plans have more models than counters, or when the JVM lacks the flag
+         *     {@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED} that Agrona needs (the message names it).
+         */
+        public MultiFactorEngine build()
+        {
+            AgronaAccess.check();
+            return new MultiFactorEngine(new EngineParts(this));
         }
     }
 }
