@@ -4,7 +4,6 @@ import io.multifactor.api.Factor;
 import io.multifactor.api.LatencyMetric;
 import io.multifactor.api.Objective;
 import io.multifactor.api.Selection;
-import io.multifactor.api.SelectionWriter;
 
 import java.util.Arrays;
 
@@ -19,7 +18,7 @@ import java.util.Arrays;
  * configured values stay available for explanations.
  * <p>
  * Instances are immutable and threadsafe: no array is written after construction; the candidate arrays are shared only
- * with a {@link Selection}, which reads them and never writes them ({@link #startSelection}).
+ * with a {@link Selection}, which reads them and never writes them ({@link #configured}).
  */
 public final class DecisionPlan
 {
@@ -39,7 +38,7 @@ public final class DecisionPlan
     private final double costMixPrompt;
     private final double costMixCompletion;
     private final int objective;
-    private final SelectionWriter.Configured configured;
+    private final Selection.Configured configured;
     private final int[] priority;
     private final double tolerance;
     private final double tieBand;
@@ -207,7 +206,7 @@ public final class DecisionPlan
             beyondSeed |= this.weights[f] > 0.0;
         }
         this.scoresBeyondSeed = beyondSeed;
-        this.configured = new SelectionWriter.Configured(this.candidateModelIds, this.quality, this.costPer1M, this.weights);
+        this.configured = new Selection.Configured(this.candidateModelIds, this.quality, this.costPer1M, this.weights);
     }
 
     /** @return handle of this decision. */
@@ -285,15 +284,15 @@ public final class DecisionPlan
     }
 
     /**
-     * Starts a selection of this decision: its handle, candidate count, objective and latency metric, and the
-     * configured arrays (model handles, quality, cost under the cost mix, weights) shared rather than copied, behind
-     * one reference that the selection stores only when it last held another decision's. Allocates nothing.
+     * The configured arrays a selection of this decision shares rather than copies (model handles, quality, cost under
+     * the cost mix, weights), behind one reference that the selection stores only when it last held another
+     * decision's: what the kernel starts a selection with.
      *
-     * @param selection the caller's selection.
+     * @return this decision's configured arrays, built once.
      */
-    public void startSelection(final Selection selection)
+    public Selection.Configured configured()
     {
-        SelectionWriter.start(selection, id, candidateCount, objective, latencyMetric, configured);
+        return configured;
     }
 
     /** @return configured TPOT ceiling in milliseconds, 0 when off. */
