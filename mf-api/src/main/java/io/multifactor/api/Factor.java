@@ -5,15 +5,17 @@ package io.multifactor.api;
  * scoring loop, {@code explain}, the configuration readers and the reference implementation iterate it, so a new factor
  * is an entry here and one source of values (a {@link FactorSource}), not an edit of every layer.
  * <pre>
- *   index  label      better  source
- *   0      quality    higher  configuration (quality_score)
- *   1      latency    lower   latency estimator (TPOT, else TTFT)
- *   2      cost       lower   configuration (prices under the cost mix)
- *   3      load       lower   leases (in-flight requests, or tokens)
- *   4      queue      lower   model-server metrics (waiting requests)
- *   5      kv_cache   lower   model-server metrics (KV-cache use, 0..1)
+ *   index  label      better  source                                         symbol  decimals  title
+ *   0      quality    higher  configuration (quality_score)                  Q       3         quality
+ *   1      latency    lower   latency estimator (TPOT, else TTFT)            L       1         latency
+ *   2      cost       lower   configuration (prices under the cost mix)      C       3         cost
+ *   3      load       lower   leases (in-flight requests, or tokens)         N       0         load
+ *   4      queue      lower   model-server metrics (waiting requests)        W       0         queue
+ *   5      kv_cache   lower   model-server metrics (KV-cache use, 0..1)      K       3         KV-cache
  * </pre>
- * The first four are the seed's factors: a decision without {@code weights} gives each 0.25 and the last two 0.
+ * The first four are the seed's factors: a decision without {@code weights} gives each 0.25 and the others 0. The
+ * others are shown by {@code explain} and the reports only where a decision weighs them or a candidate has them, each
+ * under its label, its symbol (normalized column {@code n} + symbol), its decimals and its title.
  * <p>
  * This class is stateless and threadsafe.
  */
@@ -48,6 +50,10 @@ public final class Factor
     private static final int[] SOURCES = {
         FactorSource.CONFIGURATION, FactorSource.LATENCY_ESTIMATOR, FactorSource.CONFIGURATION, FactorSource.LEASES,
         FactorSource.SERVER_METRICS, FactorSource.SERVER_METRICS };
+
+    private static final String[] SYMBOLS = { "Q", "L", "C", "N", "W", "K" };
+    private static final int[] DECIMALS = { 3, 1, 3, 0, 0, 3 };
+    private static final String[] TITLES = { "quality", "latency", "cost", "load", "queue", "KV-cache" };
 
     private Factor()
     {
@@ -86,6 +92,39 @@ public final class Factor
     {
         check(factor);
         return SOURCES[factor];
+    }
+
+    /**
+     * @param factor one of the indices of this class.
+     * @return its one-letter symbol, such as {@code "L"} (a report's normalized column is {@code "nL"}).
+     * @throws IllegalArgumentException for an index that is not one of this class.
+     */
+    public static String symbol(final int factor)
+    {
+        check(factor);
+        return SYMBOLS[factor];
+    }
+
+    /**
+     * @param factor one of the indices of this class.
+     * @return how many decimals a report prints of its value (its unit's resolution: 0 for a count).
+     * @throws IllegalArgumentException for an index that is not one of this class.
+     */
+    public static int decimals(final int factor)
+    {
+        check(factor);
+        return DECIMALS[factor];
+    }
+
+    /**
+     * @param factor one of the indices of this class.
+     * @return its name in prose, such as {@code "KV-cache"}.
+     * @throws IllegalArgumentException for an index that is not one of this class.
+     */
+    public static String title(final int factor)
+    {
+        check(factor);
+        return TITLES[factor];
     }
 
     /**

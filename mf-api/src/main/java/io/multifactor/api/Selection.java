@@ -18,16 +18,57 @@ package io.multifactor.api;
  * shared, not copied (one reference per decision); normalized factors are computed when read, from the bounds, by
  * {@link #normalized(double, double, double, boolean)}.
  * <p>
- * Storage is parallel primitive arrays sized by the largest decision seen; {@link #start} grows them the
+ * Storage is parallel primitive arrays sized by the largest decision seen; the kernel grows them the
  * first time a larger decision is selected (the only allocation, off the steady state).
  * <p>
- * Callers only read it: its writer methods are package-private, reached by the kernel alone through
- * {@link SelectionWriter}.
+ * Callers only read it: it has no writer method. Its state is private, and only the selection kernel of
+ * {@code mf-kernel} writes it, through a private lookup into this class (its {@code SelectionWriter}; on the module
+ * path this package is opened to the kernel alone), so no caller can corrupt a result it was given and the kernel
+ * writes the fields as directly as this class would.
  * <p>
  * This class is not threadsafe: one thread fills it, then reads it; give each thread its own instance.
  */
 public final class Selection
 {
+    /**
+     * A decision's configured arrays as a selection shares them, in candidate order: built once per decision plan, so
+     * that starting a selection stores one reference, and only when the decision changes. Only this class reads them.
+     * <p>
+     * Instances are immutable (the arrays are never written once shared) and threadsafe.
+     */
+    public static final class Configured
+    {
+        /** No candidates. */
+        public static final Configured NONE =
+            new Configured(new int[0], new double[0], new double[0], new double[Factor.COUNT]);
+
+        final int[] modelIds;
+        final double[] quality;
+        final double[] costPer1M;
+        final double[] weights;
+
+        /**
+         * @param modelIds model handle per candidate, shared (never written through this object).
+         * @param quality quality score per candidate (NaN when absent), shared: the selection's quality column.
+         * @param costPer1M cost per 1M tokens per candidate under the decision's cost mix (NaN when absent), shared:
+         *     the selection's cost column unless a request prices the candidates itself.
+         * @param weights effective weight per {@link Factor}, shared.
+         * @throws IllegalArgumentException when the arrays disagree in length or {@code weights} is not one per factor.
+         */
+        public Configured(final int[] modelIds, final double[] quality, final double[] costPer1M, final double[] weights)
+        {
+            if (quality.length != modelIds.length || costPer1M.length != modelIds.length || weights.length != Factor.COUNT)
+            {
+                throw new IllegalArgumentException("configured arrays of " + modelIds.length + " candidates: quality " +
+                    quality.length + ", cost " + costPer1M.length + ", weights " + weights.length);
+            }
+            this.modelIds = modelIds;
+            this.quality = quality;
+            this.costPer1M = costPer1M;
+            this.weights = weights;
+        }
+    }
+
     /** Value of {@link #eliminatedBy(int)} for a candidate no factor eliminated. */
     public static final int NOT_ELIMINATED = -1;
 
@@ -44,7 +85,7 @@ public final class Selection
 
     // Shared, read-only: the decision plan's arrays (never written here), behind one reference that changes only when
     // the decision does.
-    private SelectionWriter.Configured configured = SelectionWriter.Configured.NONE;
+    private Configured configured = Configured.NONE;
 
     // Written per call. The factor columns: quality is the plan's array, cost the plan's unless the request prices
     // the candidates itself (ownCosts), the servers' queue and KV-cache the all-missing column unless the decision's
@@ -91,229 +132,9 @@ public final class Selection
         allocate(Math.max(1, capacity));
     }
 
-    /**
-     * Starts a new selection of a decision, forgetting the previous one: each field is written once, and the reference
-     * to the decision's configured arrays only when it is another decision's (one reference store, and its garbage
-     * collector barrier, per change of decision rather than per call). Called by the kernel first.
-     *
-     * @param decisionId handle of the decision being selected.
-     * @param candidateCount number of candidates of that decision.
-     * @param objective its {@link Objective} code.
-     * @param latencyMetric its {@link LatencyMetric} code.
-     * @param configured its configured arrays, in candidate order (read, never written).
-     */
-    void start(
-        final int decisionId,
-        final int candidateCount,
-        final int objective,
-        final int latencyMetric,
-        final SelectionWriter.Configured configured)
-    {
-        if (candidateCount > dropReasons.length)
-        {
-            growSlowPath(candidateCount);
-        }
-        this.decisionId = decisionId;
-        this.candidateCount = candidateCount;
-        this.outcome = Outcome.FAILED;
-        this.selectedIndex = -1;
-        this.runnerUp = -1;
-        this.objective = objective;
-        this.latencyMetric = latencyMetric;
-        this.lease = InflightTracker.NO_LEASE;
-        this.ownCosts = false;
-        this.servers = false;
-        this.tokens = false;
-        this.ejections = false;
-        if (this.configured != configured)
-        {
-            this.configured = configured;
-        }
-    }
-
-    /**
-     * Starts a selection of a decision that has no candidates here (an unknown handle): nothing chosen, outcome
-     * {@link Outcome#FAILED}. Called by the engine.
-     *
-     * @param decisionId handle of the decision asked for.
-     */
-    void reset(final int decisionId)
-    {
-        start(decisionId, 0, Objective.WEIGHTED, LatencyMetric.AUTO, SelectionWriter.Configured.NONE);
-    }
-
     /** @return the engine's per-thread state kept in this selection, or null. */
-    Object callerThreadState()
-    {
-        return callerThreadState;
-    }
-
-    void callerThreadState(final Object state)
-    {
-        callerThreadState = state;
-    }
 
     /** @return the all-missing column (never written after allocation). */
-    double[] missingColumn()
-    {
-        return missing;
-    }
-
-    /**
-     * Makes {@link #costPer1M(int)} read costs written by {@link #costPer1M(int, double)} instead of the plan's: for a
-     * request whose token counts blend the prices its own way. Called by the kernel after {@link #start}.
-     */
-    void eliminatedBy(final int index, final int factor)
-    {
-        eliminatedBy[index] = factor;
-    }
-
-    void ownCosts()
-    {
-        ownCosts = true;
-    }
-
-    void costPer1M(final int index, final double costPer1M)
-    {
-        ownCostPer1M[index] = costPer1M;
-    }
-
-    void sources(final boolean servers, final boolean tokens, final boolean ejections)
-    {
-        this.servers = servers;
-        this.tokens = tokens;
-        this.ejections = ejections;
-    }
-
-    void serverValues(final int index, final double queue, final double kvCache)
-    {
-        this.queue[index] = queue;
-        this.kvCache[index] = kvCache;
-    }
-
-    void publishedValues(final double[] tpotMs, final double[] ttftMs, final double[] latencyMs, final int n)
-    {
-        final double[] outTpot = this.tpotMs;
-        final double[] outTtft = this.ttftMs;
-        final double[] outLatency = this.latencyMs;
-        for (int i = 0; i < n; i++)
-        {
-            outTpot[i] = tpotMs[i];
-            outTtft[i] = ttftMs[i];
-            outLatency[i] = latencyMs[i];
-        }
-    }
-
-    void serverValues(final double[] queue, final double[] kvCache, final int n)
-    {
-        final double[] outQueue = this.queue;
-        final double[] outKvCache = this.kvCache;
-        for (int i = 0; i < n; i++)
-        {
-            outQueue[i] = queue[i];
-            outKvCache[i] = kvCache[i];
-        }
-    }
-
-    void publishedValues(final int index, final double tpotMs, final double ttftMs, final double latencyMs)
-    {
-        this.tpotMs[index] = tpotMs;
-        this.ttftMs[index] = ttftMs;
-        this.latencyMs[index] = latencyMs;
-    }
-
-    void liveValues(final int index, final int dropReason, final double load, final long inflight)
-    {
-        dropReasons[index] = dropReason;
-        this.load[index] = load;
-        this.inflight[index] = inflight;
-    }
-
-    void inflightTokens(final int index, final long inflightTokens)
-    {
-        this.inflightTokens[index] = inflightTokens;
-    }
-
-    void ejectedMillisLeft(final int index, final double ejectedMillisLeft)
-    {
-        this.ejectedMillisLeft[index] = ejectedMillisLeft;
-    }
-
-    double[] column(final int factor)
-    {
-        switch (factor)
-        {
-            case Factor.QUALITY:
-                return configured.quality;
-            case Factor.LATENCY:
-                return latencyMs;
-            case Factor.COST:
-                return ownCosts ? ownCostPer1M : configured.costPer1M;
-            case Factor.LOAD:
-                return load;
-            case Factor.QUEUE:
-                return servers ? queue : missing;
-            case Factor.KV_CACHE:
-                return servers ? kvCache : missing;
-            default:
-                throw new IllegalArgumentException("unknown factor: " + factor);
-        }
-    }
-
-    double[] scores()
-    {
-        return scores;
-    }
-
-    int[] dropReasons()
-    {
-        return dropReasons;
-    }
-
-    void bounds(final int factor, final double min, final double max)
-    {
-        boundMin[factor] = min;
-        boundMax[factor] = max;
-    }
-
-    void score(final int index, final double score)
-    {
-        scores[index] = score;
-    }
-
-    /**
-     * Sets the outcome and the chosen candidate. Called by the kernel.
-     *
-     * @param outcome an {@link Outcome} code.
-     * @param selectedIndex position of the chosen candidate, or -1 when nothing was chosen.
-     */
-    void outcome(final int outcome, final int selectedIndex)
-    {
-        this.outcome = outcome;
-        this.selectedIndex = selectedIndex;
-    }
-
-    /**
-     * Drops a candidate after scoring: reserve-on-select found its model full ({@link DropReason#INFLIGHT}). Its score
-     * then reads NaN; the other candidates keep theirs (normalized over the survivors as they were scored).
-     *
-     * @param index candidate position.
-     * @param reason a {@link DropReason} code.
-     */
-    void dropReason(final int index, final int reason)
-    {
-        dropReasons[index] = reason;
-    }
-
-    /**
-     * Sets the survivor that {@code pick: p2c} drew beside the winner. Called by the kernel.
-     *
-     * @param index its position, or -1.
-     */
-    void runnerUp(final int index)
-    {
-        this.runnerUp = index;
-    }
 
     /**
      * @return with {@code pick: p2c}, the other survivor drawn with the winner (the one reserve-on-select tries next),
@@ -322,16 +143,6 @@ public final class Selection
     public int runnerUp()
     {
         return runnerUp;
-    }
-
-    /**
-     * Sets the lease taken on the chosen model. Called by the engine's {@code selectAndBegin}.
-     *
-     * @param lease the lease, or {@link InflightTracker#NO_LEASE}.
-     */
-    void lease(final long lease)
-    {
-        this.lease = lease;
     }
 
     /**
@@ -544,6 +355,32 @@ public final class Selection
     }
 
     /**
+     * The column of one factor as this selection reads it this call: the value of that factor per candidate (the plan's
+     * array, this selection's own, or the all-missing column). Also the kernel's ranking loop's source, reached through
+     * its private lookup; never written through.
+     */
+    private double[] column(final int factor)
+    {
+        switch (factor)
+        {
+            case Factor.QUALITY:
+                return configured.quality;
+            case Factor.LATENCY:
+                return latencyMs;
+            case Factor.COST:
+                return ownCosts ? ownCostPer1M : configured.costPer1M;
+            case Factor.LOAD:
+                return load;
+            case Factor.QUEUE:
+                return servers ? queue : missing;
+            case Factor.KV_CACHE:
+                return servers ? kvCache : missing;
+            default:
+                throw new IllegalArgumentException("unknown factor: " + factor);
+        }
+    }
+
+    /**
      * @param index candidate position.
      * @param factor a {@link Factor} index.
      * @return its value of that factor as scored (quality, latency in ms, cost per 1M, load, queue, KV-cache use), NaN
@@ -634,6 +471,7 @@ public final class Selection
         return lowerIsBetter ? 1.0 - t : t;
     }
 
+    /** Grows the storage for a larger decision: called by the kernel when it starts one, through its private lookup. */
     private void growSlowPath(final int candidateCount)
     {
         allocate(Math.max(candidateCount, dropReasons.length * 2));

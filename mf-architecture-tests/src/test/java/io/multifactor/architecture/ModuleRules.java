@@ -1,7 +1,7 @@
 package io.multifactor.architecture;
 
 import com.tngtech.archunit.lang.ArchRule;
-import io.multifactor.api.SelectionWriter;
+import io.multifactor.kernel.scoring.SelectionWriter;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
@@ -99,7 +99,7 @@ final class ModuleRules
         return slices().matching("io.multifactor.(**)").should().beFreeOfCycles();
     }
 
-    /** @return only the kernel (and mf-api itself) uses the writer side of a selection. */
+    /** @return only the kernel uses the writer side of a selection. */
     static ArchRule selectionWrittenByKernelOnly()
     {
         return noClasses().that().resideOutsideOfPackages("io.multifactor.kernel..", "io.multifactor.api..")

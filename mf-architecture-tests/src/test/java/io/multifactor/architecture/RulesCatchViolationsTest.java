@@ -106,7 +106,7 @@ class RulesCatchViolationsTest
     @Test
     void shouldFailAWriteIntoASelectionOutsideTheKernel()
     {
-        fails(ModuleRules.selectionWrittenByKernelOnly(), TestkitUsingTools.class, "io.multifactor.api.SelectionWriter");
+        fails(ModuleRules.selectionWrittenByKernelOnly(), TestkitUsingTools.class, "io.multifactor.kernel.scoring.SelectionWriter");
     }
 
     @Test

@@ -107,8 +107,12 @@ public final class ExplainJson
             if (explanation.extended())
             {
                 sb.append(comma).append("\"inflight_tokens\"").append(colon).append(c.inflightTokens()).append(inner);
-                sb.append("\"queue\"").append(colon).append(JsonText.number(c.queue()));
-                sb.append(comma).append("\"kv_cache\"").append(colon).append(JsonText.number(c.kvCache()));
+                // The factors beyond the seed's, each under its label, in the table's order.
+                for (int f = Factor.SEED_COUNT; f < Factor.COUNT; f++)
+                {
+                    sb.append(f == Factor.SEED_COUNT ? "" : comma).append('"').append(Factor.label(f)).append('"')
+                        .append(colon).append(JsonText.number(c.value(f)));
+                }
                 sb.append(comma).append("\"ejected_ms\"").append(colon).append(JsonText.number(c.ejectedMs()));
             }
             sb.append(inner);

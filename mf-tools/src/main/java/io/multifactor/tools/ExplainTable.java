@@ -54,26 +54,49 @@ public final class ExplainTable
             width = Math.max(width, c.model().length());
             dropWidth = Math.max(dropWidth, c.dropped() == null ? 1 : c.dropped().length());
         }
-        // The servers' signals get columns only when a candidate has one or the decision weighs them.
-        boolean server = explanation.extended() &&
-            (explanation.weights().get(Factor.QUEUE) > 0.0 || explanation.weights().get(Factor.KV_CACHE) > 0.0);
+        // The factors beyond the seed's get columns only when a candidate has one or the decision weighs one.
+        boolean beyondSeed = false;
+        for (int f = Factor.SEED_COUNT; f < Factor.COUNT; f++)
+        {
+            beyondSeed |= explanation.extended() && explanation.weights().get(f) > 0.0;
+        }
         boolean tokens = false;
         for (final Explanation.Candidate c : explanation.candidates())
         {
-            server |= !Double.isNaN(c.queue()) || !Double.isNaN(c.kvCache());
+            for (int f = Factor.SEED_COUNT; f < Factor.COUNT; f++)
+            {
+                beyondSeed |= !Double.isNaN(c.value(f));
+            }
             tokens |= c.inflightTokens() != 0;
         }
         final String rowFormat = "%-2s%-" + width + "s  %-" + dropWidth + "s  %7s  %7s  %10s  %9s  %9s  %11s  %8s%s%s" +
             "  %5s %5s %5s %5s%s" + (lexicographic ? "  %s%n" : "%s%n");
+        final StringBuilder valuesHeader = new StringBuilder();
+        final StringBuilder normalizedHeader = new StringBuilder();
+        final StringBuilder legendSymbols = new StringBuilder();
+        final StringBuilder legendTitles = new StringBuilder();
+        for (int f = Factor.SEED_COUNT; beyondSeed && f < Factor.COUNT; f++)
+        {
+            valuesHeader.append(String.format(java.util.Locale.ROOT, valueFormat(f), Factor.label(f)));
+            normalizedHeader.append(String.format(java.util.Locale.ROOT, " %5s", "n" + Factor.symbol(f)));
+            legendSymbols.append(" n").append(Factor.symbol(f));
+            legendTitles.append(", ").append(Factor.title(f));
+        }
         sb.append(String.format(java.util.Locale.ROOT, rowFormat, "", "model", "dropped", "score", "quality",
             "latency_ms", "tpot_ms", "ttft_ms", "cost_per_1m", "inflight",
             tokens ? String.format(java.util.Locale.ROOT, "  %15s", "inflight_tokens") : "",
-            server ? String.format(java.util.Locale.ROOT, "  %6s  %8s", "queue", "kv_cache") : "",
-            "nQ", "nL", "nC", "nN", server ? String.format(java.util.Locale.ROOT, " %5s %5s", "nW", "nK") : "",
-            lexicographic ? "eliminated_by" : ""));
+            valuesHeader, "nQ", "nL", "nC", "nN", normalizedHeader, lexicographic ? "eliminated_by" : ""));
         for (final Explanation.Candidate c : explanation.candidates())
         {
             final boolean chosen = c.model().equals(explanation.selected());
+            final StringBuilder values = new StringBuilder();
+            final StringBuilder normalized = new StringBuilder();
+            for (int f = Factor.SEED_COUNT; beyondSeed && f < Factor.COUNT; f++)
+            {
+                values.append(String.format(java.util.Locale.ROOT, valueFormat(f),
+                    Format.fixed(c.value(f), Factor.decimals(f))));
+                normalized.append(String.format(java.util.Locale.ROOT, " %5s", Format.fixed(c.normalized().get(f), 2)));
+            }
             sb.append(String.format(java.util.Locale.ROOT, rowFormat,
                 chosen ? "*" : "",
                 c.model(),
@@ -86,24 +109,28 @@ public final class ExplainTable
                 Format.fixed(c.costPer1M(), 3),
                 Long.toString(c.inflight()),
                 tokens ? String.format(java.util.Locale.ROOT, "  %15d", c.inflightTokens()) : "",
-                server ? String.format(java.util.Locale.ROOT, "  %6s  %8s", Format.fixed(c.queue(), 0),
-                    Format.fixed(c.kvCache(), 3)) : "",
+                values,
                 Format.fixed(c.normalized().get(Factor.QUALITY), 2),
                 Format.fixed(c.normalized().get(Factor.LATENCY), 2),
                 Format.fixed(c.normalized().get(Factor.COST), 2),
                 Format.fixed(c.normalized().get(Factor.LOAD), 2),
-                server ? String.format(java.util.Locale.ROOT, " %5s %5s", Format.fixed(c.normalized().get(Factor.QUEUE), 2),
-                    Format.fixed(c.normalized().get(Factor.KV_CACHE), 2)) : "",
+                normalized,
                 lexicographic ? (c.eliminatedBy() == null ? "-" : c.eliminatedBy()) : ""));
         }
-        sb.append("\n* selected; nQ nL nC nN").append(server ? " nW nK" : "").append(": normalized quality, latency, cost, load")
-            .append(server ? ", queue, KV-cache" : "").append(" before weighting (higher is better)\n");
+        sb.append("\n* selected; nQ nL nC nN").append(legendSymbols).append(": normalized quality, latency, cost, load")
+            .append(legendTitles).append(" before weighting (higher is better)\n");
         if (lexicographic)
         {
             sb.append("score: the normalized first priority factor; eliminated_by: the factor that left a survivor out " +
                 "of the finalists\n");
         }
         return sb.toString();
+    }
+
+    /** @return the format of a factor's value column: right-aligned in its label's width, at least 6. */
+    private static String valueFormat(final int factor)
+    {
+        return "  %" + Math.max(6, Factor.label(factor).length()) + "s";
     }
 
     private static String latencyLegend(final String latencyMetric)

@@ -1,7 +1,7 @@
 package io.multifactor.testkit.archfixture;
 
 import io.multifactor.api.Selection;
-import io.multifactor.api.SelectionWriter;
+import io.multifactor.kernel.scoring.SelectionWriter;
 import io.multifactor.tools.Mf;
 
 /** Violations for the rule tests only: an mf-testkit class that uses the CLI and writes a selection. */

@@ -4,11 +4,11 @@ import io.multifactor.api.Exclusions;
 import io.multifactor.api.InflightTracker;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
-import io.multifactor.api.SelectionWriter;
 import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.scoring.BaselineKernel;
 import io.multifactor.kernel.scoring.ScoringKernel;
+import io.multifactor.kernel.scoring.SelectionWriter;
 import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
 

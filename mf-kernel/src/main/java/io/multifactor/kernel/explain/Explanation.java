@@ -31,9 +31,9 @@ import java.util.List;
  * @param tieBand the weighted tie band.
  * @param tieBreak {@code first} or {@code random}.
  * @param latencyMetric {@code auto}, {@code tpot} or {@code ttft}.
- * @param extended whether the signals beyond the seed's take part: the decision weighs or bounds the servers'
- *     queue, KV-cache or in-flight tokens, or a candidate has one of them or is ejected; then the JSON and the table
- *     show them.
+ * @param extended whether the signals beyond the seed's take part: the decision weighs a factor beyond the seed's
+ *     four, bounds the servers' queue, KV-cache or in-flight tokens, or a candidate has one of them or is ejected; then
+ *     the JSON and the table show them.
  */
 public record Explanation(
     String decision,
@@ -82,14 +82,11 @@ public record Explanation(
      *     {@code tpot_p95=260.0ms>200.0ms}), or {@code null} when it was scored.
      * @param score its weighted score (lexicographic: its normalized value of the first priority factor), NaN when
      *     not scored.
-     * @param quality configured quality, NaN when absent.
-     * @param latencyMs the latency signal used (by the decision's latency metric), NaN when not observed.
+     * @param values its value of each factor as scored, indexed by {@link Factor} ({@link Selection#value}: quality,
+     *     the latency its decision ranks by in ms, cost per 1M tokens, load, ...), NaN when missing.
      * @param tpotMs TPOT percentile in milliseconds, NaN when not observed.
      * @param ttftMs TTFT percentile in milliseconds, NaN when not observed.
-     * @param costPer1M cost per 1M tokens under the cost mix or the request's token counts, NaN when missing.
      * @param inflight in-flight count.
-     * @param queue the smallest queue of its fresh servers, NaN when missing.
-     * @param kvCache the smallest KV-cache use of its fresh servers, NaN when missing.
      * @param inflightTokens in-flight tokens.
      * @param ejectedMs milliseconds left of its ejection, NaN when not ejected.
      * @param normalized each factor before weighting, indexed by {@link Factor}, NaN when not scored.
@@ -97,26 +94,53 @@ public record Explanation(
      *     otherwise.
      */
     public record Candidate(
-        String model, String dropped, double score, double quality, double latencyMs, double tpotMs, double ttftMs,
-        double costPer1M, long inflight, double queue, double kvCache, long inflightTokens, double ejectedMs,
-        List<Double> normalized, String eliminatedBy)
+        String model, String dropped, double score, List<Double> values, double tpotMs, double ttftMs, long inflight,
+        long inflightTokens, double ejectedMs, List<Double> normalized, String eliminatedBy)
     {
         /**
          * @param model its name.
          * @param dropped why it was not scored, or null.
          * @param score its score.
-         * @param quality configured quality.
-         * @param latencyMs latency signal.
+         * @param values each factor's value as scored; copied.
          * @param tpotMs TPOT percentile.
          * @param ttftMs TTFT percentile.
-         * @param costPer1M prompt price.
          * @param inflight in-flight count.
+         * @param inflightTokens in-flight tokens.
+         * @param ejectedMs milliseconds left of its ejection.
          * @param normalized each factor before weighting; copied.
          * @param eliminatedBy the eliminating factor, or null.
          */
         public Candidate
         {
+            values = List.copyOf(values);
             normalized = List.copyOf(normalized);
+        }
+
+        /**
+         * @param factor a {@link Factor} index.
+         * @return its value of that factor as scored, NaN when missing.
+         */
+        public double value(final int factor)
+        {
+            return values.get(factor);
+        }
+
+        /** @return configured quality, NaN when absent. */
+        public double quality()
+        {
+            return value(Factor.QUALITY);
+        }
+
+        /** @return the latency signal used (by the decision's latency metric), NaN when not observed. */
+        public double latencyMs()
+        {
+            return value(Factor.LATENCY);
+        }
+
+        /** @return cost per 1M tokens under the cost mix or the request's token counts, NaN when missing. */
+        public double costPer1M()
+        {
+            return value(Factor.COST);
         }
     }
 
@@ -150,23 +174,21 @@ public record Explanation(
         final List<Candidate> candidates = new ArrayList<>();
         for (int i = 0; i < selection.candidateCount(); i++)
         {
+            final List<Double> values = new ArrayList<>();
             final List<Double> normalized = new ArrayList<>();
             for (int f = 0; f < Factor.COUNT; f++)
             {
+                values.add(selection.value(i, f));
                 normalized.add(selection.normalized(i, f));
             }
             candidates.add(new Candidate(
                 plans.modelName(selection.modelId(i)),
                 dropReason(plan, selection, i, peakEwma),
                 selection.score(i),
-                selection.quality(i),
-                selection.latencyMs(i),
+                values,
                 selection.tpotMs(i),
                 selection.ttftMs(i),
-                selection.costPer1M(i),
                 selection.inflight(i),
-                selection.queue(i),
-                selection.kvCache(i),
                 selection.inflightTokens(i),
                 selection.ejectedMillisLeft(i),
                 normalized,
@@ -184,19 +206,22 @@ public record Explanation(
     }
 
     /**
-     * Whether the signals beyond the seed's take part: the decision weighs the servers' queue or KV-cache or sets a
-     * ceiling on them or on in-flight tokens, or a candidate has one of them (a server's queue or KV-cache use,
-     * in-flight tokens, an ejection).
+     * Whether the signals beyond the seed's take part: the decision weighs a factor beyond the seed's four or sets a
+     * ceiling on the servers' signals or on in-flight tokens, or a candidate has one of them (a value of a factor
+     * beyond the seed's, in-flight tokens, an ejection).
      */
     private static boolean extended(final DecisionPlan plan, final Selection selection)
     {
-        boolean extended = plan.weight(Factor.QUEUE) > 0.0 || plan.weight(Factor.KV_CACHE) > 0.0 ||
+        boolean extended = plan.scoresBeyondSeed() ||
             plan.effectiveMaxQueue() != Double.POSITIVE_INFINITY || plan.effectiveMaxKvCache() != Double.POSITIVE_INFINITY ||
             plan.effectiveMaxInflightTokens() != Long.MAX_VALUE || plan.whenStaleSaturated();
         for (int i = 0; i < selection.candidateCount() && !extended; i++)
         {
-            extended = !Double.isNaN(selection.queue(i)) || !Double.isNaN(selection.kvCache(i)) ||
-                selection.inflightTokens(i) != 0 || !Double.isNaN(selection.ejectedMillisLeft(i)) ||
+            for (int f = Factor.SEED_COUNT; f < Factor.COUNT; f++)
+            {
+                extended |= !Double.isNaN(selection.value(i, f));
+            }
+            extended |= selection.inflightTokens(i) != 0 || !Double.isNaN(selection.ejectedMillisLeft(i)) ||
                 selection.dropReason(i) == DropReason.EJECTED || selection.dropReason(i) == DropReason.STALE;
         }
         return extended;

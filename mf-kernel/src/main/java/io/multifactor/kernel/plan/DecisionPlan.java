@@ -4,7 +4,6 @@ import io.multifactor.api.Factor;
 import io.multifactor.api.LatencyMetric;
 import io.multifactor.api.Objective;
 import io.multifactor.api.Selection;
-import io.multifactor.api.SelectionWriter;
 
 import java.util.Arrays;
 
@@ -19,7 +18,7 @@ import java.util.Arrays;
  * configured values stay available for explanations.
  * <p>
  * Instances are immutable and threadsafe: no array is written after construction; the candidate arrays are shared only
- * with a {@link Selection}, which reads them and never writes them ({@link #startSelection}).
+ * with a {@link Selection}, which reads them and never writes them ({@link #configured}).
  */
 public final class DecisionPlan
 {
@@ -39,7 +38,7 @@ public final class DecisionPlan
     private final double costMixPrompt;
     private final double costMixCompletion;
     private final int objective;
-    private final SelectionWriter.Configured configured;
+    private final Selection.Configured configured;
     private final int[] priority;
     private final double tolerance;
     private final double tieBand;
@@ -69,187 +68,48 @@ public final class DecisionPlan
     private final boolean scoresBeyondSeed;
 
     /**
-     * @param id handle of this decision.
-     * @param name name of this decision.
-     * @param candidateModelIds model handles of the candidates, in order; copied.
-     * @param quality quality score per candidate, NaN when absent; copied.
-     * @param promptPer1M prompt price per candidate in USD per 1M tokens, NaN when absent; copied.
-     * @param completionPer1M completion price per candidate in USD per 1M tokens, NaN when absent; copied.
-     * @param weights effective weights indexed by {@link Factor}, as from {@link Weights#normalize}; copied.
-     * @param minQuality quality floor ({@code slo.min_quality}), 0 when off.
-     * @param maxTpotMs TPOT ceiling in milliseconds, 0 when off.
-     * @param maxTtftMs TTFT ceiling in milliseconds, 0 when off.
-     * @param maxCostPer1M prompt price ceiling in USD per 1M tokens, 0 when off.
-     * @param maxInflight in-flight ceiling, 0 when off.
-     * @param percentile latency percentile to read, 1..100.
-     * @param percentileSlot index of that percentile among the distinct percentiles of the snapshot.
-     * @param policy a {@link NoCandidatesPolicy} code.
-     * @param latencyMetric a {@link LatencyMetric} code.
-     * @param costMixPrompt prompt share of {@code cost_mix}.
-     * @param costMixCompletion completion share of {@code cost_mix}; with the prompt share a valid {@link CostMix}.
-     * @param objective an {@link Objective} code.
-     * @param priority lexicographic priority, distinct {@link Factor} indices (empty for the weighted objective); copied.
-     * @param tolerance lexicographic tolerance, 0..1.
-     * @param tieBand weighted tie band, 0..1 (0 for the lexicographic objective).
-     * @param tieBreak a {@link TieBreak} code.
-     * @throws IllegalArgumentException when the arrays disagree in length, are empty, or a value is out of range.
-     */
-    public DecisionPlan(
-        final int id,
-        final String name,
-        final int[] candidateModelIds,
-        final double[] quality,
-        final double[] promptPer1M,
-        final double[] completionPer1M,
-        final double[] weights,
-        final double minQuality,
-        final double maxTpotMs,
-        final double maxTtftMs,
-        final double maxCostPer1M,
-        final long maxInflight,
-        final int percentile,
-        final int percentileSlot,
-        final int policy,
-        final int latencyMetric,
-        final double costMixPrompt,
-        final double costMixCompletion,
-        final int objective,
-        final int[] priority,
-        final double tolerance,
-        final double tieBand,
-        final int tieBreak)
-    {
-        this(id, name, candidateModelIds, quality, promptPer1M, completionPer1M, weights, minQuality, maxTpotMs, maxTtftMs,
-            maxCostPer1M, maxInflight, percentile, percentileSlot, policy, latencyMetric, costMixPrompt, costMixCompletion,
-            objective, priority, tolerance, tieBand, tieBreak, AlgorithmType.MULTI_FACTOR, SignalCeilings.NONE);
-    }
-
-    /**
-     * A plan of any {@code algorithm.type}: as the other constructor, plus the type. A baseline ignores the weights and
-     * takes no floor or ceiling (all 0).
+     * Compiles one decision's specification: its settings from {@code spec} (with every default of the configuration
+     * docs), its candidates resolved to model handles and configured values by the {@link PlansBuilder}.
      *
+     * @param spec the decision's settings (a baseline's floor and ceilings already dropped by the builder).
      * @param id handle of this decision.
-     * @param name name of this decision.
+     * @param percentileSlot index of its percentile among the distinct percentiles of the snapshot.
      * @param candidateModelIds model handles of the candidates, in order; copied.
      * @param quality quality score per candidate, NaN when absent; copied.
      * @param promptPer1M prompt price per candidate in USD per 1M tokens, NaN when absent; copied.
      * @param completionPer1M completion price per candidate in USD per 1M tokens, NaN when absent; copied.
-     * @param weights effective weights indexed by {@link Factor}, as from {@link Weights#normalize}; copied.
-     * @param minQuality quality floor ({@code slo.min_quality}), 0 when off.
-     * @param maxTpotMs TPOT ceiling in milliseconds, 0 when off.
-     * @param maxTtftMs TTFT ceiling in milliseconds, 0 when off.
-     * @param maxCostPer1M prompt price ceiling in USD per 1M tokens, 0 when off.
-     * @param maxInflight in-flight ceiling, 0 when off.
-     * @param percentile latency percentile to read, 1..100.
-     * @param percentileSlot index of that percentile among the distinct percentiles of the snapshot.
-     * @param policy a {@link NoCandidatesPolicy} code.
-     * @param latencyMetric a {@link LatencyMetric} code.
-     * @param costMixPrompt prompt share of {@code cost_mix}.
-     * @param costMixCompletion completion share of {@code cost_mix}; with the prompt share a valid {@link CostMix}.
-     * @param objective an {@link Objective} code.
-     * @param priority lexicographic priority, distinct {@link Factor} indices (empty for the weighted objective); copied.
-     * @param tolerance lexicographic tolerance, 0..1.
-     * @param tieBand weighted tie band, 0..1 (0 for the lexicographic objective).
-     * @param tieBreak a {@link TieBreak} code.
-     * @param algorithmType an {@link AlgorithmType} code.
-     * @param signalCeilings ceilings on in-flight tokens and the servers' signals ({@link SignalCeilings#NONE}: off).
      * @throws IllegalArgumentException when the arrays disagree in length, are empty, or a value is out of range.
      */
     public DecisionPlan(
+        final PlansBuilder.DecisionSpec spec,
         final int id,
-        final String name,
+        final int percentileSlot,
         final int[] candidateModelIds,
         final double[] quality,
         final double[] promptPer1M,
-        final double[] completionPer1M,
-        final double[] weights,
-        final double minQuality,
-        final double maxTpotMs,
-        final double maxTtftMs,
-        final double maxCostPer1M,
-        final long maxInflight,
-        final int percentile,
-        final int percentileSlot,
-        final int policy,
-        final int latencyMetric,
-        final double costMixPrompt,
-        final double costMixCompletion,
-        final int objective,
-        final int[] priority,
-        final double tolerance,
-        final double tieBand,
-        final int tieBreak,
-        final int algorithmType,
-        final SignalCeilings signalCeilings)
+        final double[] completionPer1M)
     {
-        this(id, name, candidateModelIds, quality, promptPer1M, completionPer1M, weights, minQuality, maxTpotMs, maxTtftMs,
-            maxCostPer1M, maxInflight, percentile, percentileSlot, policy, latencyMetric, costMixPrompt, costMixCompletion,
-            objective, priority, tolerance, tieBand, tieBreak, algorithmType, signalCeilings, Pick.BEST,
-            LoadMetric.REQUESTS);
-    }
-
-    /**
-     * A plan with every setting: as the other constructors, plus how the winner is picked and what the load factor
-     * counts (section 4.4 of the semantics).
-     *
-     * @param id handle of this decision.
-     * @param name name of this decision.
-     * @param candidateModelIds model handles of the candidates, in order; copied.
-     * @param quality quality score per candidate, NaN when absent; copied.
-     * @param promptPer1M prompt price per candidate in USD per 1M tokens, NaN when absent; copied.
-     * @param completionPer1M completion price per candidate in USD per 1M tokens, NaN when absent; copied.
-     * @param weights effective weights indexed by {@link Factor}, as from {@link Weights#normalize}; copied.
-     * @param minQuality quality floor ({@code slo.min_quality}), 0 when off.
-     * @param maxTpotMs TPOT ceiling in milliseconds, 0 when off.
-     * @param maxTtftMs TTFT ceiling in milliseconds, 0 when off.
-     * @param maxCostPer1M prompt price ceiling in USD per 1M tokens, 0 when off.
-     * @param maxInflight in-flight ceiling, 0 when off.
-     * @param percentile latency percentile to read, 1..100.
-     * @param percentileSlot index of that percentile among the distinct percentiles of the snapshot.
-     * @param policy a {@link NoCandidatesPolicy} code.
-     * @param latencyMetric a {@link LatencyMetric} code.
-     * @param costMixPrompt prompt share of {@code cost_mix}.
-     * @param costMixCompletion completion share of {@code cost_mix}; with the prompt share a valid {@link CostMix}.
-     * @param objective an {@link Objective} code.
-     * @param priority lexicographic priority, distinct {@link Factor} indices (empty for the weighted objective); copied.
-     * @param tolerance lexicographic tolerance, 0..1.
-     * @param tieBand weighted tie band, 0..1 (0 for the lexicographic objective).
-     * @param tieBreak a {@link TieBreak} code.
-     * @param algorithmType an {@link AlgorithmType} code.
-     * @param signalCeilings ceilings on in-flight tokens and the servers' signals ({@link SignalCeilings#NONE}: off).
-     * @param pick a {@link Pick} code; {@code p2c} only with the weighted objective, no tie band, {@code tie_break: first}.
-     * @param loadMetric a {@link LoadMetric} code: what the load factor N(m) counts.
-     * @throws IllegalArgumentException when the arrays disagree in length, are empty, or a value is out of range.
-     */
-    public DecisionPlan(
-        final int id,
-        final String name,
-        final int[] candidateModelIds,
-        final double[] quality,
-        final double[] promptPer1M,
-        final double[] completionPer1M,
-        final double[] weights,
-        final double minQuality,
-        final double maxTpotMs,
-        final double maxTtftMs,
-        final double maxCostPer1M,
-        final long maxInflight,
-        final int percentile,
-        final int percentileSlot,
-        final int policy,
-        final int latencyMetric,
-        final double costMixPrompt,
-        final double costMixCompletion,
-        final int objective,
-        final int[] priority,
-        final double tolerance,
-        final double tieBand,
-        final int tieBreak,
-        final int algorithmType,
-        final SignalCeilings signalCeilings,
-        final int pick,
-        final int loadMetric)
-    {
+        final String name = spec.name;
+        final double[] weights = spec.weights;
+        final double minQuality = spec.minQuality;
+        final double maxTpotMs = spec.maxTpotMs;
+        final double maxTtftMs = spec.maxTtftMs;
+        final double maxCostPer1M = spec.maxCostPer1M;
+        final long maxInflight = spec.maxInflight;
+        final int percentile = spec.percentile;
+        final int policy = spec.policy;
+        final int latencyMetric = spec.latencyMetric;
+        final double costMixPrompt = spec.costMixPrompt;
+        final double costMixCompletion = spec.costMixCompletion;
+        final int objective = spec.objective;
+        final int[] priority = spec.priority;
+        final double tolerance = spec.tolerance;
+        final double tieBand = spec.tieBand;
+        final int tieBreak = spec.tieBreak;
+        final int algorithmType = spec.algorithmType;
+        final SignalCeilings signalCeilings = spec.signalCeilings;
+        final int pick = spec.pick;
+        final int loadMetric = spec.loadMetric;
         final int n = candidateModelIds.length;
         if (n == 0 || quality.length != n || promptPer1M.length != n || completionPer1M.length != n ||
             weights.length != Factor.COUNT)
@@ -346,7 +206,7 @@ public final class DecisionPlan
             beyondSeed |= this.weights[f] > 0.0;
         }
         this.scoresBeyondSeed = beyondSeed;
-        this.configured = new SelectionWriter.Configured(this.candidateModelIds, this.quality, this.costPer1M, this.weights);
+        this.configured = new Selection.Configured(this.candidateModelIds, this.quality, this.costPer1M, this.weights);
     }
 
     /** @return handle of this decision. */
@@ -424,15 +284,15 @@ public final class DecisionPlan
     }
 
     /**
-     * Starts a selection of this decision: its handle, candidate count, objective and latency metric, and the
-     * configured arrays (model handles, quality, cost under the cost mix, weights) shared rather than copied, behind
-     * one reference that the selection stores only when it last held another decision's. Allocates nothing.
+     * The configured arrays a selection of this decision shares rather than copies (model handles, quality, cost under
+     * the cost mix, weights), behind one reference that the selection stores only when it last held another
+     * decision's: what the kernel starts a selection with.
      *
-     * @param selection the caller's selection.
+     * @return this decision's configured arrays, built once.
      */
-    public void startSelection(final Selection selection)
+    public Selection.Configured configured()
     {
-        SelectionWriter.start(selection, id, candidateCount, objective, latencyMetric, configured);
+        return configured;
     }
 
     /** @return configured TPOT ceiling in milliseconds, 0 when off. */

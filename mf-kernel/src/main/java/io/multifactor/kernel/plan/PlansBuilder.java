@@ -242,28 +242,29 @@ public final class PlansBuilder
     public static final class DecisionSpec
     {
         private final PlansBuilder builder;
-        private final String name;
+        // Read by DecisionPlan when it compiles this specification.
+        final String name;
         private final List<String> candidates = new ArrayList<>();
-        private double[] weights = Weights.defaults();
-        private SignalCeilings signalCeilings = SignalCeilings.NONE;
-        private double maxTpotMs;
-        private double maxTtftMs;
-        private double maxCostPer1M;
-        private long maxInflight;
-        private int percentile = 95;
-        private int policy = NoCandidatesPolicy.CHEAPEST;
-        private double minQuality;
-        private int latencyMetric = LatencyMetric.AUTO;
-        private double costMixPrompt = CostMix.DEFAULT_PROMPT;
-        private double costMixCompletion = CostMix.DEFAULT_COMPLETION;
-        private int objective = Objective.WEIGHTED;
-        private int[] priority = new int[0];
-        private double tolerance;
-        private double tieBand;
-        private int tieBreak = TieBreak.FIRST;
-        private int algorithmType = AlgorithmType.MULTI_FACTOR;
-        private int pick = Pick.BEST;
-        private int loadMetric = LoadMetric.REQUESTS;
+        double[] weights = Weights.defaults();
+        SignalCeilings signalCeilings = SignalCeilings.NONE;
+        double maxTpotMs;
+        double maxTtftMs;
+        double maxCostPer1M;
+        long maxInflight;
+        int percentile = 95;
+        int policy = NoCandidatesPolicy.CHEAPEST;
+        double minQuality;
+        int latencyMetric = LatencyMetric.AUTO;
+        double costMixPrompt = CostMix.DEFAULT_PROMPT;
+        double costMixCompletion = CostMix.DEFAULT_COMPLETION;
+        int objective = Objective.WEIGHTED;
+        int[] priority = new int[0];
+        double tolerance;
+        double tieBand;
+        int tieBreak = TieBreak.FIRST;
+        int algorithmType = AlgorithmType.MULTI_FACTOR;
+        int pick = Pick.BEST;
+        int loadMetric = LoadMetric.REQUESTS;
 
         DecisionSpec(final PlansBuilder builder, final String name)
         {
@@ -273,6 +274,28 @@ public final class PlansBuilder
             }
             this.builder = builder;
             this.name = name;
+        }
+
+        /**
+         * A copy of a baseline's specification without its floor and ceilings (a baseline is compiled without them),
+         * its pick {@code best} and its load metric {@code requests}.
+         */
+        private DecisionSpec(final DecisionSpec baseline)
+        {
+            this(baseline.builder, baseline.name);
+            candidates.addAll(baseline.candidates);
+            weights = baseline.weights;
+            percentile = baseline.percentile;
+            policy = baseline.policy;
+            latencyMetric = baseline.latencyMetric;
+            costMixPrompt = baseline.costMixPrompt;
+            costMixCompletion = baseline.costMixCompletion;
+            objective = baseline.objective;
+            priority = baseline.priority;
+            tolerance = baseline.tolerance;
+            tieBand = baseline.tieBand;
+            tieBreak = baseline.tieBreak;
+            algorithmType = baseline.algorithmType;
         }
 
         /**
@@ -532,17 +555,9 @@ public final class PlansBuilder
                 prompt[i] = promptById[modelId];
                 completion[i] = completionById[modelId];
             }
-            final double[] w = new double[Factor.COUNT];
-            System.arraycopy(weights, 0, w, 0, Factor.COUNT);
             // A baseline ignores floors and ceilings: it is compiled without them.
-            final boolean baseline = AlgorithmType.isBaseline(algorithmType);
-            return new DecisionPlan(
-                id, name, modelIds, quality, prompt, completion, w, baseline ? 0.0 : minQuality,
-                baseline ? 0.0 : maxTpotMs, baseline ? 0.0 : maxTtftMs, baseline ? 0.0 : maxCostPer1M,
-                baseline ? 0L : maxInflight, percentile, slot, policy, latencyMetric, costMixPrompt, costMixCompletion,
-                objective, priority, tolerance, tieBand, tieBreak, algorithmType,
-                baseline ? SignalCeilings.NONE : signalCeilings, baseline ? Pick.BEST : pick,
-                baseline ? LoadMetric.REQUESTS : loadMetric);
+            final DecisionSpec compiled = AlgorithmType.isBaseline(algorithmType) ? new DecisionSpec(this) : this;
+            return new DecisionPlan(compiled, id, slot, modelIds, quality, prompt, completion);
         }
     }
 }

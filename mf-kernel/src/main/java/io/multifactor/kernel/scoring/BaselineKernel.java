@@ -6,7 +6,6 @@ import io.multifactor.api.LatencyMetric;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
-import io.multifactor.api.SelectionWriter;
 import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.DecisionPlan;
 
@@ -55,7 +54,7 @@ public final class BaselineKernel
         final Selection out)
     {
         final int n = plan.candidateCount();
-        plan.startSelection(out);
+        SelectionWriter.start(out, plan);
         final int latencyMetric = plan.latencyMetric();
         final boolean anyExcluded = exclusionsOrNull != null && !exclusionsOrNull.isEmpty();
 

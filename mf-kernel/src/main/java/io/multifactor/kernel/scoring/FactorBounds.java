@@ -2,7 +2,6 @@ package io.multifactor.kernel.scoring;
 
 import io.multifactor.api.Factor;
 import io.multifactor.api.Selection;
-import io.multifactor.api.SelectionWriter;
 
 /**
  * Writes the bounds of every factor of the signal table, as a kernel's gather loop kept them in locals (a pair per

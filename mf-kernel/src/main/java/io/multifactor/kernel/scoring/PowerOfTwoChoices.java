@@ -3,7 +3,6 @@ package io.multifactor.kernel.scoring;
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
-import io.multifactor.api.SelectionWriter;
 
 import java.util.concurrent.ThreadLocalRandom;
 

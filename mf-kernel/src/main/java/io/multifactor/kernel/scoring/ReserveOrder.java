@@ -4,7 +4,6 @@ import io.multifactor.api.DropReason;
 import io.multifactor.api.Objective;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Selection;
-import io.multifactor.api.SelectionWriter;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
 

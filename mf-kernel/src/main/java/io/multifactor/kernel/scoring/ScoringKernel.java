@@ -8,7 +8,6 @@ import io.multifactor.api.Objective;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
-import io.multifactor.api.SelectionWriter;
 import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
 import io.multifactor.kernel.plan.CostMix;
 import io.multifactor.kernel.plan.DecisionPlan;
@@ -136,7 +135,7 @@ public final class ScoringKernel
         final Selection out,
         final SingleWriterCounterBlock dropCountsOrNull)
     {
-        plan.startSelection(out);
+        SelectionWriter.start(out, plan);
         // pick: p2c draws its pair's bits now, so that the generator's arithmetic overlaps the loops.
         final long p2cBits = plan.pick() == Pick.P2C ? PowerOfTwoChoices.draw(requestOrNull) : 0L;
         final boolean requestMix = requestOrNull != null && requestOrNull.hasTokens();
@@ -155,7 +154,7 @@ public final class ScoringKernel
                 return;
             }
             // Not for this plan, or written again meanwhile: the full loops, from the start.
-            plan.startSelection(out);
+            SelectionWriter.start(out, plan);
             if (requestMix)
             {
                 SelectionWriter.ownCosts(out);

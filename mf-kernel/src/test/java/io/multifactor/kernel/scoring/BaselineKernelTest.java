@@ -9,7 +9,6 @@ import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
-import io.multifactor.kernel.plan.SignalCeilings;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;
@@ -82,9 +81,10 @@ class BaselineKernelTest
     @Test
     void shouldRefuseAPlanOfABaselineWithACeiling()
     {
-        assertThatThrownBy(() -> new DecisionPlan(0, "d", new int[] { 0 }, new double[] { 1 }, new double[] { 1 },
-            new double[] { 1 }, new double[] { 0.25, 0.25, 0.25, 0.25, 0, 0 }, 0, 0, 0, 0, 5, 95, 0, 0, 0, 1, 0, 0,
-            new int[0], 0, 0, 0, AlgorithmType.RANDOM, SignalCeilings.NONE))
+        final PlansBuilder.DecisionSpec spec =
+            new PlansBuilder().decision("d").slo(0, 0, 0, 5).algorithmType(AlgorithmType.RANDOM);
+        assertThatThrownBy(() -> new DecisionPlan(spec, 0, 0, new int[] { 0 }, new double[] { 1 }, new double[] { 1 },
+            new double[] { 1 }))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("random decision takes no floor");
     }
 
