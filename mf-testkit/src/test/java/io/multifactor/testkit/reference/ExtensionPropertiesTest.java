@@ -323,6 +323,49 @@ class ExtensionPropertiesTest
         });
     }
 
+    @Test
+    void shouldAgreeWithTheOracleWithEveryKeyAtOnce()
+    {
+        // The keys of 4.2 with the load signals of 4.3 and 4.4 (token load, queue and KV-cache factors and ceilings,
+        // stale), a priority over every factor of the table and pick: p2c: one oracle for all of them.
+        final long[] seen = new long[4];
+        check("kernel agrees with the oracle, every key at once", ScoringGenerators.everyKey(), c ->
+        {
+            final ReferenceRanking expected = ReferenceScorer.rank(c);
+            final ReferenceResult actual = KernelAdapter.select(c);
+            assertAgree(actual, expected.result(), expected.boundaryMargin());
+            final ReferenceExtensions keys = keys(c);
+            if (expected.boundaryMargin() > TOLERANCE && actual.outcome() == Outcome.SCORED)
+            {
+                for (int i = 0; i < actual.candidates().size(); i++)
+                {
+                    final ReferenceCandidate e = expected.result().candidates().get(i);
+                    final ReferenceCandidate a = actual.candidates().get(i);
+                    assertThat(a.eliminatedBy()).as("eliminated_by of m" + i).isEqualTo(e.eliminatedBy());
+                    for (final Map.Entry<String, Double> factor : e.normalized().entrySet())
+                    {
+                        final Double value = a.normalized().get(factor.getKey());
+                        assertThat(close(value, factor.getValue()))
+                            .as(factor.getKey() + " of m" + i + ": " + value + " vs " + factor.getValue()).isTrue();
+                    }
+                }
+                final ReferenceCandidate chosen = expected.result().candidate(actual.selectedModel());
+                assertThat(chosen.tied()).as("kernel's choice can win in the oracle").isTrue();
+            }
+            seen[0] += keys.p2c() && actual.outcome() == Outcome.SCORED ? 1 : 0;
+            seen[1] += keys.lexicographic() && Factor.parse(keys.priority().get(0)) >= Factor.SEED_COUNT ? 1 : 0;
+            seen[2] += keys.tokenLoad() && actual.outcome() == Outcome.SCORED ? 1 : 0;
+            for (final ReferenceCandidate candidate : expected.result().candidates())
+            {
+                seen[3] += candidate.dropReason() >= DropReason.INFLIGHT_TOKENS ? 1 : 0;
+            }
+        });
+        System.out.println("ExtensionPropertiesTest: every key at once: " + seen[0] + " scored with p2c, " + seen[1] +
+            " ranked first by queue or kv_cache, " + seen[2] + " scored with token load, " + seen[3] +
+            " candidates dropped by inflight_tokens, queue, kv_cache or stale");
+        assertThat(seen).doesNotContain(0L);
+    }
+
     /** Outcome, drops, costs and scores agree; the choice agrees unless it is a tie within rounding. */
     private static void assertAgree(final ReferenceResult actual, final ReferenceResult expected, final double margin)
     {
