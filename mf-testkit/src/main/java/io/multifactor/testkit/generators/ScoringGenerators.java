@@ -401,7 +401,9 @@ public final class ScoringGenerators
     /**
      * Every key at once: the problems of {@link #extendedCases()} with the load signals of {@link #loadSignalCases()}, a
      * lexicographic priority now and then over every factor of the table, {@code pick: p2c} now and then where the
-     * configuration allows it (weighted, no tie band, {@code tie_break: first}), and a generator seed per request.
+     * configuration allows it (weighted, no tie band, {@code tie_break: first}), a generator seed per request, and in
+     * one problem of three ejected candidates (whole milliseconds left, 0 for a probe out, ties among them) often more
+     * than the ejection cap lets drop.
      *
      * @return problems with every key.
      */
@@ -425,7 +427,23 @@ public final class ScoringGenerators
                 e = e.withPick("p2c");
             }
             c = c.with(e);
-            return c.with(c.request().withSeed(seeds.generate(in)));
+            ReferenceRequest request = c.request().withSeed(seeds.generate(in));
+            if (percent.generate(in) < 33)
+            {
+                final int ejectedPercent = percent.generate(in) < 50 ? 20 : 60;
+                for (final ReferenceModel model : c.decision().candidates())
+                {
+                    if (percent.generate(in) < ejectedPercent)
+                    {
+                        final int kind = percent.generate(in);
+                        final double millisLeft = kind < 10 ? 0.0 : kind < 40 ? 1_000.0 : integers().between(1, 30_000)
+                            .generate(in);
+                        request = request.withObservation(model.name(),
+                            request.observation(model.name()).withEjection(millisLeft));
+                    }
+                }
+            }
+            return c.with(request);
         };
     }
 

@@ -26,7 +26,7 @@ import java.util.Map;
  * through one path: compiles the decision with every key ({@link PlansBuilder}; models get handles from 0 in candidate
  * order), publishes the observations as standalone {@link CandidateSignals} (latencies and in-flight counts always;
  * the servers' queue, KV-cache use and stale flag when a candidate has one; in-flight tokens when a candidate has some
- * or the decision reads them), calls {@link ScoringKernel#select} with a {@link Request} carrying the exclusions,
+ * or the decision reads them; every candidate's ejection when one is ejected), calls {@link ScoringKernel#select} with a {@link Request} carrying the exclusions,
  * token counts and seed, and converts the selection back into a {@link ReferenceResult}.
  * <p>
  * This class is stateless and threadsafe; it allocates freely (it is for tests, not for the request path).
@@ -215,12 +215,14 @@ public final class KernelAdapter
         final ReferenceExtensions keys = c.decision().extensions();
         final int n = plan.candidateCount();
         boolean serverSignals = false;
+        boolean ejections = false;
         boolean tokenSignals = keys.tokenLoad() || keys.maxInflightTokens() != 0 || tokensOrNull != null;
         for (int i = 0; i < n; i++)
         {
             final ReferenceObservation o = request.observation(plans.modelName(plan.candidateModelId(i)));
             serverSignals |= o.queue() != null || o.kvCache() != null || o.stale();
             tokenSignals |= o.inflightTokens() != 0;
+            ejections |= o.ejectedMs() != null;
         }
         final Request engineRequest = new Request().seed(request.seed());
         final CandidateSignals signals = CandidateSignals.standalone(n);
@@ -238,6 +240,10 @@ public final class KernelAdapter
             if (tokenSignals)
             {
                 signals.publishInflightTokens(i, o.inflightTokens());
+            }
+            if (ejections)
+            {
+                signals.publishEjection(i, orNaN(o.ejectedMs()));
             }
             if (request.excluded().contains(name))
             {

@@ -16,11 +16,14 @@ import java.util.Random;
  * design writes them ({@code (x - min) / (max - min)}, {@code (a*P + b*K) / (a + b)}), and the factors taken from
  * mf-api's {@link Factor} table (label, direction, count).
  * <ul>
- * <li>drops, the first that applies: excluded; quality floor ({@code min_quality}: below it or unrated); TPOT, TTFT,
- *     cost C(m), in-flight requests ({@code max_inflight}), in-flight tokens ({@code max_inflight_tokens}, whatever
+ * <li>drops, the first that applies: excluded; ejected (4.5); quality floor ({@code min_quality}: below it or
+ *     unrated); TPOT, TTFT, cost C(m), in-flight requests ({@code max_inflight}), in-flight tokens ({@code max_inflight_tokens}, whatever
  *     {@code load_metric} says), queue W(m), KV-cache K(m) (each strictly greater, a ceiling of 0 is off, a missing
  *     value never drops), then {@code stale} when {@code when_stale: saturated}, the decision sets {@code max_queue}
  *     or {@code max_kv_cache}, and the model's servers are all stale;</li>
+ * <li>the ejection cap: of the n candidates the request does not exclude, ejection drops at most
+ *     {@code max(1, floor(p / 100 * n))}, p = 10 (no candidate of a problem has {@code reliability}); beyond that the
+ *     ejected candidates whose ejection ends soonest (then the earlier) stay candidates, checked as any other;</li>
  * <li>signals: latency T(m) by {@code latency_metric} (auto: TPOT, else TTFT); cost C(m) = (a*P + b*K) / (a + b) with
  *     the request's token counts as a and b when it carries any, else {@code cost_mix}, missing when a price with a
  *     non-zero share is; load N(m) the in-flight requests, or tokens with {@code load_metric: tokens};</li>
@@ -43,6 +46,9 @@ import java.util.Random;
  */
 public final class ReferenceScorer
 {
+    /** p of the ejection cap: the design's value when no candidate has {@code reliability}. */
+    public static final int MAX_EJECTION_PERCENT = 10;
+
     private ReferenceScorer()
     {
     }
@@ -75,15 +81,35 @@ public final class ReferenceScorer
         }
         final double[] weights = effectiveWeights(decision);
 
-        boolean anyNotExcluded = false;
-        final List<Row> survivors = new ArrayList<>();
+        int candidates = 0;
+        int ejected = 0;
         for (final Row row : rows)
         {
             if (!row.excluded)
             {
-                anyNotExcluded = true;
-                row.dropReason = dropReason(row, decision);
+                candidates++;
+                row.dropReason = row.observation.ejectedMs() != null ? DropReason.EJECTED : dropReason(row, decision);
+                ejected += row.dropReason == DropReason.EJECTED ? 1 : 0;
             }
+        }
+        // The ejection cap: the ejected whose ejection ends soonest come back, one at a time.
+        for (int back = ejected - Math.max(1, MAX_EJECTION_PERCENT * candidates / 100); back > 0; back--)
+        {
+            Row soonest = null;
+            for (final Row row : rows)
+            {
+                if (row.dropReason == DropReason.EJECTED &&
+                    (soonest == null || row.observation.ejectedMs() < soonest.observation.ejectedMs()))
+                {
+                    soonest = row;
+                }
+            }
+            soonest.dropReason = dropReason(soonest, decision);
+        }
+        final boolean anyNotExcluded = candidates > 0;
+        final List<Row> survivors = new ArrayList<>();
+        for (final Row row : rows)
+        {
             if (row.dropReason == DropReason.NONE)
             {
                 survivors.add(row);

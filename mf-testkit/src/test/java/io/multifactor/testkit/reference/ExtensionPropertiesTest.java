@@ -328,7 +328,7 @@ class ExtensionPropertiesTest
     {
         // The keys of 4.2 with the load signals of 4.3 and 4.4 (token load, queue and KV-cache factors and ceilings,
         // stale), a priority over every factor of the table and pick: p2c: one oracle for all of them.
-        final long[] seen = new long[4];
+        final long[] seen = new long[6];
         check("kernel agrees with the oracle, every key at once", ScoringGenerators.everyKey(), c ->
         {
             final ReferenceRanking expected = ReferenceScorer.rank(c);
@@ -358,11 +358,16 @@ class ExtensionPropertiesTest
             for (final ReferenceCandidate candidate : expected.result().candidates())
             {
                 seen[3] += candidate.dropReason() >= DropReason.INFLIGHT_TOKENS ? 1 : 0;
+                seen[4] += candidate.dropReason() == DropReason.EJECTED ? 1 : 0;
+                final ReferenceObservation o = c.request().observation(candidate.model());
+                seen[5] += o.ejectedMs() != null && candidate.dropReason() != DropReason.EJECTED &&
+                    candidate.dropReason() != DropReason.EXCLUDED ? 1 : 0;
             }
         });
         System.out.println("ExtensionPropertiesTest: every key at once: " + seen[0] + " scored with p2c, " + seen[1] +
             " ranked first by queue or kv_cache, " + seen[2] + " scored with token load, " + seen[3] +
-            " candidates dropped by inflight_tokens, queue, kv_cache or stale");
+            " candidates dropped by inflight_tokens, queue, kv_cache or stale, " + seen[4] + " by ejection, " + seen[5] +
+            " ejected ones kept by the ejection cap");
         assertThat(seen).doesNotContain(0L);
     }
 
