@@ -177,7 +177,7 @@ public final class ReferenceScorer
      * @param completionShare b.
      * @return the cost, {@code null} when missing.
      */
-    public static Double cost(final ReferenceModel model, final double promptShare, final double completionShare)
+    private static Double cost(final ReferenceModel model, final double promptShare, final double completionShare)
     {
         if ((promptShare > 0 && model.promptPer1M() == null) || (completionShare > 0 && model.completionPer1M() == null))
         {
@@ -227,7 +227,7 @@ public final class ReferenceScorer
      * @return the weight of each {@link Factor}: clamped at 0 and divided by their sum; all 0: the seed's four 0.25.
      * @throws IllegalArgumentException for weights whose sum overflows.
      */
-    public static double[] effectiveWeights(final ReferenceDecision decision)
+    private static double[] effectiveWeights(final ReferenceDecision decision)
     {
         final double[] w = new double[Factor.COUNT];
         double total = 0.0;
