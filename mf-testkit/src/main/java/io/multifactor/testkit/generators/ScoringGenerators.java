@@ -26,9 +26,9 @@ import static org.quicktheories.generators.SourceDSL.longs;
 
 /**
  * Generators of selection problems ({@link ReferenceCase}) for property tests, in four families: the seed's keys over
- * the whole range of a double ({@link #cases()}), the keys of 4.2 in normal ranges ({@link #extendedCases()}), the load
- * signals of 4.3 and 4.4 over the seed's problems ({@link #loadSignalCases()}), and every key at once
- * ({@link #everyKey()}). Every generated decision is valid configuration (finite, non-negative quality, price and
+ * the whole range of a double ({@link #cases()}), the extension keys in normal ranges ({@link #extendedCases()}), the
+ * load signals (tokens, servers' queue and KV-cache, stale) over the seed's problems ({@link #loadSignalCases()}), and
+ * every key at once ({@link #everyKey()}). Every generated decision is valid configuration (finite, non-negative quality, price and
  * ceilings; finite weights, negative ones allowed), and the seed's family deliberately covers:
  * <ul>
  *   <li>one candidate, a handful, and up to {@link #MAX_CANDIDATES};</li>
@@ -260,7 +260,7 @@ public final class ScoringGenerators
     }
 
     /**
-     * @return the keys of 4.2 (quality floor, latency metric, cost mix, lexicographic objective over the seed's
+     * @return the extension keys (quality floor, latency metric, cost mix, lexicographic objective over the seed's
      *     factors, tie band, tie break) in every combination, each absent often enough that its default is covered.
      */
     public static Gen<ReferenceExtensions> extensions()
@@ -300,7 +300,7 @@ public final class ScoringGenerators
     }
 
     /**
-     * @return problems with the keys of 4.2 over {@link #plainExtendedCases}; a floor, when on, is now and then set at a
+     * @return problems with the extension keys over {@link #plainExtendedCases}; a floor, when on, is now and then set at a
      *     candidate's own quality.
      */
     public static Gen<ReferenceCase> extendedCases()

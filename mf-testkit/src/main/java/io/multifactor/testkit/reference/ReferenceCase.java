@@ -9,7 +9,7 @@ import java.util.Objects;
 /**
  * One selection problem, every key at once: a decision as configured (its candidates, every factor's weight, every
  * ceiling and the keys beyond the seed's) and one request (its observations of every signal, exclusions, token counts
- * and generator seed). {@link ReferenceScorer} answers it from the design's rules, {@link KernelAdapter} runs the real
+ * and generator seed). {@link ReferenceScorer} answers it from the documented rules, {@link KernelAdapter} runs the real
  * kernel on it, and the generators produce it.
  * <p>
  * Instances are immutable and threadsafe.

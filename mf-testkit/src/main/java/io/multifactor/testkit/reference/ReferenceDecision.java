@@ -9,7 +9,7 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * A decision as configured, every key of sections 4.1-4.4: its candidates in {@code modelRefs} order, the weight of
+ * A decision as configured, every key that shapes a selection: its candidates in {@code modelRefs} order, the weight of
  * each {@link Factor} as written (before clamping and normalization), the seed's four SLO ceilings (0 = off), the
  * latency percentile, the {@code on_no_candidates} policy, and the keys beyond the seed's.
  * <p>

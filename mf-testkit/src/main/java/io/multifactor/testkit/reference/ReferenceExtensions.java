@@ -8,7 +8,7 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * The keys of a decision beyond the seed's (sections 4.2-4.4), as written in the YAML: the quality floor, the latency
+ * The keys of a decision beyond the seed's, as written in the YAML: the quality floor, the latency
  * metric, the cost mix, the objective with its priority and tolerance, the tie band and tie break, the pick, the load
  * metric with {@code max_inflight_tokens}, and the servers' ceilings {@code max_queue}, {@code max_kv_cache} with
  * {@code when_stale}. {@link #NONE} is every default, under which a selection is the seed's. (The weights of every
@@ -124,7 +124,7 @@ public record ReferenceExtensions(
     }
 
     /**
-     * The keys of 4.2, with those of 4.3 and 4.4 at their defaults ({@code pick: best}, {@code load_metric: requests},
+     * The extension keys, with the pick, load and server keys at their defaults ({@code pick: best}, {@code load_metric: requests},
      * no ceiling, {@code when_stale: ignore}).
      *
      * @param minQuality {@code slo.min_quality}, 0 when off.

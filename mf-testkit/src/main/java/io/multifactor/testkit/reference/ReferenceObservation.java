@@ -3,8 +3,8 @@ package io.multifactor.testkit.reference;
 /**
  * What was observed about one model for one request: its TPOT and TTFT percentiles in milliseconds ({@code null} when
  * not observed), its in-flight count and tokens (the sum of its live leases' token weights), and what its servers say
- * (4.3): its queue W(m) and KV-cache use K(m) ({@code null} when no backend is fresh) and whether it is stale (every
- * backend stale, past the grace period), and how long it stays ejected (4.5; a scenario's {@code ejected_ms}).
+ * (model-server metrics): its queue W(m) and KV-cache use K(m) ({@code null} when no backend is fresh) and whether it is stale (every
+ * backend stale, past the grace period), and how long it stays ejected (a scenario's {@code ejected_ms}).
  * <p>
  * Instances are immutable and threadsafe.
  *

@@ -11,12 +11,12 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * The oracle: one selection (sections 4.1-4.4 of the design, every key at once) written for clarity, not speed, from
- * the rules and never from the kernel: one object per candidate, lists and maps, the real-number expressions as the
- * design writes them ({@code (x - min) / (max - min)}, {@code (a*P + b*K) / (a + b)}), and the factors taken from
+ * The oracle: one selection, every key at once (docs/semantics.md, docs/server-signals.md,
+ * docs/estimators-and-pickers.md), written for clarity, not speed, from the documented rules and never from the
+ * kernel: one object per candidate, lists and maps, the real-number expressions as the documentation writes them ({@code (x - min) / (max - min)}, {@code (a*P + b*K) / (a + b)}), and the factors taken from
  * mf-api's {@link Factor} table (label, direction, count).
  * <ul>
- * <li>drops, the first that applies: excluded; ejected (4.5); quality floor ({@code min_quality}: below it or
+ * <li>drops, the first that applies: excluded; ejected; quality floor ({@code min_quality}: below it or
  *     unrated); TPOT, TTFT, cost C(m), in-flight requests ({@code max_inflight}), in-flight tokens ({@code max_inflight_tokens}, whatever
  *     {@code load_metric} says), queue W(m), KV-cache K(m) (each strictly greater, a ceiling of 0 is off, a missing
  *     value never drops), then {@code stale} when {@code when_stale: saturated}, the decision sets {@code max_queue}
@@ -46,7 +46,7 @@ import java.util.Random;
  */
 public final class ReferenceScorer
 {
-    /** p of the ejection cap: the design's value when no candidate has {@code reliability}. */
+    /** p of the ejection cap: its documented value when no candidate has {@code reliability}. */
     public static final int MAX_EJECTION_PERCENT = 10;
 
     private ReferenceScorer()
