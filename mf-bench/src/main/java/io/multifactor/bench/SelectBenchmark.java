@@ -210,7 +210,7 @@ public class SelectBenchmark
     public int referenceScorer()
     {
         final int k = nextSet();
-        return ReferenceScorer.select(world.referenceDecisions[k], world.referenceRequests[k]).selectedIndex();
+        return ReferenceScorer.select(world.referenceCases[k]).selectedIndex();
     }
 
     private SelectCase next()

@@ -5,6 +5,7 @@ import io.multifactor.api.Selection;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.testkit.reference.ReferenceCase;
 import io.multifactor.testkit.reference.ReferenceDecision;
 import io.multifactor.testkit.reference.ReferenceModel;
 import io.multifactor.testkit.reference.ReferenceObservation;
@@ -26,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * Everything the select benchmarks need, built from one {@link SelectFixture}: the same real latency samples and
  * in-flight leases fed to a {@link MultiFactorEngine} and to the reference router, the observations the engine
  * publishes for every decision, ceilings chosen from those observations (when on), the final plans (installed in the
- * engine), and per decision a {@link SelectCase} for the kernel and the hand loop, a {@link ReferenceRequest} for the
+ * engine), and per decision a {@link SelectCase} for the kernel and the hand loop, a {@link ReferenceCase} for the
  * reference scorer, and a decision handle and name for the engine and the reference router.
  * <p>
  * {@link #checkAgreement} verifies that the engine, the kernel, the hand loop and the reference scorer make the same
@@ -45,8 +46,7 @@ public final class SelectWorld
     final SelectFixture fixture;
     final Plans plans;
     final SelectCase[] cases = new SelectCase[SelectFixture.SETS];
-    final ReferenceDecision[] referenceDecisions = new ReferenceDecision[SelectFixture.SETS];
-    final ReferenceRequest[] referenceRequests = new ReferenceRequest[SelectFixture.SETS];
+    final ReferenceCase[] referenceCases = new ReferenceCase[SelectFixture.SETS];
     final String[] decisionNames = new String[SelectFixture.SETS];
     final int[] decisionIds = new int[SelectFixture.SETS];
     final ReferenceRouter router;
@@ -123,8 +123,8 @@ public final class SelectWorld
             decisionIds[s] = engine.decisionId(decisionNames[s]);
             final DecisionPlan plan = plans.decision(plans.decisionId(decisionNames[s]));
             cases[s] = new SelectCase(plan, tpot[s], ttft[s], inflight[s]);
-            referenceDecisions[s] = referenceDecision(models, s, ceilingsOn ? ceilings[s] : null);
-            decisions.add(referenceDecisions[s]);
+            final ReferenceDecision referenceDecision = referenceDecision(models, s, ceilingsOn ? ceilings[s] : null);
+            decisions.add(referenceDecision);
             final Map<String, ReferenceObservation> observations = new HashMap<>();
             for (int i = 0; i < n; i++)
             {
@@ -132,7 +132,7 @@ public final class SelectWorld
                     fixture.modelName(fixture.candidate(s, i)),
                     new ReferenceObservation(tpot[s][i], ttft[s][i], inflight[s][i]));
             }
-            referenceRequests[s] = new ReferenceRequest(observations, noExclusions);
+            referenceCases[s] = new ReferenceCase(referenceDecision, new ReferenceRequest(observations, noExclusions));
         }
         router = new ReferenceRouter(models, decisions, clock, WINDOW_NS);
         fixture.feed(router, router, null);
@@ -192,7 +192,7 @@ public final class SelectWorld
             final int byKernel = SelectBenchmark.kernelSelect(cases[s], selection);
             final int byHandLoop = HandLoopSelector.select(cases[s]);
             checkStoredAlike(s, selection, cases[s]);
-            final ReferenceResult scored = ReferenceScorer.select(referenceDecisions[s], referenceRequests[s]);
+            final ReferenceResult scored = ReferenceScorer.select(referenceCases[s]);
             final int byScorer = scored.selectedIndex();
             // The reference computes scores with other expressions: a near tie (1e-9) may go either way.
             final boolean scorerAgrees = byKernel == byScorer || byKernel >= 0 && byScorer >= 0 &&

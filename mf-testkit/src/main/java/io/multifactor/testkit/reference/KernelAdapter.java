@@ -1,15 +1,17 @@
 package io.multifactor.testkit.reference;
 
 import io.multifactor.api.DropReason;
-import io.multifactor.api.Exclusions;
 import io.multifactor.api.Factor;
 import io.multifactor.api.LatencyMetric;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.plan.LoadMetric;
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
+import io.multifactor.kernel.plan.Pick;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.plan.SignalCeilings;
 import io.multifactor.kernel.plan.TieBreak;
 import io.multifactor.kernel.scoring.CandidateSignals;
 import io.multifactor.kernel.scoring.ScoringKernel;
@@ -20,9 +22,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Runs the real kernel on the reference's input: compiles the decision with {@link PlansBuilder}, publishes the
- * observations as standalone {@link CandidateSignals}, calls {@link ScoringKernel#select} and converts the selection
- * back into a {@link ReferenceResult}, so tests can compare the two implementations field by field.
+ * Runs the real kernel on a {@link ReferenceCase}, so that each test compares the kernel with {@link ReferenceScorer}
+ * through one path: compiles the decision with every key ({@link PlansBuilder}; models get handles from 0 in candidate
+ * order), publishes the observations as standalone {@link CandidateSignals} (latencies and in-flight counts always;
+ * the servers' queue, KV-cache use and stale flag when a candidate has one; in-flight tokens when a candidate has some
+ * or the decision reads them; every candidate's ejection when one is ejected), calls {@link ScoringKernel#select} with a {@link Request} carrying the exclusions,
+ * token counts and seed, and converts the selection back into a {@link ReferenceResult}.
  * <p>
  * This class is stateless and threadsafe; it allocates freely (it is for tests, not for the request path).
  */
@@ -38,49 +43,8 @@ public final class KernelAdapter
      */
     public static Plans plans(final ReferenceDecision decision)
     {
-        return plans(decision, ReferenceExtensions.NONE);
-    }
-
-    /**
-     * @param decision the decision as configured.
-     * @param extensions its extension keys.
-     * @return a snapshot holding that decision and its candidate models (in candidate order, handles from 0).
-     */
-    public static Plans plans(final ReferenceDecision decision, final ReferenceExtensions extensions)
-    {
+        final ReferenceExtensions keys = decision.extensions();
         final PlansBuilder builder = new PlansBuilder();
-        final String[] names = addModels(builder, decision);
-        final PlansBuilder.DecisionSpec spec = builder.decision(decision.name())
-            .candidates(names)
-            .weights(decision.qualityWeight(), decision.latencyWeight(), decision.costWeight(), decision.loadWeight())
-            .slo(decision.maxTpotMs(), decision.maxTtftMs(), decision.maxCostPer1M(), decision.maxInflight())
-            .percentile(decision.percentile())
-            .policy(NoCandidatesPolicy.parse(decision.policy()))
-            .minQuality(extensions.minQuality())
-            .latencyMetric(LatencyMetric.parse(extensions.latencyMetric()))
-            .costMix(extensions.costMixPrompt(), extensions.costMixCompletion())
-            .tieBand(extensions.tieBand())
-            .tieBreak(TieBreak.parse(extensions.tieBreak()));
-        if (extensions.lexicographic())
-        {
-            final int[] priority = new int[extensions.priority().size()];
-            for (int i = 0; i < priority.length; i++)
-            {
-                priority[i] = Factor.parse(extensions.priority().get(i));
-            }
-            spec.lexicographic(extensions.tolerance(), priority);
-        }
-        spec.add();
-        return builder.build();
-    }
-
-    /**
-     * @param builder the plans being built.
-     * @param decision the decision whose candidates become models (quality and prices; NaN where absent).
-     * @return the candidates' names, in order.
-     */
-    static String[] addModels(final PlansBuilder builder, final ReferenceDecision decision)
-    {
         final String[] names = new String[decision.candidates().size()];
         for (int i = 0; i < names.length; i++)
         {
@@ -88,141 +52,106 @@ public final class KernelAdapter
             builder.model(model.name(), orNaN(model.quality()), orNaN(model.promptPer1M()), orNaN(model.completionPer1M()));
             names[i] = model.name();
         }
-        return names;
-    }
-
-    /**
-     * Publishes the request's observations as the signals of the plan's candidates, and its exclusions.
-     *
-     * @param plans snapshot from {@link #plans(ReferenceDecision)}.
-     * @param plan the decision's plan.
-     * @param request observations and exclusions.
-     * @param exclusions filled with the handles of the models the request excludes.
-     * @return the candidates' signals, in candidate order.
-     */
-    public static CandidateSignals signals(
-        final Plans plans, final DecisionPlan plan, final ReferenceRequest request, final Exclusions exclusions)
-    {
-        final int n = plan.candidateCount();
-        final CandidateSignals signals = CandidateSignals.standalone(n);
-        for (int i = 0; i < n; i++)
+        final double[] weights = new double[Factor.COUNT];
+        for (int f = 0; f < Factor.COUNT; f++)
         {
-            final int modelId = plan.candidateModelId(i);
-            final String name = plans.modelName(modelId);
-            final ReferenceObservation observation = request.observation(name);
-            signals.publishLatencyMs(i, orNaN(observation.tpotMs()), orNaN(observation.ttftMs()));
-            signals.inflight(i, observation.inflight());
-            if (request.excluded().contains(name))
-            {
-                exclusions.add(modelId);
-            }
+            weights[f] = decision.weight(f);
         }
-        return signals;
+        final PlansBuilder.DecisionSpec spec = builder.decision(decision.name())
+            .candidates(names)
+            .weights(weights)
+            .slo(decision.maxTpotMs(), decision.maxTtftMs(), decision.maxCostPer1M(), decision.maxInflight())
+            .percentile(decision.percentile())
+            .policy(NoCandidatesPolicy.parse(decision.policy()))
+            .minQuality(keys.minQuality())
+            .latencyMetric(LatencyMetric.parse(keys.latencyMetric()))
+            .costMix(keys.costMixPrompt(), keys.costMixCompletion())
+            .tieBand(keys.tieBand())
+            .tieBreak(TieBreak.parse(keys.tieBreak()))
+            .pick(Pick.parse(keys.pick()))
+            .loadMetric(keys.tokenLoad() ? LoadMetric.TOKENS : LoadMetric.REQUESTS)
+            .signalCeilings(new SignalCeilings(keys.maxInflightTokens(),
+                keys.maxQueue() == 0 ? Double.POSITIVE_INFINITY : keys.maxQueue(),
+                keys.maxKvCache() == 0.0 ? Double.POSITIVE_INFINITY : keys.maxKvCache(), keys.whenStaleSaturated()));
+        if (keys.lexicographic())
+        {
+            final int[] priority = new int[keys.priority().size()];
+            for (int i = 0; i < priority.length; i++)
+            {
+                priority[i] = Factor.parse(keys.priority().get(i));
+            }
+            spec.lexicographic(keys.tolerance(), priority);
+        }
+        spec.add();
+        return builder.build();
     }
 
     /**
      * Runs the kernel.
      *
-     * @param decision the decision as configured.
-     * @param request observations and exclusions.
-     * @return the kernel's selection as a {@link ReferenceResult}.
-     */
-    public static ReferenceResult select(final ReferenceDecision decision, final ReferenceRequest request)
-    {
-        final Plans plans = plans(decision);
-        final DecisionPlan plan = plans.decision(plans.decisionId(decision.name()));
-        final Selection selection = new Selection(plan.candidateCount());
-        final Exclusions exclusions = new Exclusions();
-        ScoringKernel.select(plan, signals(plans, plan, request, exclusions), exclusions, selection);
-        return toResult(plans, plan, selection);
-    }
-
-    /**
-     * Runs the kernel with the extension keys, through a {@link Request} carrying the request's exclusions and token
-     * counts and a generator seeded with {@code seed}.
-     *
-     * @param decision the decision as configured.
-     * @param extensions its extension keys.
-     * @param request observations, exclusions and token counts.
-     * @param seed seed of the tie-break generator.
+     * @param c the problem.
      * @return the kernel's selection as a {@link ReferenceResult}, with each survivor's eliminating factor.
      */
-    public static ReferenceResult select(
-        final ReferenceDecision decision, final ReferenceExtensions extensions, final ReferenceRequest request,
-        final long seed)
+    public static ReferenceResult select(final ReferenceCase c)
     {
-        final Plans plans = plans(decision, extensions);
-        final DecisionPlan plan = plans.decision(plans.decisionId(decision.name()));
-        return toResult(plans, plan, selection(plans, plan, request, seed, false));
+        final Plans plans = plans(c.decision());
+        final DecisionPlan plan = plans.decision(plans.decisionId(c.decision().name()));
+        return toResult(plans, plan, selection(plans, plan, c, true, false, null, null), c.reportedFactors());
     }
 
     /**
-     * Runs the kernel as {@link #select(ReferenceDecision, ReferenceExtensions, ReferenceRequest, long)} does, on
-     * signals sealed after their publication ({@link CandidateSignals#seal}) or not.
+     * Runs the kernel through its entry without a request (exclusions only: no token counts, the thread's generator).
      *
-     * @param decision the decision as configured.
-     * @param extensions its extension keys.
-     * @param request observations, exclusions and token counts.
-     * @param seed seed of the tie-break generator.
+     * @param c the problem.
+     * @return the kernel's selection as a {@link ReferenceResult}.
+     */
+    public static ReferenceResult selectWithoutRequest(final ReferenceCase c)
+    {
+        final Plans plans = plans(c.decision());
+        final DecisionPlan plan = plans.decision(plans.decisionId(c.decision().name()));
+        return toResult(plans, plan, selection(plans, plan, c, false, false, null, null), c.reportedFactors());
+    }
+
+    /**
+     * The kernel's selection on signals sealed after their publication ({@link CandidateSignals#seal}) or not.
+     *
+     * @param c the problem.
      * @param seal whether to seal the signals before selecting.
      * @return the kernel's filled selection.
      */
-    public static Selection selection(
-        final ReferenceDecision decision, final ReferenceExtensions extensions, final ReferenceRequest request,
-        final long seed, final boolean seal)
+    public static Selection selection(final ReferenceCase c, final boolean seal)
     {
-        final Plans plans = plans(decision, extensions);
-        return selection(plans, plans.decision(plans.decisionId(decision.name())), request, seed, seal);
-    }
-
-    private static Selection selection(
-        final Plans plans, final DecisionPlan plan, final ReferenceRequest request, final long seed, final boolean seal)
-    {
-        final Selection selection = new Selection(plan.candidateCount());
-        final Request engineRequest = request(plans, request).seed(seed);
-        final CandidateSignals signals = signals(plans, plan, request, new Exclusions());
-        if (seal)
-        {
-            signals.seal(plan);
-        }
-        ScoringKernel.select(plan, signals, engineRequest.exclusions(), engineRequest, selection);
-        return selection;
+        return selection(c, seal, null, null);
     }
 
     /**
-     * @param plans snapshot from {@link #plans(ReferenceDecision, ReferenceExtensions)}.
-     * @param request the reference request.
-     * @return the same request for the engine: exclusions by handle, token counts when given.
-     */
-    public static Request request(final Plans plans, final ReferenceRequest request)
-    {
-        final Request engineRequest = new Request();
-        for (final String name : request.excluded())
-        {
-            engineRequest.exclude(plans.modelId(name));
-        }
-        if (request.promptTokens() != null)
-        {
-            engineRequest.promptTokens(request.promptTokens());
-        }
-        if (request.maxOutputTokens() != null)
-        {
-            engineRequest.maxOutputTokens(request.maxOutputTokens());
-        }
-        return engineRequest;
-    }
-
-    /**
-     * Converts a filled selection; NaN becomes {@code null}.
+     * The kernel's selection, sealed after the publication or not, with the in-flight counts and tokens then set to
+     * {@code inflightOrNull} and {@code tokensOrNull} (in candidate order) when given: so a seal's selections can be
+     * compared with the full loops' on the same values, the counts having moved since the seal.
      *
-     * @param plans the snapshot.
-     * @param plan the decision's plan.
-     * @param selection a selection the kernel filled.
-     * @return the same content as a {@link ReferenceResult}.
+     * @param c the problem.
+     * @param seal whether to seal the signals once published.
+     * @param inflightOrNull in-flight counts set after the seal, or null for the problem's.
+     * @param tokensOrNull in-flight tokens set after the seal (with {@code inflightOrNull}), or null for the problem's.
+     * @return the kernel's filled selection.
      */
-    public static ReferenceResult toResult(final Plans plans, final DecisionPlan plan, final Selection selection)
+    public static Selection selection(
+        final ReferenceCase c, final boolean seal, final long[] inflightOrNull, final long[] tokensOrNull)
     {
-        return toResult(plans, plan, selection, Factor.SEED_COUNT);
+        final Plans plans = plans(c.decision());
+        return selection(plans, plans.decision(plans.decisionId(c.decision().name())), c, true, seal, inflightOrNull,
+            tokensOrNull);
+    }
+
+    /**
+     * @param c the problem.
+     * @return the kernel's selection on sealed signals as a {@link ReferenceResult}.
+     */
+    public static ReferenceResult sealedResult(final ReferenceCase c)
+    {
+        final Plans plans = plans(c.decision());
+        final DecisionPlan plan = plans.decision(plans.decisionId(c.decision().name()));
+        return toResult(plans, plan, selection(plans, plan, c, true, true, null, null), c.reportedFactors());
     }
 
     /**
@@ -234,7 +163,7 @@ public final class KernelAdapter
      * @param factorCount how many factors to report: {@link Factor#SEED_COUNT} or {@link Factor#COUNT}.
      * @return the same content as a {@link ReferenceResult}.
      */
-    static ReferenceResult toResult(
+    public static ReferenceResult toResult(
         final Plans plans, final DecisionPlan plan, final Selection selection, final int factorCount)
     {
         final List<ReferenceCandidate> candidates = new ArrayList<>();
@@ -274,6 +203,79 @@ public final class KernelAdapter
             selection.hasSelection() ? plans.modelName(selection.selectedModel()) : null,
             ReferenceScorer.factorMap(weights, factorCount),
             candidates);
+    }
+
+    // The problem's observations published; sealed when asked; the in-flight counts and tokens set after that when
+    // given; then the kernel, through a request (exclusions, token counts, seed) or through its entry without one.
+    private static Selection selection(
+        final Plans plans, final DecisionPlan plan, final ReferenceCase c, final boolean throughRequest,
+        final boolean seal, final long[] inflightOrNull, final long[] tokensOrNull)
+    {
+        final ReferenceRequest request = c.request();
+        final ReferenceExtensions keys = c.decision().extensions();
+        final int n = plan.candidateCount();
+        boolean serverSignals = false;
+        boolean ejections = false;
+        boolean tokenSignals = keys.tokenLoad() || keys.maxInflightTokens() != 0 || tokensOrNull != null;
+        for (int i = 0; i < n; i++)
+        {
+            final ReferenceObservation o = request.observation(plans.modelName(plan.candidateModelId(i)));
+            serverSignals |= o.queue() != null || o.kvCache() != null || o.stale();
+            tokenSignals |= o.inflightTokens() != 0;
+            ejections |= o.ejectedMs() != null;
+        }
+        final Request engineRequest = new Request().seed(request.seed());
+        final CandidateSignals signals = CandidateSignals.standalone(n);
+        for (int i = 0; i < n; i++)
+        {
+            final int modelId = plan.candidateModelId(i);
+            final String name = plans.modelName(modelId);
+            final ReferenceObservation o = request.observation(name);
+            signals.publishLatencyMs(i, orNaN(o.tpotMs()), orNaN(o.ttftMs()));
+            signals.inflight(i, o.inflight());
+            if (serverSignals)
+            {
+                signals.publishServerLoad(i, orNaN(o.queue()), orNaN(o.kvCache()), o.stale());
+            }
+            if (tokenSignals)
+            {
+                signals.publishInflightTokens(i, o.inflightTokens());
+            }
+            if (ejections)
+            {
+                signals.publishEjection(i, orNaN(o.ejectedMs()));
+            }
+            if (request.excluded().contains(name))
+            {
+                engineRequest.exclude(modelId);
+            }
+        }
+        if (request.promptTokens() != null)
+        {
+            engineRequest.promptTokens(request.promptTokens());
+        }
+        if (request.maxOutputTokens() != null)
+        {
+            engineRequest.maxOutputTokens(request.maxOutputTokens());
+        }
+        if (seal)
+        {
+            signals.seal(plan);
+        }
+        if (inflightOrNull != null)
+        {
+            for (int i = 0; i < n; i++)
+            {
+                signals.inflight(i, inflightOrNull[i]);
+                if (tokensOrNull != null)
+                {
+                    signals.publishInflightTokens(i, tokensOrNull[i]);
+                }
+            }
+        }
+        final Selection selection = new Selection(n);
+        ScoringKernel.select(plan, signals, engineRequest.exclusions(), throughRequest ? engineRequest : null, selection);
+        return selection;
     }
 
     private static double orNaN(final Double value)

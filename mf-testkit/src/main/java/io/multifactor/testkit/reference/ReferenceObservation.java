@@ -2,7 +2,9 @@ package io.multifactor.testkit.reference;
 
 /**
  * What was observed about one model for one request: its TPOT and TTFT percentiles in milliseconds ({@code null} when
- * not observed), its in-flight count and its in-flight tokens (the sum of its live leases' token weights).
+ * not observed), its in-flight count and tokens (the sum of its live leases' token weights), and what its servers say
+ * (model-server metrics): its queue W(m) and KV-cache use K(m) ({@code null} when no backend is fresh) and whether it is stale (every
+ * backend stale, past the grace period), and how long it stays ejected (a scenario's {@code ejected_ms}).
  * <p>
  * Instances are immutable and threadsafe.
  *
@@ -10,26 +12,40 @@ package io.multifactor.testkit.reference;
  * @param ttftMs TTFT percentile in milliseconds, {@code null} when not observed.
  * @param inflight requests in flight to the model, never negative.
  * @param inflightTokens tokens in flight to the model, never negative (never missing: 0 when nothing is in flight).
+ * @param queue W(m), the smallest number of waiting requests among its fresh servers, {@code null} when missing.
+ * @param kvCache K(m), the smallest KV-cache use (0..1) among its fresh servers, {@code null} when missing.
+ * @param stale whether every one of its servers is stale.
+ * @param ejectedMs whole milliseconds of ejection left (0: half-open with its probe out), {@code null} when healthy.
  */
-public record ReferenceObservation(Double tpotMs, Double ttftMs, long inflight, long inflightTokens)
+public record ReferenceObservation(
+    Double tpotMs,
+    Double ttftMs,
+    long inflight,
+    long inflightTokens,
+    Double queue,
+    Double kvCache,
+    boolean stale,
+    Double ejectedMs)
 {
-    /** A model with no latency observation and nothing in flight. */
-    public static final ReferenceObservation NONE = new ReferenceObservation(null, null, 0L, 0L);
+    /** A model with no observation and nothing in flight. */
+    public static final ReferenceObservation NONE = new ReferenceObservation(null, null, 0L);
 
     /**
-     * @throws IllegalArgumentException when the in-flight count or tokens are negative.
+     * @throws IllegalArgumentException when the in-flight count or tokens, the queue, the KV-cache use or the ejection
+     *     time are negative, or the ejection time is not whole milliseconds.
      */
     public ReferenceObservation
     {
-        if (inflight < 0 || inflightTokens < 0)
+        if (inflight < 0 || inflightTokens < 0 || (queue != null && !(queue >= 0.0)) ||
+            (kvCache != null && !(kvCache >= 0.0)) || (ejectedMs != null && !(ejectedMs >= 0.0 && ejectedMs == Math.rint(ejectedMs))))
         {
-            throw new IllegalArgumentException("inflight and inflight tokens must be >= 0: " + inflight + ", " +
-                inflightTokens);
+            throw new IllegalArgumentException("inflight, inflight tokens, queue, kv_cache and ejected_ms must be >= 0: " +
+                inflight + ", " + inflightTokens + ", " + queue + ", " + kvCache + ", " + ejectedMs);
         }
     }
 
     /**
-     * An observation with no token in flight.
+     * An observation with no token in flight and no server signal.
      *
      * @param tpotMs TPOT percentile in milliseconds, {@code null} when not observed.
      * @param ttftMs TTFT percentile in milliseconds, {@code null} when not observed.
@@ -37,7 +53,7 @@ public record ReferenceObservation(Double tpotMs, Double ttftMs, long inflight, 
      */
     public ReferenceObservation(final Double tpotMs, final Double ttftMs, final long inflight)
     {
-        this(tpotMs, ttftMs, inflight, 0L);
+        this(tpotMs, ttftMs, inflight, 0L, null, null, false, null);
     }
 
     /**
@@ -46,6 +62,35 @@ public record ReferenceObservation(Double tpotMs, Double ttftMs, long inflight, 
      */
     public ReferenceObservation withInflightTokens(final long tokens)
     {
-        return new ReferenceObservation(tpotMs, ttftMs, inflight, tokens);
+        return new ReferenceObservation(tpotMs, ttftMs, inflight, tokens, queue, kvCache, stale, ejectedMs);
+    }
+
+    /**
+     * @param waiting W(m), {@code null} when missing.
+     * @param kvCacheUse K(m), {@code null} when missing.
+     * @param allStale whether every server of the model is stale.
+     * @return the same observation with these server signals.
+     */
+    public ReferenceObservation withServerLoad(final Double waiting, final Double kvCacheUse, final boolean allStale)
+    {
+        return new ReferenceObservation(tpotMs, ttftMs, inflight, inflightTokens, waiting, kvCacheUse, allStale, ejectedMs);
+    }
+
+    /**
+     * @param millisLeft whole milliseconds of ejection left (0: half-open with its probe out), {@code null} for healthy.
+     * @return the same observation with this ejection.
+     */
+    public ReferenceObservation withEjection(final Double millisLeft)
+    {
+        return new ReferenceObservation(tpotMs, ttftMs, inflight, inflightTokens, queue, kvCache, stale, millisLeft);
+    }
+
+    /**
+     * @return whether it carries a signal beyond the seed's: tokens in flight, a server's queue or KV-cache, stale,
+     *     ejected.
+     */
+    public boolean beyondSeed()
+    {
+        return inflightTokens != 0 || queue != null || kvCache != null || stale || ejectedMs != null;
     }
 }

@@ -3,8 +3,8 @@ package io.multifactor.testkit.reference;
 import java.util.Objects;
 
 /**
- * What {@link ExtendedReferenceScorer} found: the selection, and how close its threshold comparisons came to their
- * boundary. A candidate whose value lies within rounding of {@code best - tie_band} or {@code best - tolerance} can
+ * What {@link ReferenceScorer#rank} found: the selection, and how close its threshold comparisons came to their
+ * boundary. A candidate whose value lies within rounding of {@code best - tie_band} or {@code best - tolerance} (or two scores of {@code pick: p2c} within rounding of each other) can
  * fall on either side in another implementation that computes the same real number in other floating-point steps, so
  * an agreement test compares tie sets and finalists only when {@link #boundaryMargin()} is above its score tolerance.
  * <p>

@@ -184,7 +184,7 @@ public final class ReferenceRouter implements LatencyRecorder, InflightTracker
                 percentileMs(ttftSamples.get(name), plan.percentile()),
                 inflight.get(name)));
         }
-        return ReferenceScorer.select(plan, new ReferenceRequest(observations, excluded));
+        return ReferenceScorer.select(new ReferenceCase(plan, new ReferenceRequest(observations, excluded)));
     }
 
     private int record(final Map<String, List<Sample>> samplesByModel, final int modelId, final long micros)

@@ -5,382 +5,485 @@ import io.multifactor.api.Factor;
 import io.multifactor.api.Outcome;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 
 /**
- * The rules of one selection (vLLM Semantic Router's {@code multi_factor}, with the load signals of
- * {@link LoadSignalsCase}: token load, the servers' queue and KV-cache use) written for clarity, not speed: the
- * value-level oracle that the kernel is checked against.
- * <p>
- * It is written from the rules, not from the kernel:
+ * The oracle: one selection, every key at once (docs/semantics.md, docs/server-signals.md,
+ * docs/estimators-and-pickers.md), written for clarity, not speed, from the documented rules and never from the
+ * kernel: one object per candidate, lists and maps, the real-number expressions as the documentation writes them ({@code (x - min) / (max - min)}, {@code (a*P + b*K) / (a + b)}), and the factors taken from
+ * mf-api's {@link Factor} table (label, direction, count).
  * <ul>
- * <li>drops, the first that applies: excluded; TPOT, TTFT, cost, in-flight requests ({@code max_inflight}), in-flight
- *     tokens ({@code max_inflight_tokens}, whatever {@code load_metric} says), queue W(m) &gt; {@code max_queue},
- *     KV-cache K(m) &gt; {@code max_kv_cache} (each strictly greater, a ceiling of 0 is off, a missing value never
- *     drops), then {@code stale} when {@code when_stale: saturated}, the decision sets {@code max_queue} or
- *     {@code max_kv_cache}, and the model's servers are all stale;</li>
- * <li>weights: the six clamped at 0 and divided by their sum; all 0: the seed's four 0.25, queue and KV-cache 0;</li>
- * <li>load N(m): the in-flight requests, or with {@code load_metric: tokens} the in-flight tokens;</li>
- * <li>min-max normalization is {@code (x - min) / (max - min)} over the survivors that have the signal (inverted as
- *     {@code 1 - that} for latency, cost, load, queue and KV-cache), 0.5 when every survivor that has the signal shares
- *     one value, 0 for a missing signal; the score is the weighted sum, as computed, with no cap; the highest score
- *     wins and ties go to the earlier candidate;</li>
- * <li>no survivor: {@code on_no_candidates}.</li>
+ * <li>drops, the first that applies: excluded; ejected; quality floor ({@code min_quality}: below it or
+ *     unrated); TPOT, TTFT, cost C(m), in-flight requests ({@code max_inflight}), in-flight tokens ({@code max_inflight_tokens}, whatever
+ *     {@code load_metric} says), queue W(m), KV-cache K(m) (each strictly greater, a ceiling of 0 is off, a missing
+ *     value never drops), then {@code stale} when {@code when_stale: saturated}, the decision sets {@code max_queue}
+ *     or {@code max_kv_cache}, and the model's servers are all stale;</li>
+ * <li>the ejection cap: of the n candidates the request does not exclude, ejection drops at most
+ *     {@code max(1, floor(p / 100 * n))}, p = 10 (no candidate of a problem has {@code reliability}); beyond that the
+ *     ejected candidates whose ejection ends soonest (then the earlier) stay candidates, checked as any other;</li>
+ * <li>signals: latency T(m) by {@code latency_metric} (auto: TPOT, else TTFT); cost C(m) = (a*P + b*K) / (a + b) with
+ *     the request's token counts as a and b when it carries any, else {@code cost_mix}, missing when a price with a
+ *     non-zero share is; load N(m) the in-flight requests, or tokens with {@code load_metric: tokens};</li>
+ * <li>weights clamped at 0 and divided by their sum; all 0: the seed's four 0.25, the others 0;</li>
+ * <li>min-max normalization over the survivors that have the signal, inverted as {@code 1 - t} for a factor where
+ *     lower is better, 0.5 when every survivor that has it shares one value, 0 when missing;</li>
+ * <li>weighted: the score is the weighted sum; the tied are the survivors within {@code tie_band} of the best;
+ *     {@code tie_break: first} takes the earliest, {@code random} one drawn uniformly; {@code pick: p2c} draws two
+ *     distinct survivors and the higher score wins (equal: the earlier);</li>
+ * <li>lexicographic: per priority factor, keep the survivors within {@code tolerance} of the best; the finalists are
+ *     the tied; a survivor's score is its value of the first priority factor;</li>
+ * <li>no survivor: {@code on_no_candidates} (every candidate excluded: failed, whatever the policy).</li>
  * </ul>
- * The seed problem ({@link #select(ReferenceDecision, ReferenceRequest)}) is the same rules with every load key at its
- * default, reported with the seed's four factors. The kernel computes the same real-valued quantities with other
- * expressions (a slope prepared once per call), so the two are compared with {@link ScoreTolerance}: scores and
- * normalized factors within 1e-9, and either of two candidates whose scores here are that close accepted as the
- * winner.
+ * The kernel computes the same real-valued quantities with other expressions, so the two are compared with
+ * {@link ScoreTolerance}, and a tie set or a finalist set only when {@link ReferenceRanking#boundaryMargin()} says no
+ * value sat on a threshold. The random draws come from a {@link Random} seeded with the request's seed, not from the
+ * kernel's generator: a random choice is compared as membership of the tied set.
  * <p>
  * This class is stateless and threadsafe.
  */
 public final class ReferenceScorer
 {
+    /** p of the ejection cap: its documented value when no candidate has {@code reliability}. */
+    public static final int MAX_EJECTION_PERCENT = 10;
+
     private ReferenceScorer()
     {
     }
 
     /**
-     * Runs one selection of the seed's algorithm.
+     * Runs one selection.
      *
-     * @param decision the decision as configured.
-     * @param request the request's observations and exclusions.
-     * @return the outcome, the choice and every candidate's drop reason, four normalized factors and score.
+     * @param c the problem.
+     * @return the outcome, the choice, every candidate's drop reason, normalized factors and score.
      */
-    public static ReferenceResult select(final ReferenceDecision decision, final ReferenceRequest request)
+    public static ReferenceResult select(final ReferenceCase c)
     {
-        return select(LoadSignalsCase.seed(decision, request), Factor.SEED_COUNT);
+        return rank(c).result();
     }
 
     /**
-     * Runs one selection with the load signals.
+     * Runs one selection and says how close its threshold comparisons came to their boundary.
      *
      * @param c the problem.
-     * @return the outcome, the choice, every candidate's drop reason, its six normalized factors and score.
+     * @return the selection and its boundary margin.
      */
-    public static ReferenceResult select(final LoadSignalsCase c)
-    {
-        return select(c, Factor.COUNT);
-    }
-
-    private static ReferenceResult select(final LoadSignalsCase c, final int factorCount)
+    public static ReferenceRanking rank(final ReferenceCase c)
     {
         final ReferenceDecision decision = c.decision();
-        final ReferenceRequest request = c.request();
-        final double[] weights = effectiveWeights(decision.qualityWeight(), decision.latencyWeight(),
-            decision.costWeight(), decision.loadWeight(), c.queueWeight(), c.kvCacheWeight());
-        final List<ReferenceModel> models = decision.candidates();
-
-        // 1. Exclusions, then the ceilings.
-        final List<Integer> dropReasons = new ArrayList<>();
-        final List<Integer> survivors = new ArrayList<>();
-        boolean anyNotExcluded = false;
-        for (int i = 0; i < models.size(); i++)
+        final ReferenceExtensions keys = decision.extensions();
+        final List<Row> rows = new ArrayList<>();
+        for (final ReferenceModel model : decision.candidates())
         {
-            final ReferenceModel model = models.get(i);
-            final int reason;
-            if (request.excluded().contains(model.name()))
+            rows.add(new Row(model, c));
+        }
+        final double[] weights = effectiveWeights(decision);
+
+        int candidates = 0;
+        int ejected = 0;
+        for (final Row row : rows)
+        {
+            if (!row.excluded)
             {
-                reason = DropReason.EXCLUDED;
-            }
-            else
-            {
-                anyNotExcluded = true;
-                reason = dropReason(c, model, request.observation(model.name()));
-            }
-            dropReasons.add(reason);
-            if (reason == DropReason.NONE)
-            {
-                survivors.add(i);
+                candidates++;
+                row.dropReason = row.observation.ejectedMs() != null ? DropReason.EJECTED : dropReason(row, decision);
+                ejected += row.dropReason == DropReason.EJECTED ? 1 : 0;
             }
         }
-
+        // The ejection cap: the ejected whose ejection ends soonest come back, one at a time.
+        for (int back = ejected - Math.max(1, MAX_EJECTION_PERCENT * candidates / 100); back > 0; back--)
+        {
+            Row soonest = null;
+            for (final Row row : rows)
+            {
+                if (row.dropReason == DropReason.EJECTED &&
+                    (soonest == null || row.observation.ejectedMs() < soonest.observation.ejectedMs()))
+                {
+                    soonest = row;
+                }
+            }
+            soonest.dropReason = dropReason(soonest, decision);
+        }
+        final boolean anyNotExcluded = candidates > 0;
+        final List<Row> survivors = new ArrayList<>();
+        for (final Row row : rows)
+        {
+            if (row.dropReason == DropReason.NONE)
+            {
+                survivors.add(row);
+            }
+        }
         if (!anyNotExcluded)
         {
             // Nothing left to fall back to, whatever the policy.
-            return result(c, factorCount, Outcome.FAILED, -1, weights, dropReasons, null, null);
+            return finish(c, rows, weights, Outcome.FAILED, null, Double.POSITIVE_INFINITY);
         }
         if (survivors.isEmpty())
         {
-            return noSurvivor(c, factorCount, weights, dropReasons);
+            return fallback(c, rows, weights);
         }
 
-        // 2. Min-max normalization over the survivors that have each signal.
-        final List<List<Double>> columns = new ArrayList<>();
         for (int f = 0; f < Factor.COUNT; f++)
         {
-            columns.add(new ArrayList<>());
+            normalize(survivors, f);
         }
-        for (final int i : survivors)
+        final Random random = new Random(c.request().seed());
+        if (keys.lexicographic())
         {
-            final ReferenceModel model = models.get(i);
-            final ReferenceObservation observation = request.observation(model.name());
-            columns.get(Factor.QUALITY).add(model.quality());
-            columns.get(Factor.LATENCY).add(observation.tpotMs() != null ? observation.tpotMs() : observation.ttftMs());
-            columns.get(Factor.COST).add(model.promptPer1M());
-            columns.get(Factor.LOAD).add((double)(c.tokenLoad() ? observation.inflightTokens() : observation.inflight()));
-            columns.get(Factor.QUEUE).add(c.queue().get(model.name()));
-            columns.get(Factor.KV_CACHE).add(c.kvCache().get(model.name()));
+            return lexicographic(c, rows, survivors, weights, random);
         }
-        final List<List<Double>> normalized = new ArrayList<>();
-        for (int f = 0; f < factorCount; f++)
+        double best = Double.NEGATIVE_INFINITY;
+        for (final Row row : survivors)
         {
-            normalized.add(normalize(columns.get(f), f != Factor.QUALITY));
-        }
-
-        // 3. Weighted sum; the first of the highest scores wins.
-        final Map<Integer, double[]> normalizedByIndex = new LinkedHashMap<>();
-        final Map<Integer, Double> scoreByIndex = new LinkedHashMap<>();
-        int best = -1;
-        for (int s = 0; s < survivors.size(); s++)
-        {
-            final int i = survivors.get(s);
-            final double[] n = new double[factorCount];
-            double score = 0.0;
-            for (int f = 0; f < factorCount; f++)
+            double sum = 0.0;
+            for (int f = 0; f < Factor.COUNT; f++)
             {
-                n[f] = normalized.get(f).get(s);
-                score += weights[f] * n[f];
+                sum += weights[f] * row.normalized[f];
             }
-            normalizedByIndex.put(i, n);
-            scoreByIndex.put(i, score);
-            if (best < 0 || score > scoreByIndex.get(best))
+            row.score = sum;
+            best = Math.max(best, sum);
+        }
+        if (keys.p2c())
+        {
+            return powerOfTwo(c, rows, survivors, weights, random);
+        }
+        final double threshold = best - keys.tieBand();
+        final List<Row> tied = new ArrayList<>();
+        double margin = Double.POSITIVE_INFINITY;
+        for (final Row row : survivors)
+        {
+            if (row.score != best)
             {
-                best = i;
+                margin = Math.min(margin, Math.abs(row.score - threshold));
+            }
+            if (row.score >= threshold)
+            {
+                tied.add(row);
+                row.tied = true;
             }
         }
-        return result(c, factorCount, Outcome.SCORED, best, weights, dropReasons, normalizedByIndex, scoreByIndex);
+        final Row winner = "random".equals(keys.tieBreak()) ? tied.get(random.nextInt(tied.size())) : tied.get(0);
+        return finish(c, rows, weights, Outcome.SCORED, winner, margin);
     }
 
     /**
-     * Clamps negative weights to 0, replaces all-zero weights by the seed's four 0.25 (the others 0) and divides by the
-     * sum.
+     * The cost per 1M tokens of a model under a mix: {@code (a*P + b*K) / (a + b)}, missing when a price with a non-zero
+     * share is missing.
      *
-     * @param configured the configured weights in {@link Factor} order: the seed's four, or all six.
-     * @return effective weights indexed by {@link Factor}, all six (queue and KV-cache 0 when not given).
-     * @throws IllegalArgumentException for a NaN or infinite weight, or weights whose sum overflows.
+     * @param model the model.
+     * @param promptShare a.
+     * @param completionShare b.
+     * @return the cost, {@code null} when missing.
      */
-    public static double[] effectiveWeights(final double... configured)
+    private static Double cost(final ReferenceModel model, final double promptShare, final double completionShare)
+    {
+        if ((promptShare > 0 && model.promptPer1M() == null) || (completionShare > 0 && model.completionPer1M() == null))
+        {
+            return null;
+        }
+        final double p = promptShare > 0 ? promptShare * model.promptPer1M() : 0.0;
+        final double k = completionShare > 0 ? completionShare * model.completionPer1M() : 0.0;
+        return (p + k) / (promptShare + completionShare);
+    }
+
+    /**
+     * {@code pick: p2c} written from its definition: of the survivors, two distinct ones are drawn uniformly, the
+     * higher score wins and an equal score goes to the earlier in {@code modelRefs} order. Over all {@code C(s, 2)}
+     * equally likely pairs, survivor {@code i} wins exactly the pairs it makes with a survivor it beats, so its
+     * probability is {@code beats(i) / C(s, 2)}; one survivor wins alone.
+     *
+     * @param scores the survivors' scores, in {@code modelRefs} order.
+     * @return each survivor's probability of being picked.
+     */
+    public static double[] p2cProbabilities(final double[] scores)
+    {
+        final int s = scores.length;
+        final double[] p = new double[s];
+        if (s == 1)
+        {
+            p[0] = 1.0;
+            return p;
+        }
+        final double pairs = s * (s - 1) / 2.0;
+        for (int i = 0; i < s; i++)
+        {
+            int beats = 0;
+            for (int j = 0; j < s; j++)
+            {
+                if (j != i && (scores[i] > scores[j] || scores[i] == scores[j] && i < j))
+                {
+                    beats++;
+                }
+            }
+            p[i] = beats / pairs;
+        }
+        return p;
+    }
+
+    /**
+     * @param decision the decision.
+     * @return the weight of each {@link Factor}: clamped at 0 and divided by their sum; all 0: the seed's four 0.25.
+     * @throws IllegalArgumentException for weights whose sum overflows.
+     */
+    private static double[] effectiveWeights(final ReferenceDecision decision)
     {
         final double[] w = new double[Factor.COUNT];
-        double sum = 0.0;
-        for (int f = 0; f < configured.length; f++)
+        double total = 0.0;
+        for (int f = 0; f < Factor.COUNT; f++)
         {
-            w[f] = clampWeight(configured[f]);
-            sum += w[f];
+            w[f] = Math.max(0.0, decision.weight(f));
+            total += w[f];
         }
-        if (sum == 0.0)
-        {
-            for (int f = 0; f < Factor.SEED_COUNT; f++)
-            {
-                w[f] = 0.25;
-            }
-            return w;
-        }
-        if (Double.isInfinite(sum))
+        if (Double.isInfinite(total))
         {
             throw new IllegalArgumentException("weights too large to add up");
         }
         for (int f = 0; f < Factor.COUNT; f++)
         {
-            w[f] /= sum;
+            if (total == 0.0)
+            {
+                w[f] = f < Factor.SEED_COUNT ? 0.25 : 0.0;
+            }
+            else
+            {
+                w[f] /= total;
+            }
         }
         return w;
     }
 
-    /**
-     * The first ceiling a candidate breaks, in the order TPOT, TTFT, cost, in-flight; a ceiling of 0 is off and a missing
-     * value never breaks one.
-     *
-     * @param decision the decision with the ceilings.
-     * @param model the candidate.
-     * @param observation what was observed about it.
-     * @return a {@link DropReason} code, {@link DropReason#NONE} when it breaks none.
-     */
-    public static int sloDropReason(
-        final ReferenceDecision decision, final ReferenceModel model, final ReferenceObservation observation)
+    private static ReferenceRanking lexicographic(
+        final ReferenceCase c, final List<Row> rows, final List<Row> survivors, final double[] weights,
+        final Random random)
     {
-        if (breaks(observation.tpotMs(), decision.maxTpotMs()))
+        final ReferenceExtensions keys = c.decision().extensions();
+        double margin = Double.POSITIVE_INFINITY;
+        List<Row> remaining = new ArrayList<>(survivors);
+        for (final String label : keys.priority())
+        {
+            final int factor = Factor.parse(label);
+            double best = Double.NEGATIVE_INFINITY;
+            for (final Row row : remaining)
+            {
+                best = Math.max(best, row.normalized[factor]);
+            }
+            final double threshold = best - keys.tolerance();
+            final List<Row> kept = new ArrayList<>();
+            for (final Row row : remaining)
+            {
+                final double value = row.normalized[factor];
+                if (value != best)
+                {
+                    margin = Math.min(margin, Math.abs(value - threshold));
+                }
+                if (value >= threshold)
+                {
+                    kept.add(row);
+                }
+                else
+                {
+                    row.eliminatedBy = label;
+                }
+            }
+            remaining = kept;
+        }
+        final int first = Factor.parse(keys.priority().get(0));
+        for (final Row row : survivors)
+        {
+            row.score = row.normalized[first];
+        }
+        for (final Row row : remaining)
+        {
+            row.tied = true;
+        }
+        final Row winner = "random".equals(keys.tieBreak()) ?
+            remaining.get(random.nextInt(remaining.size())) : remaining.get(0);
+        return finish(c, rows, weights, Outcome.SCORED, winner, margin);
+    }
+
+    private static ReferenceRanking powerOfTwo(
+        final ReferenceCase c, final List<Row> rows, final List<Row> survivors, final double[] weights,
+        final Random random)
+    {
+        final int s = survivors.size();
+        final double[] scores = new double[s];
+        for (int i = 0; i < s; i++)
+        {
+            scores[i] = survivors.get(i).score;
+        }
+        final double[] p = p2cProbabilities(scores);
+        double margin = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < s; i++)
+        {
+            survivors.get(i).tied = p[i] > 0.0;
+            for (int j = i + 1; j < s; j++)
+            {
+                // Two scores within rounding of each other may beat one another either way in another implementation.
+                margin = Math.min(margin, Math.abs(scores[i] - scores[j]));
+            }
+        }
+        Row winner = survivors.get(0);
+        if (s > 1)
+        {
+            final int a = random.nextInt(s);
+            int b = random.nextInt(s - 1);
+            b = b >= a ? b + 1 : b;
+            final int earlier = Math.min(a, b);
+            final int later = Math.max(a, b);
+            winner = scores[later] > scores[earlier] ? survivors.get(later) : survivors.get(earlier);
+        }
+        return finish(c, rows, weights, Outcome.SCORED, winner, margin);
+    }
+
+    private static int dropReason(final Row row, final ReferenceDecision decision)
+    {
+        final ReferenceExtensions keys = decision.extensions();
+        final ReferenceObservation o = row.observation;
+        final double floor = keys.minQuality();
+        if (floor > 0 && (row.model.quality() == null || row.model.quality() < floor))
+        {
+            return DropReason.QUALITY;
+        }
+        if (above(o.tpotMs(), decision.maxTpotMs()))
         {
             return DropReason.TPOT;
         }
-        if (breaks(observation.ttftMs(), decision.maxTtftMs()))
+        if (above(o.ttftMs(), decision.maxTtftMs()))
         {
             return DropReason.TTFT;
         }
-        if (breaks(model.promptPer1M(), decision.maxCostPer1M()))
+        if (above(row.cost, decision.maxCostPer1M()))
         {
             return DropReason.COST;
         }
-        if (decision.maxInflight() != 0 && observation.inflight() > decision.maxInflight())
+        if (decision.maxInflight() > 0 && o.inflight() > decision.maxInflight())
         {
             return DropReason.INFLIGHT;
         }
-        return DropReason.NONE;
-    }
-
-    /**
-     * @param c the problem: the decision's ceilings and the servers' values.
-     * @param model a candidate the request does not exclude.
-     * @param observation what was observed about it.
-     * @return the first ceiling it breaks, in the order of the class comment, {@link DropReason#NONE} when none.
-     */
-    private static int dropReason(final LoadSignalsCase c, final ReferenceModel model, final ReferenceObservation observation)
-    {
-        final int seed = sloDropReason(c.decision(), model, observation);
-        if (seed != DropReason.NONE)
-        {
-            return seed;
-        }
-        if (c.maxInflightTokens() != 0 && observation.inflightTokens() > c.maxInflightTokens())
+        if (keys.maxInflightTokens() > 0 && o.inflightTokens() > keys.maxInflightTokens())
         {
             return DropReason.INFLIGHT_TOKENS;
         }
-        final Double queue = c.queue().get(model.name());
-        if (c.maxQueue() != 0 && queue != null && queue > c.maxQueue())
+        if (above(o.queue(), keys.maxQueue()))
         {
             return DropReason.QUEUE;
         }
-        final Double kvCache = c.kvCache().get(model.name());
-        if (breaks(kvCache, c.maxKvCache()))
+        if (above(o.kvCache(), keys.maxKvCache()))
         {
             return DropReason.KV_CACHE;
         }
-        if (c.whenStaleSaturated() && (c.maxQueue() != 0 || c.maxKvCache() != 0.0) && c.stale().contains(model.name()))
+        if (keys.whenStaleSaturated() && (keys.maxQueue() > 0 || keys.maxKvCache() > 0) && o.stale())
         {
             return DropReason.STALE;
         }
         return DropReason.NONE;
     }
 
-    private static boolean breaks(final Double value, final double ceiling)
+    private static boolean above(final Double value, final double ceiling)
     {
-        return ceiling != 0.0 && value != null && value > ceiling;
+        return ceiling > 0 && value != null && value > ceiling;
     }
 
-    private static double clampWeight(final double weight)
+    /** Min-max over the survivors that have the signal; inverted where lower is better. */
+    private static void normalize(final List<Row> survivors, final int factor)
     {
-        if (Double.isNaN(weight) || Double.isInfinite(weight))
+        Double min = null;
+        Double max = null;
+        for (final Row row : survivors)
         {
-            throw new IllegalArgumentException("weight must be finite: " + weight);
-        }
-        return weight > 0.0 ? weight : 0.0;
-    }
-
-    /**
-     * Min-max normalizes one factor over the survivors.
-     *
-     * @param values the survivors' values, {@code null} when a survivor does not have the signal.
-     * @param lowerIsBetter whether to invert (latency, cost, load).
-     * @return one normalized value per survivor: 0 when missing, 0.5 when every survivor that has it shares one value.
-     */
-    private static List<Double> normalize(final List<Double> values, final boolean lowerIsBetter)
-    {
-        final List<Double> present = new ArrayList<>();
-        for (final Double value : values)
-        {
+            final Double value = row.raw(factor);
             if (value != null)
             {
-                present.add(value);
+                min = min == null || value < min ? value : min;
+                max = max == null || value > max ? value : max;
             }
         }
-        final List<Double> normalized = new ArrayList<>();
-        for (final Double value : values)
+        for (final Row row : survivors)
         {
+            final Double value = row.raw(factor);
+            final double normalized;
             if (value == null)
             {
-                normalized.add(0.0);
-                continue;
+                normalized = 0.0;
             }
-            final double min = Collections.min(present);
-            final double max = Collections.max(present);
-            if (max == min)
+            else if (max.equals(min))
             {
-                normalized.add(0.5);
-                continue;
+                normalized = 0.5;
             }
-            final double t = (value - min) / (max - min);
-            normalized.add(lowerIsBetter ? 1.0 - t : t);
+            else
+            {
+                final double fraction = (value - min) / (max - min);
+                normalized = Factor.lowerIsBetter(factor) ? 1.0 - fraction : fraction;
+            }
+            row.normalized[factor] = normalized;
         }
-        return normalized;
     }
 
-    private static ReferenceResult noSurvivor(
-        final LoadSignalsCase c, final int factorCount, final double[] weights, final List<Integer> dropReasons)
+    private static ReferenceRanking fallback(final ReferenceCase c, final List<Row> rows, final double[] weights)
     {
-        final List<ReferenceModel> models = c.decision().candidates();
-        int first = -1;
-        int cheapest = -1;
-        for (int i = 0; i < models.size(); i++)
+        Row first = null;
+        Row cheapest = null;
+        for (final Row row : rows)
         {
-            if (dropReasons.get(i) == DropReason.EXCLUDED)
+            if (row.excluded)
             {
                 continue;
             }
-            if (first < 0)
+            if (first == null)
             {
-                first = i;
+                first = row;
             }
-            final Double price = models.get(i).promptPer1M();
             // Unpriced never wins over priced; strictly lower keeps the earlier of equal prices.
-            if (price != null && (cheapest < 0 || price < models.get(cheapest).promptPer1M()))
+            if (row.cost != null && (cheapest == null || row.cost < cheapest.cost))
             {
-                cheapest = i;
+                cheapest = row;
             }
         }
         switch (c.decision().policy())
         {
             case ReferenceDecision.FIRST:
-                return result(c, factorCount, Outcome.FALLBACK_FIRST, first, weights, dropReasons, null, null);
+                return finish(c, rows, weights, Outcome.FALLBACK_FIRST, first, Double.POSITIVE_INFINITY);
             case ReferenceDecision.FAIL:
-                return result(c, factorCount, Outcome.FAILED, -1, weights, dropReasons, null, null);
+                return finish(c, rows, weights, Outcome.FAILED, null, Double.POSITIVE_INFINITY);
             default:
-                return result(
-                    c, factorCount, Outcome.FALLBACK_CHEAPEST, cheapest >= 0 ? cheapest : first, weights, dropReasons,
-                    null, null);
+                return finish(c, rows, weights, Outcome.FALLBACK_CHEAPEST, cheapest != null ? cheapest : first,
+                    Double.POSITIVE_INFINITY);
         }
     }
 
-    private static ReferenceResult result(
-        final LoadSignalsCase c,
-        final int factorCount,
-        final int outcome,
-        final int selectedIndex,
+    private static ReferenceRanking finish(
+        final ReferenceCase c,
+        final List<Row> rows,
         final double[] weights,
-        final List<Integer> dropReasons,
-        final Map<Integer, double[]> normalizedByIndex,
-        final Map<Integer, Double> scoreByIndex)
+        final int outcome,
+        final Row winner,
+        final double margin)
     {
-        final ReferenceDecision decision = c.decision();
+        final int reported = c.reportedFactors();
         final List<ReferenceCandidate> candidates = new ArrayList<>();
-        final List<ReferenceModel> models = decision.candidates();
-        for (int i = 0; i < models.size(); i++)
+        for (final Row row : rows)
         {
-            final ReferenceModel model = models.get(i);
-            final ReferenceObservation observation = c.request().observation(model.name());
-            final double[] n = normalizedByIndex == null ? null : normalizedByIndex.get(i);
+            final boolean scored = row.score != null;
             candidates.add(new ReferenceCandidate(
-                model.name(),
-                dropReasons.get(i),
-                model.quality(),
-                observation.tpotMs(),
-                observation.ttftMs(),
-                model.promptPer1M(),
-                observation.inflight(),
-                n == null ? Map.of() : factorMap(n, factorCount),
-                scoreByIndex == null ? null : scoreByIndex.get(i)));
+                row.model.name(),
+                row.dropReason,
+                row.model.quality(),
+                row.observation.tpotMs(),
+                row.observation.ttftMs(),
+                row.cost,
+                row.observation.inflight(),
+                scored ? factorMap(row.normalized, reported) : Map.of(),
+                row.score,
+                row.eliminatedBy,
+                row.tied));
         }
-        return new ReferenceResult(
-            decision.name(),
-            outcome,
-            selectedIndex,
-            selectedIndex >= 0 ? models.get(selectedIndex).name() : null,
-            factorMap(weights, factorCount),
-            candidates);
+        final int index = winner == null ? -1 : rows.indexOf(winner);
+        return new ReferenceRanking(
+            new ReferenceResult(c.decision().name(), outcome, index, winner == null ? null : winner.model.name(),
+                factorMap(weights, reported), candidates),
+            margin);
     }
 
     /**
@@ -396,5 +499,71 @@ public final class ReferenceScorer
             map.put(Factor.label(f), values[f]);
         }
         return map;
+    }
+
+    /** One candidate while it is being ranked. */
+    private static final class Row
+    {
+        final ReferenceModel model;
+        final ReferenceObservation observation;
+        final boolean excluded;
+        final boolean tokenLoad;
+        final Double latency;
+        final Double cost;
+        final double[] normalized = new double[Factor.COUNT];
+        int dropReason;
+        Double score;
+        String eliminatedBy;
+        boolean tied;
+
+        Row(final ReferenceModel model, final ReferenceCase c)
+        {
+            final ReferenceExtensions keys = c.decision().extensions();
+            final ReferenceRequest request = c.request();
+            this.model = model;
+            this.observation = request.observation(model.name());
+            this.excluded = request.excluded().contains(model.name());
+            this.dropReason = excluded ? DropReason.EXCLUDED : DropReason.NONE;
+            this.tokenLoad = keys.tokenLoad();
+            switch (keys.latencyMetric())
+            {
+                case "tpot":
+                    latency = observation.tpotMs();
+                    break;
+                case "ttft":
+                    latency = observation.ttftMs();
+                    break;
+                default:
+                    latency = observation.tpotMs() != null ? observation.tpotMs() : observation.ttftMs();
+                    break;
+            }
+            final long promptTokens = request.promptTokens() == null ? 0 : request.promptTokens();
+            final long outputTokens = request.maxOutputTokens() == null ? 0 : request.maxOutputTokens();
+            // A request's token counts replace the decision's mix when it carries any.
+            cost = promptTokens + outputTokens > 0 ?
+                cost(model, promptTokens, outputTokens) :
+                cost(model, keys.costMixPrompt(), keys.costMixCompletion());
+        }
+
+        Double raw(final int factor)
+        {
+            switch (factor)
+            {
+                case Factor.QUALITY:
+                    return model.quality();
+                case Factor.LATENCY:
+                    return latency;
+                case Factor.COST:
+                    return cost;
+                case Factor.LOAD:
+                    return (double)(tokenLoad ? observation.inflightTokens() : observation.inflight());
+                case Factor.QUEUE:
+                    return observation.queue();
+                case Factor.KV_CACHE:
+                    return observation.kvCache();
+                default:
+                    throw new IllegalArgumentException("no signal of factor " + Factor.label(factor) + " in the oracle");
+            }
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.multifactor.testkit.generators;
 
+import io.multifactor.api.Factor;
 import io.multifactor.api.Outcome;
 import io.multifactor.testkit.reference.ReferenceCandidate;
 import io.multifactor.testkit.reference.ReferenceDecision;
@@ -41,10 +42,10 @@ class ScoringGeneratorsTest
             {
                 seen.add("64 candidates");
             }
-            final double[] w = { d.qualityWeight(), d.latencyWeight(), d.costWeight(), d.loadWeight() };
             boolean allNonPositive = true;
-            for (final double weight : w)
+            for (int f = 0; f < Factor.SEED_COUNT; f++)
             {
+                final double weight = d.weight(f);
                 seen.add(weight == 0.0 ? "zero weight" : weight < 0.0 ? "negative weight" : "positive weight");
                 allNonPositive &= weight <= 0.0;
             }
@@ -98,7 +99,7 @@ class ScoringGeneratorsTest
                 seen.add("some prices missing");
             }
 
-            final ReferenceResult r = ReferenceScorer.select(d, c.request());
+            final ReferenceResult r = ReferenceScorer.select(c);
             if (c.request().excluded().size() == n)
             {
                 seen.add("every candidate excluded");
@@ -128,7 +129,7 @@ class ScoringGeneratorsTest
     {
         qt().withFixedSeed(11L).withExamples(500).forAll(ScoringGenerators.casesWithoutSurvivor()).checkAssert(c ->
         {
-            final ReferenceResult r = ReferenceScorer.select(c.decision(), c.request());
+            final ReferenceResult r = ReferenceScorer.select(c);
             assertThat(r.outcome()).isNotEqualTo(Outcome.SCORED);
         });
     }

@@ -36,8 +36,9 @@ final class BothImplementations
     static ReferenceResult assertBoth(
         final ReferenceDecision decision, final ReferenceRequest request, final Consumer<ReferenceResult> expectations)
     {
-        final ReferenceResult reference = ReferenceScorer.select(decision, request);
-        final ReferenceResult kernel = KernelAdapter.select(decision, request);
+        final ReferenceCase c = new ReferenceCase(decision, request);
+        final ReferenceResult reference = ReferenceScorer.select(c);
+        final ReferenceResult kernel = KernelAdapter.select(c);
         for (final ReferenceResult result : List.of(reference, kernel))
         {
             expectations.accept(result);

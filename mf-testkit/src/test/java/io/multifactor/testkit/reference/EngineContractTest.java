@@ -1,6 +1,7 @@
 package io.multifactor.testkit.reference;
 
 import io.multifactor.api.Exclusions;
+import io.multifactor.api.Factor;
 import io.multifactor.api.InflightTracker;
 import io.multifactor.api.LatencyRecorder;
 import io.multifactor.api.Selection;
@@ -68,7 +69,7 @@ class EngineContractTest extends SignalContractTest
         {
             return new ReferenceResult(decision, out.outcome(), -1, null, Map.of(), List.of());
         }
-        return KernelAdapter.toResult(plans, plans.decision(decisionId), out);
+        return KernelAdapter.toResult(plans, plans.decision(decisionId), out, Factor.SEED_COUNT);
     }
 
     @Override

@@ -1,9 +1,9 @@
 package io.multifactor.testkit.reference;
 
 import io.multifactor.api.DropReason;
+import io.multifactor.api.Factor;
 import io.multifactor.api.Outcome;
-import io.multifactor.testkit.generators.ExtendedCase;
-import io.multifactor.testkit.generators.ExtensionGenerators;
+import io.multifactor.testkit.generators.ScoringGenerators;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.quicktheories.core.Gen;
@@ -27,8 +27,8 @@ import static org.quicktheories.generators.SourceDSL.longs;
 
 /**
  * Properties of the extensions of section 4.2, each over {@link #CASES} generated problems
- * ({@link ExtensionGenerators}), checked on the kernel and on the plain {@link ExtendedReferenceScorer}, and the two
- * against each other. A fixed seed makes every run the same (override with {@code -Dmf.properties.seed=N}); the case
+ * ({@link ScoringGenerators#extendedCases()}), checked on the kernel and on the oracle ({@link ReferenceScorer}), and the
+ * two against each other. A fixed seed makes every run the same (override with {@code -Dmf.properties.seed=N}); the case
  * count of each property is printed.
  */
 class ExtensionPropertiesTest
@@ -61,14 +61,19 @@ class ExtensionPropertiesTest
         assertThat(ran.get()).as("cases run for " + property).isGreaterThanOrEqualTo(CASES);
     }
 
-    private static ReferenceResult kernel(final ExtendedCase c, final long seed)
+    private static ReferenceResult kernel(final ReferenceCase c, final long seed)
     {
-        return KernelAdapter.select(c.decision(), c.extensions(), c.request(), seed);
+        return KernelAdapter.select(c.with(c.request().withSeed(seed)));
     }
 
-    private static ReferenceRanking reference(final ExtendedCase c, final long seed)
+    private static ReferenceRanking reference(final ReferenceCase c, final long seed)
     {
-        return ExtendedReferenceScorer.select(c.decision(), c.extensions(), c.request(), new Random(seed));
+        return ReferenceScorer.rank(c.with(c.request().withSeed(seed)));
+    }
+
+    private static ReferenceExtensions keys(final ReferenceCase c)
+    {
+        return c.decision().extensions();
     }
 
     private static boolean close(final Double a, final Double b)
@@ -83,28 +88,27 @@ class ExtensionPropertiesTest
     @Test
     void shouldReproduceThePlainSelectionWhenEveryKeyIsAbsent()
     {
-        final Gen<ExtendedCase> plain = ExtensionGenerators.plainCases(ExtensionGenerators.candidateCounts())
+        final Gen<ReferenceCase> plain = ScoringGenerators.plainExtendedCases(ScoringGenerators.extendedCandidateCounts())
             .map(c -> c.with(c.request().withTokens(null, null)));
         check("keys absent == 4.1", plain, c ->
         {
             // The kernel through a Request without tokens is the kernel of 4.1, bit for bit.
-            final ReferenceResult plainKernel = KernelAdapter.select(c.decision(), c.request());
+            final ReferenceResult plainKernel = KernelAdapter.selectWithoutRequest(c);
             assertThat(kernel(c, 1L)).isEqualTo(plainKernel);
-            // The extended reference with every key absent is 4.1's reference, to rounding.
-            final ReferenceResult plainReference = ReferenceScorer.select(c.decision(), c.request());
-            final ReferenceResult extended = reference(c, 1L).result();
-            assertAgree(extended, plainReference, Double.POSITIVE_INFINITY);
+            // The kernel of 4.1 agrees with the oracle with every key absent, to rounding.
+            final ReferenceResult oracle = reference(c, 1L).result();
+            assertAgree(plainKernel, oracle, Double.POSITIVE_INFINITY);
         });
     }
 
     @Test
     void shouldNeverAdmitACandidateBelowTheQualityFloor()
     {
-        final Gen<ExtendedCase> floored = ExtensionGenerators.cases().zip(doubles().between(1e-6, 1.0), (c, q) ->
-            c.extensions().minQuality() > 0.0 ? c : c.with(c.extensions().withMinQuality(q)));
+        final Gen<ReferenceCase> floored = ScoringGenerators.extendedCases().zip(doubles().between(1e-6, 1.0), (c, q) ->
+            keys(c).minQuality() > 0.0 ? c : c.with(keys(c).withMinQuality(q)));
         check("floor never admits below it", floored, c ->
         {
-            final double floor = c.extensions().minQuality();
+            final double floor = keys(c).minQuality();
             for (final ReferenceResult r : List.of(kernel(c, 7L), reference(c, 7L).result()))
             {
                 for (final ReferenceCandidate candidate : r.candidates())
@@ -127,11 +131,11 @@ class ExtensionPropertiesTest
     @Test
     void shouldRankByThePriorityTupleWhenToleranceIsZero()
     {
-        final Gen<ExtendedCase> lexicographic = ExtensionGenerators.cases()
-            .zip(longs().all(), (c, s) -> c.with(c.extensions().withLexicographic(0.0, priority(s))));
+        final Gen<ReferenceCase> lexicographic = ScoringGenerators.extendedCases()
+            .zip(longs().all(), (c, s) -> c.with(keys(c).withLexicographic(0.0, priority(s))));
         check("lexicographic tolerance 0 == sort by priority tuple", lexicographic, c ->
         {
-            final List<String> priority = c.extensions().priority();
+            final List<String> priority = keys(c).priority();
             for (final ReferenceResult r : List.of(kernel(c, 11L), reference(c, 11L).result()))
             {
                 if (r.outcome() != Outcome.SCORED)
@@ -167,7 +171,7 @@ class ExtensionPropertiesTest
                     assertThat(candidate.eliminatedBy() == null)
                         .as("finalist flag of " + candidate.model()).isEqualTo(byTuple.compare(candidate, top) == 0);
                 }
-                if ("first".equals(c.extensions().tieBreak()))
+                if ("first".equals(keys(c).tieBreak()))
                 {
                     assertThat(r.selectedModel()).isEqualTo(top.model());
                 }
@@ -179,14 +183,14 @@ class ExtensionPropertiesTest
     @Test
     void shouldNeverLoseAFinalistOfASingleFactorPriorityWhenToleranceRises()
     {
-        final Gen<ExtendedCase> lexicographic = ExtensionGenerators.cases().zip(integers().between(0, 3),
-            doubles().between(0.0, 1.0), doubles().between(0.0, 1.0), (c, f, t1, t2) -> c.with(c.extensions()
-                .withLexicographic(Math.min(t1, t2), List.of(ReferenceExtensions.FACTORS.get(f)))));
+        final Gen<ReferenceCase> lexicographic = ScoringGenerators.extendedCases().zip(integers().between(0, 3),
+            doubles().between(0.0, 1.0), doubles().between(0.0, 1.0), (c, f, t1, t2) -> c.with(keys(c)
+                .withLexicographic(Math.min(t1, t2), List.of(Factor.label(f)))));
         check("raising tolerance never removes a finalist (one factor)", lexicographic, c ->
         {
-            final double lower = c.extensions().tolerance();
+            final double lower = keys(c).tolerance();
             final double higher = Math.min(1.0, lower + 0.25);
-            final ExtendedCase raised = c.with(c.extensions().withLexicographic(higher, c.extensions().priority()));
+            final ReferenceCase raised = c.with(keys(c).withLexicographic(higher, keys(c).priority()));
             assertThat(finalists(kernel(raised, 3L))).containsAll(finalists(kernel(c, 3L)));
             assertThat(finalists(reference(raised, 3L).result())).containsAll(finalists(reference(c, 3L).result()));
         });
@@ -195,13 +199,13 @@ class ExtensionPropertiesTest
     @Test
     void shouldNeverLoseACandidateKeptByTheFirstPriorityFactorWhenToleranceRises()
     {
-        final Gen<ExtendedCase> lexicographic = ExtensionGenerators.cases().zip(longs().all(),
-            doubles().between(0.0, 1.0), (c, s, t) -> c.with(c.extensions().withLexicographic(t, priority(s))));
+        final Gen<ReferenceCase> lexicographic = ScoringGenerators.extendedCases().zip(longs().all(),
+            doubles().between(0.0, 1.0), (c, s, t) -> c.with(keys(c).withLexicographic(t, priority(s))));
         check("raising tolerance never removes a candidate kept by the first factor", lexicographic, c ->
         {
-            final double higher = Math.min(1.0, c.extensions().tolerance() + 0.25);
-            final ExtendedCase raised = c.with(c.extensions().withLexicographic(higher, c.extensions().priority()));
-            final String first = c.extensions().priority().get(0);
+            final double higher = Math.min(1.0, keys(c).tolerance() + 0.25);
+            final ReferenceCase raised = c.with(keys(c).withLexicographic(higher, keys(c).priority()));
+            final String first = keys(c).priority().get(0);
             assertThat(keptBy(kernel(raised, 3L), first)).containsAll(keptBy(kernel(c, 3L), first));
         });
     }
@@ -209,12 +213,12 @@ class ExtensionPropertiesTest
     @Test
     void shouldDrawTheRandomTieBreakOnlyAmongTiedCandidates()
     {
-        final Gen<ExtendedCase> random = ExtensionGenerators.cases().map(c -> c.with(c.extensions().withTies(
-            c.extensions().tieBand(), "random")));
+        final Gen<ReferenceCase> random = ScoringGenerators.extendedCases().map(c -> c.with(keys(c).withTies(
+            keys(c).tieBand(), "random")));
         check("random tie-break picks only tied candidates", random.zip(longs().all(), (c, s) -> new Object[] { c, s }),
             pair ->
             {
-                final ExtendedCase c = (ExtendedCase)pair[0];
+                final ReferenceCase c = (ReferenceCase)pair[0];
                 final long seed = (Long)pair[1];
                 final ReferenceResult k = kernel(c, seed);
                 if (k.outcome() != Outcome.SCORED)
@@ -233,9 +237,9 @@ class ExtensionPropertiesTest
                 }
                 for (final ReferenceCandidate candidate : k.candidates())
                 {
-                    final boolean isTied = c.extensions().lexicographic() ?
+                    final boolean isTied = keys(c).lexicographic() ?
                         candidate.survived() && candidate.eliminatedBy() == null :
-                        candidate.survived() && candidate.score() >= best - c.extensions().tieBand();
+                        candidate.survived() && candidate.score() >= best - keys(c).tieBand();
                     if (isTied)
                     {
                         tied.add(candidate.model());
@@ -256,9 +260,9 @@ class ExtensionPropertiesTest
     @Test
     void shouldPriceByThePromptAloneWithTheDefaultMix()
     {
-        check("cost mix {1, 0} == prompt price", ExtensionGenerators.cases(), c ->
+        check("cost mix {1, 0} == prompt price", ScoringGenerators.extendedCases(), c ->
         {
-            final ExtendedCase promptOnly = c.with(c.extensions().withCostMix(1.0, 0.0))
+            final ReferenceCase promptOnly = c.with(keys(c).withCostMix(1.0, 0.0))
                 .with(c.request().withTokens(null, null));
             final ReferenceResult k = kernel(promptOnly, 5L);
             final ReferenceResult r = reference(promptOnly, 5L).result();
@@ -268,7 +272,7 @@ class ExtensionPropertiesTest
                 assertThat(k.candidates().get(i).costPer1M()).isEqualTo(prompt);
                 assertThat(r.candidates().get(i).costPer1M()).isEqualTo(prompt);
             }
-            final ExtendedCase withoutMix = promptOnly.with(promptOnly.extensions().withCostMix(1.0, 0.0));
+            final ReferenceCase withoutMix = promptOnly.with(keys(promptOnly).withCostMix(1.0, 0.0));
             assertThat(kernel(withoutMix, 5L)).isEqualTo(k);
         });
     }
@@ -276,13 +280,13 @@ class ExtensionPropertiesTest
     @Test
     void shouldLetRequestTokensOverrideTheMix()
     {
-        final Gen<ExtendedCase> withTokens = ExtensionGenerators.cases().zip(longs().between(0, 10_000),
+        final Gen<ReferenceCase> withTokens = ScoringGenerators.extendedCases().zip(longs().between(0, 10_000),
             longs().between(0, 10_000), (c, p, m) -> c.with(c.request().withTokens(p, p + m == 0 ? 1L : m)));
         check("request tokens override the mix", withTokens, c ->
         {
             final long p = c.request().promptTokens();
             final long m = c.request().maxOutputTokens();
-            final ExtendedCase asMix = c.with(c.extensions().withCostMix(p, m)).with(c.request().withTokens(null, null));
+            final ReferenceCase asMix = c.with(keys(c).withCostMix(p, m)).with(c.request().withTokens(null, null));
             final ReferenceResult byTokens = kernel(c, 9L);
             final ReferenceResult byMix = kernel(asMix, 9L);
             assertThat(byTokens.selectedModel()).isEqualTo(byMix.selectedModel());
@@ -298,10 +302,10 @@ class ExtensionPropertiesTest
     @Test
     void shouldAgreeWithThePlainReference()
     {
-        check("kernel agrees with the plain reference", ExtensionGenerators.cases().zip(longs().all(),
+        check("kernel agrees with the plain reference", ScoringGenerators.extendedCases().zip(longs().all(),
             (c, s) -> new Object[] { c, s }), pair ->
         {
-            final ExtendedCase c = (ExtendedCase)pair[0];
+            final ReferenceCase c = (ReferenceCase)pair[0];
             final long seed = (Long)pair[1];
             final ReferenceRanking expected = reference(c, seed);
             final ReferenceResult actual = kernel(c, seed);
@@ -317,6 +321,54 @@ class ExtensionPropertiesTest
                 assertThat(chosen.tied()).as("kernel's choice is tied in the reference").isTrue();
             }
         });
+    }
+
+    @Test
+    void shouldAgreeWithTheOracleWithEveryKeyAtOnce()
+    {
+        // The keys of 4.2 with the load signals of 4.3 and 4.4 (token load, queue and KV-cache factors and ceilings,
+        // stale), a priority over every factor of the table and pick: p2c: one oracle for all of them.
+        final long[] seen = new long[6];
+        check("kernel agrees with the oracle, every key at once", ScoringGenerators.everyKey(), c ->
+        {
+            final ReferenceRanking expected = ReferenceScorer.rank(c);
+            final ReferenceResult actual = KernelAdapter.select(c);
+            assertAgree(actual, expected.result(), expected.boundaryMargin());
+            final ReferenceExtensions keys = keys(c);
+            if (expected.boundaryMargin() > TOLERANCE && actual.outcome() == Outcome.SCORED)
+            {
+                for (int i = 0; i < actual.candidates().size(); i++)
+                {
+                    final ReferenceCandidate e = expected.result().candidates().get(i);
+                    final ReferenceCandidate a = actual.candidates().get(i);
+                    assertThat(a.eliminatedBy()).as("eliminated_by of m" + i).isEqualTo(e.eliminatedBy());
+                    for (final Map.Entry<String, Double> factor : e.normalized().entrySet())
+                    {
+                        final Double value = a.normalized().get(factor.getKey());
+                        assertThat(close(value, factor.getValue()))
+                            .as(factor.getKey() + " of m" + i + ": " + value + " vs " + factor.getValue()).isTrue();
+                    }
+                }
+                final ReferenceCandidate chosen = expected.result().candidate(actual.selectedModel());
+                assertThat(chosen.tied()).as("kernel's choice can win in the oracle").isTrue();
+            }
+            seen[0] += keys.p2c() && actual.outcome() == Outcome.SCORED ? 1 : 0;
+            seen[1] += keys.lexicographic() && Factor.parse(keys.priority().get(0)) >= Factor.SEED_COUNT ? 1 : 0;
+            seen[2] += keys.tokenLoad() && actual.outcome() == Outcome.SCORED ? 1 : 0;
+            for (final ReferenceCandidate candidate : expected.result().candidates())
+            {
+                seen[3] += candidate.dropReason() >= DropReason.INFLIGHT_TOKENS ? 1 : 0;
+                seen[4] += candidate.dropReason() == DropReason.EJECTED ? 1 : 0;
+                final ReferenceObservation o = c.request().observation(candidate.model());
+                seen[5] += o.ejectedMs() != null && candidate.dropReason() != DropReason.EJECTED &&
+                    candidate.dropReason() != DropReason.EXCLUDED ? 1 : 0;
+            }
+        });
+        System.out.println("ExtensionPropertiesTest: every key at once: " + seen[0] + " scored with p2c, " + seen[1] +
+            " ranked first by queue or kv_cache, " + seen[2] + " scored with token load, " + seen[3] +
+            " candidates dropped by inflight_tokens, queue, kv_cache or stale, " + seen[4] + " by ejection, " + seen[5] +
+            " ejected ones kept by the ejection cap");
+        assertThat(seen).doesNotContain(0L);
     }
 
     /** Outcome, drops, costs and scores agree; the choice agrees unless it is a tie within rounding. */
@@ -381,7 +433,11 @@ class ExtensionPropertiesTest
 
     private static List<String> priority(final long seed)
     {
-        final List<String> factors = new ArrayList<>(ReferenceExtensions.FACTORS);
+        final List<String> factors = new ArrayList<>();
+        for (int f = 0; f < Factor.SEED_COUNT; f++)
+        {
+            factors.add(Factor.label(f));
+        }
         java.util.Collections.shuffle(factors, new Random(seed));
         return List.copyOf(factors.subList(0, 1 + (int)Math.floorMod(seed, 4L)));
     }

@@ -3,13 +3,11 @@ package io.multifactor.testkit.reference;
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Selection;
-import io.multifactor.testkit.generators.LoadSignalsGenerators;
+import io.multifactor.testkit.generators.ScoringGenerators;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.quicktheories.core.Gen;
 
-import java.util.HashMap;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
@@ -19,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Properties of the load signals (token load: {@code load_metric: tokens} and {@code max_inflight_tokens}; the
  * model-server signals: queue and KV-cache factors, {@code max_queue}, {@code max_kv_cache}, {@code when_stale}),
- * checked on generated problems ({@link LoadSignalsGenerators}) against the kernel, with {@link ReferenceScorer}
+ * checked on generated problems ({@link ScoringGenerators#loadSignalCases()}) against the kernel, with {@link ReferenceScorer}
  * (written from the documented formulas) as the oracle. Fixed seed ({@code -Dmf.properties.seed=N} overrides); the
  * cases run are printed.
  */
@@ -50,11 +48,11 @@ class LoadSignalsPropertiesTest
     @Test
     void theKernelShouldAgreeWithTheReferenceOnDropsWeightsNormalizedFactorsAndScores()
     {
-        check("agreement", AGREEMENT_CASES, LoadSignalsGenerators.cases(), c ->
+        check("agreement", AGREEMENT_CASES, ScoringGenerators.loadSignalCases(), c ->
         {
             final ReferenceResult expected = ReferenceScorer.select(c);
-            ScoreTolerance.assertAgree(LoadSignalsKernelAdapter.select(c), expected);
-            if (c.tokenLoad() && expected.outcome() == Outcome.SCORED)
+            ScoreTolerance.assertAgree(KernelAdapter.select(c), expected);
+            if (c.decision().extensions().tokenLoad() && expected.outcome() == Outcome.SCORED)
             {
                 TOKEN_LOAD_CASES.incrementAndGet();
             }
@@ -84,14 +82,15 @@ class LoadSignalsPropertiesTest
         // when_stale: saturated) and whatever tokens are in flight, a decision without queue/kv_cache weights and
         // ceilings, with load_metric: requests and no max_inflight_tokens, selects bit for bit as the same kernel with
         // none of these signals, and agrees with the seed's reference.
-        check("defaults", CASES_PER_PROPERTY, LoadSignalsGenerators.cases(), generated ->
+        check("defaults", CASES_PER_PROPERTY, ScoringGenerators.loadSignalCases(), generated ->
         {
-            final LoadSignalsCase c = generated.unweighted();
-            final Selection with = LoadSignalsKernelAdapter.selection(c, true);
-            final Selection without = LoadSignalsKernelAdapter.selection(c, false);
+            final ReferenceCase c = generated.unweighted();
+            final ReferenceCase seedCase = c.withoutLoadSignals();
+            final Selection with = KernelAdapter.selection(c, false);
+            final Selection without = KernelAdapter.selection(seedCase, false);
             assertSameBitForBit(with, without);
-            final ReferenceResult seed = ReferenceScorer.select(c.decision(), c.request());
-            final ReferenceResult kernel = KernelAdapter.select(c.decision(), c.request());
+            final ReferenceResult seed = ReferenceScorer.select(seedCase);
+            final ReferenceResult kernel = KernelAdapter.select(seedCase);
             ScoreTolerance.assertAgree(kernel, seed);
             assertThat(with.selectedIndex()).isEqualTo(kernel.selectedIndex());
         });
@@ -102,19 +101,19 @@ class LoadSignalsPropertiesTest
     {
         // N(m) is the in-flight tokens with load_metric: tokens; when every candidate has as many tokens as requests
         // in flight, the two metrics are the same numbers and the kernel must select the same, bit for bit.
-        check("tokens as requests", CASES_PER_PROPERTY, LoadSignalsGenerators.cases(), generated ->
+        check("tokens as requests", CASES_PER_PROPERTY, ScoringGenerators.loadSignalCases(), generated ->
         {
-            final Map<String, ReferenceObservation> observations = new HashMap<>();
+            ReferenceRequest request = generated.request();
             for (final ReferenceModel model : generated.decision().candidates())
             {
-                final ReferenceObservation o = generated.request().observation(model.name());
-                observations.put(model.name(), o.withInflightTokens(o.inflight()));
+                final ReferenceObservation o = request.observation(model.name());
+                request = request.withObservation(model.name(), o.withInflightTokens(o.inflight()));
             }
-            final ReferenceRequest request = new ReferenceRequest(observations, generated.request().excluded());
-            final LoadSignalsCase requests = generated.withRequest(request).withTokenLoad(false, 0L);
-            final LoadSignalsCase tokens = requests.withTokenLoad(true, 0L);
-            final Selection byRequests = LoadSignalsKernelAdapter.selection(requests, true);
-            final Selection byTokens = LoadSignalsKernelAdapter.selection(tokens, true);
+            final ReferenceCase requests =
+                generated.with(request).with(generated.decision().extensions().withTokenLoad(false, 0L));
+            final ReferenceCase tokens = requests.with(requests.decision().extensions().withTokenLoad(true, 0L));
+            final Selection byRequests = KernelAdapter.selection(requests, false);
+            final Selection byTokens = KernelAdapter.selection(tokens, false);
             assertSameBitForBit(byTokens, byRequests);
         });
     }
@@ -124,13 +123,13 @@ class LoadSignalsPropertiesTest
     {
         // With load_metric: tokens, more tokens in flight on one candidate never raise its score; past
         // max_inflight_tokens it is dropped with reason inflight_tokens.
-        checkRise("token rise", DropReason.INFLIGHT_TOKENS, c -> c.withTokenLoad(true, c.maxInflightTokens()),
+        checkRise("token rise", DropReason.INFLIGHT_TOKENS,
+            c -> c.with(c.decision().extensions().withTokenLoad(true, c.decision().extensions().maxInflightTokens())),
             (c, model, i) ->
             {
-                final Map<String, ReferenceObservation> observations = new HashMap<>(c.request().observations());
                 final ReferenceObservation o = c.request().observation(model);
-                observations.put(model, o.withInflightTokens(o.inflightTokens() + 1 + 997L * (i % 7)));
-                return c.withRequest(new ReferenceRequest(observations, c.request().excluded()));
+                return c.with(c.request().withObservation(model,
+                    o.withInflightTokens(o.inflightTokens() + 1 + 997L * (i % 7))));
             });
     }
 
@@ -140,14 +139,13 @@ class LoadSignalsPropertiesTest
         // Dropped by max_queue, or a score no higher.
         checkRise("queue rise", DropReason.QUEUE, c -> c, (c, model, i) ->
         {
-            final Double queue = c.queue().get(model);
-            if (queue == null)
+            final ReferenceObservation o = c.request().observation(model);
+            if (o.queue() == null)
             {
                 return null;
             }
-            final Map<String, Double> higher = new HashMap<>(c.queue());
-            higher.put(model, queue + 1 + (i % 5));
-            return c.withQueue(higher);
+            return c.with(c.request().withObservation(model,
+                o.withServerLoad(o.queue() + 1 + (i % 5), o.kvCache(), o.stale())));
         });
     }
 
@@ -156,14 +154,13 @@ class LoadSignalsPropertiesTest
     {
         checkRise("kv_cache rise", DropReason.KV_CACHE, c -> c, (c, model, i) ->
         {
-            final Double kv = c.kvCache().get(model);
-            if (kv == null || kv >= 1.0)
+            final ReferenceObservation o = c.request().observation(model);
+            if (o.kvCache() == null || o.kvCache() >= 1.0)
             {
                 return null;
             }
-            final Map<String, Double> higher = new HashMap<>(c.kvCache());
-            higher.put(model, Math.min(1.0, kv + 0.1));
-            return c.withKvCache(higher);
+            return c.with(c.request().withObservation(model,
+                o.withServerLoad(o.queue(), Math.min(1.0, o.kvCache() + 0.1), o.stale())));
         });
     }
 
@@ -189,7 +186,7 @@ class LoadSignalsPropertiesTest
          * @param index its position.
          * @return the problem after the candidate's signal rose, or {@code null} when it has none to raise.
          */
-        LoadSignalsCase raise(LoadSignalsCase c, String model, int index);
+        ReferenceCase raise(ReferenceCase c, String model, int index);
     }
 
     /**
@@ -197,21 +194,21 @@ class LoadSignalsPropertiesTest
      * {@code dropReason}, or its score is no higher (within the agreement tolerance).
      */
     private static void checkRise(final String property, final int dropReason,
-        final UnaryOperator<LoadSignalsCase> setup, final Rise rise)
+        final UnaryOperator<ReferenceCase> setup, final Rise rise)
     {
-        check(property, CASES_PER_PROPERTY, LoadSignalsGenerators.cases(), generated ->
+        check(property, CASES_PER_PROPERTY, ScoringGenerators.loadSignalCases(), generated ->
         {
-            final LoadSignalsCase c = setup.apply(generated);
-            final ReferenceResult before = LoadSignalsKernelAdapter.select(c);
+            final ReferenceCase c = setup.apply(generated);
+            final ReferenceResult before = KernelAdapter.select(c);
             for (int i = 0; i < before.candidates().size(); i++)
             {
                 final ReferenceCandidate candidate = before.candidates().get(i);
-                final LoadSignalsCase raised = candidate.score() == null ? null : rise.raise(c, candidate.model(), i);
+                final ReferenceCase raised = candidate.score() == null ? null : rise.raise(c, candidate.model(), i);
                 if (raised == null)
                 {
                     continue;
                 }
-                final ReferenceCandidate after = LoadSignalsKernelAdapter.select(raised).candidates().get(i);
+                final ReferenceCandidate after = KernelAdapter.select(raised).candidates().get(i);
                 if (after.score() != null)
                 {
                     assertThat(after.score()).as(property + " of " + candidate.model())

@@ -1,17 +1,15 @@
 package io.multifactor.testkit.reference;
 
-import io.multifactor.api.Factor;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.plan.DecisionPlan;
-import io.multifactor.kernel.plan.Pick;
 import io.multifactor.kernel.plan.Plans;
-import io.multifactor.kernel.plan.PlansBuilder;
 import io.multifactor.kernel.scoring.CandidateSignals;
 import io.multifactor.kernel.scoring.ScoringKernel;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,7 +18,7 @@ import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
 /**
- * {@code pick: p2c} in the kernel against {@link ReferencePowerOfTwo}: on random decisions (2 to 8 candidates, random
+ * {@code pick: p2c} in the kernel against the oracle's {@link ReferenceScorer#p2cProbabilities}: on random decisions (2 to 8 candidates, random
  * quality scores with ties, so that scores tie too), it never picks the survivor with the unique lowest score; and on
  * fixed decisions its choice frequencies over 100,000 draws match the exact distribution {@code beats(i) / C(s, 2)}
  * (Pearson's chi-square below the 0.999 quantile of its degrees of freedom, so a correct kernel fails about once in a
@@ -34,16 +32,13 @@ class PowerOfTwoPropertiesTest
 
     private static DecisionPlan plan(final List<Integer> qualities)
     {
-        final PlansBuilder builder = new PlansBuilder();
-        final String[] names = new String[qualities.size()];
-        for (int i = 0; i < names.length; i++)
+        final List<ReferenceModel> models = new ArrayList<>();
+        for (int i = 0; i < qualities.size(); i++)
         {
-            names[i] = "m" + i;
-            builder.model(names[i], qualities.get(i) / 10.0, 1.0);
+            models.add(new ReferenceModel("m" + i, qualities.get(i) / 10.0, 1.0));
         }
-        final double[] w = new double[Factor.COUNT];
-        w[Factor.QUALITY] = 1.0;
-        final Plans plans = builder.decision("d").candidates(names).weights(w).pick(Pick.P2C).add().build();
+        final Plans plans = KernelAdapter.plans(new ReferenceDecision("d", models, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0L,
+            95, ReferenceDecision.CHEAPEST).withExtensions(ReferenceExtensions.NONE.withPick("p2c")));
         return plans.decision(plans.decisionId("d"));
     }
 
@@ -112,7 +107,7 @@ class PowerOfTwoPropertiesTest
             {
                 scores[i] = out.score(i);
             }
-            final double[] expected = ReferencePowerOfTwo.probabilities(scores);
+            final double[] expected = ReferenceScorer.p2cProbabilities(scores);
             double chiSquare = 0.0;
             int categories = 0;
             for (int i = 0; i < n; i++)

@@ -103,7 +103,7 @@ class ReferenceRouterTest
         final ReferenceRequest same = new ReferenceRequest(
             Map.of("fast", new ReferenceObservation(20.0, null, 0), "slow", new ReferenceObservation(90.0, null, 1)),
             Set.of());
-        assertThat(result).isEqualTo(ReferenceScorer.select(LATENCY_ONLY, same));
+        assertThat(result).isEqualTo(ReferenceScorer.select(new ReferenceCase(LATENCY_ONLY, same)));
     }
 
     @Test

@@ -4,8 +4,7 @@ import io.multifactor.api.DropReason;
 import io.multifactor.api.Factor;
 import io.multifactor.api.Objective;
 import io.multifactor.api.Selection;
-import io.multifactor.testkit.generators.ExtensionGenerators;
-import io.multifactor.testkit.generators.LoadSignalsGenerators;
+import io.multifactor.testkit.generators.ScoringGenerators;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.quicktheories.core.Gen;
@@ -55,12 +54,12 @@ class SealedSignalsPropertiesTest
     void sealedSignalsShouldSelectAsTheFullLoopsWithTheSeedsExtensions()
     {
         final long before = SEALABLE.get();
-        check("extensions", ExtensionGenerators.cases().zip(longs().all(), (c, seed) -> new Object[] { c, seed }), in ->
+        check("extensions", ScoringGenerators.extendedCases().zip(longs().all(), (c, seed) -> new Object[] { c, seed }), in ->
         {
-            final io.multifactor.testkit.generators.ExtendedCase c = (io.multifactor.testkit.generators.ExtendedCase)in[0];
-            final long seed = (Long)in[1];
-            final Selection full = KernelAdapter.selection(c.decision(), c.extensions(), c.request(), seed, false);
-            final Selection sealed = KernelAdapter.selection(c.decision(), c.extensions(), c.request(), seed, true);
+            final ReferenceCase generated = (ReferenceCase)in[0];
+            final ReferenceCase c = generated.with(generated.request().withSeed((Long)in[1]));
+            final Selection full = KernelAdapter.selection(c, false);
+            final Selection sealed = KernelAdapter.selection(c, true);
             assertIdentical(sealed, full);
             if (full.objective() != Objective.LEXICOGRAPHIC)
             {
@@ -83,13 +82,13 @@ class SealedSignalsPropertiesTest
     @Test
     void sealedSignalsShouldSelectAsTheFullLoopsAndTheReferenceWithServerSignals()
     {
-        check("server signals", LoadSignalsGenerators.cases(), c ->
+        check("server signals", ScoringGenerators.loadSignalCases(), c ->
         {
-            final Selection full = LoadSignalsKernelAdapter.sealableSelection(c, false, null, null);
-            final Selection sealed = LoadSignalsKernelAdapter.sealableSelection(c, true, null, null);
+            final Selection full = KernelAdapter.selection(c, false);
+            final Selection sealed = KernelAdapter.selection(c, true);
             assertIdentical(sealed, full);
             SEALABLE.incrementAndGet();
-            ScoreTolerance.assertAgree(LoadSignalsKernelAdapter.sealedResult(c), ReferenceScorer.select(c));
+            ScoreTolerance.assertAgree(KernelAdapter.sealedResult(c), ReferenceScorer.select(c));
         });
     }
 
@@ -98,14 +97,14 @@ class SealedSignalsPropertiesTest
     {
         // The seal reads no in-flight count: counts set after it, some of them past max_inflight (dropping candidates
         // that may hold a bound of the sealed terms), select as the full loops on the same counts.
-        check("counts after the seal", LoadSignalsGenerators.cases().zip(longs().all(), (c, salt) -> new Object[] {
+        check("counts after the seal", ScoringGenerators.loadSignalCases().zip(longs().all(), (c, salt) -> new Object[] {
             c, salt }), in ->
         {
-            final LoadSignalsCase c = (LoadSignalsCase)in[0];
+            final ReferenceCase c = (ReferenceCase)in[0];
             final long salt = (Long)in[1];
             final int n = c.decision().candidates().size();
             final long max = c.decision().maxInflight();
-            final long maxTokens = c.maxInflightTokens();
+            final long maxTokens = c.decision().extensions().maxInflightTokens();
             final long[] counts = new long[n];
             final long[] tokens = new long[n];
             for (int i = 0; i < n; i++)
@@ -115,8 +114,8 @@ class SealedSignalsPropertiesTest
                 counts[i] = max > 0 ? bits % (2 * max + 2) : bits % 50;
                 tokens[i] = maxTokens > 0 ? (bits >>> 20) % (2 * maxTokens + 2) : (bits >>> 20) % 20_000;
             }
-            final Selection full = LoadSignalsKernelAdapter.sealableSelection(c, false, counts, tokens);
-            final Selection sealed = LoadSignalsKernelAdapter.sealableSelection(c, true, counts, tokens);
+            final Selection full = KernelAdapter.selection(c, false, counts, tokens);
+            final Selection sealed = KernelAdapter.selection(c, true, counts, tokens);
             assertIdentical(sealed, full);
             for (int i = 0; i < n; i++)
             {

@@ -1,8 +1,8 @@
 package io.multifactor.testkit.reference;
 
 import io.multifactor.api.DropReason;
+import io.multifactor.api.Factor;
 import io.multifactor.api.Outcome;
-import io.multifactor.testkit.generators.ScoringCase;
 import io.multifactor.testkit.generators.ScoringGenerators;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -43,7 +43,7 @@ class SelectionPropertiesTest
     static final double SCORE_TOLERANCE = ScoreTolerance.TOLERANCE;
 
     /** Two priced, observed candidates whose scores differ (0.75 against 0.25). */
-    private static final ScoringCase TWO = new ScoringCase(
+    private static final ReferenceCase TWO = new ReferenceCase(
         new ReferenceDecision("two", List.of(new ReferenceModel("a", 0.9, 1.0), new ReferenceModel("b", 0.1, 3.0)),
             0.5, 0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0L, 95, ReferenceDecision.CHEAPEST),
         new ReferenceRequest(Map.of(), java.util.Set.of()));
@@ -78,9 +78,9 @@ class SelectionPropertiesTest
         return new ReferenceResult(r.decision(), r.outcome(), r.selectedIndex(), r.selectedModel(), r.weights(), candidates);
     }
 
-    private static ReferenceResult kernel(final ScoringCase c)
+    private static ReferenceResult kernel(final ReferenceCase c)
     {
-        return KernelAdapter.select(c.decision(), c.request());
+        return KernelAdapter.select(c);
     }
 
     @Test
@@ -89,7 +89,7 @@ class SelectionPropertiesTest
         final AtomicLong nearTies = new AtomicLong();
         check("agreement", AGREEMENT_CASES, ScoringGenerators.cases(), c ->
         {
-            final ReferenceResult expected = ReferenceScorer.select(c.decision(), c.request());
+            final ReferenceResult expected = ReferenceScorer.select(c);
             final ReferenceResult actual = kernel(c);
             ScoreTolerance.assertAgree(actual, expected);
             if (actual.selectedIndex() != expected.selectedIndex())
@@ -104,7 +104,7 @@ class SelectionPropertiesTest
     @Test
     void shouldRefuseAKernelThatIsOffByMoreThanTheTolerance()
     {
-        final ReferenceResult reference = ReferenceScorer.select(TWO.decision(), TWO.request());
+        final ReferenceResult reference = ReferenceScorer.select(TWO);
         assertThat(ScoreTolerance.difference(reference, reference)).isNull();
         final ReferenceCandidate first = reference.candidates().get(0);
         final ReferenceResult nudged = withFirstScore(reference, first.score() + 0.5 * SCORE_TOLERANCE);
@@ -145,11 +145,11 @@ class SelectionPropertiesTest
     {
         check("permutation", CASES_PER_PROPERTY, pairs(ScoringGenerators.cases(), longs().all()), p ->
         {
-            final ScoringCase c = p.first();
+            final ReferenceCase c = p.first();
             final List<ReferenceModel> shuffled = new ArrayList<>(c.decision().candidates());
             Collections.shuffle(shuffled, new Random(p.second()));
             final ReferenceResult original = kernel(c);
-            final ReferenceResult reordered = kernel(new ScoringCase(c.decision().withCandidates(shuffled), c.request()));
+            final ReferenceResult reordered = kernel(new ReferenceCase(c.decision().withCandidates(shuffled), c.request()));
 
             assertThat(reordered.outcome()).isEqualTo(original.outcome());
             for (final ReferenceCandidate before : original.candidates())
@@ -175,7 +175,7 @@ class SelectionPropertiesTest
     {
         check("weights x 2^e", CASES_PER_PROPERTY, pairs(ScoringGenerators.cases(), integers().between(-20, 20)), p ->
         {
-            final ScoringCase c = p.first();
+            final ReferenceCase c = p.first();
             final double k = Math.scalb(1.0, p.second());
             assertThat(kernel(scaled(c, k))).isEqualTo(kernel(c));
         });
@@ -186,7 +186,7 @@ class SelectionPropertiesTest
     {
         check("weights x k", CASES_PER_PROPERTY, pairs(ScoringGenerators.cases(), doubles().between(1e-3, 1e3)), p ->
         {
-            final ScoringCase c = p.first();
+            final ReferenceCase c = p.first();
             final ReferenceResult original = kernel(c);
             final ReferenceResult scaled = kernel(scaled(c, p.second()));
             assertThat(scaled.outcome()).isEqualTo(original.outcome());
@@ -221,7 +221,7 @@ class SelectionPropertiesTest
                 return;
             }
             final double raised = raise(model.promptPer1M(), r.how(), r.amount());
-            final ScoringCase after = withModel(r.c(), r.index(),
+            final ReferenceCase after = withModel(r.c(), r.index(),
                 new ReferenceModel(model.name(), model.quality(), raised));
             assertNotBetter(r, after, DropReason.COST);
         });
@@ -275,7 +275,7 @@ class SelectionPropertiesTest
                 return;
             }
             final double raised = raise(model.quality(), r.how(), r.amount());
-            final ScoringCase after = withModel(r.c(), r.index(),
+            final ReferenceCase after = withModel(r.c(), r.index(),
                 new ReferenceModel(model.name(), raised, model.promptPer1M()));
             final ReferenceCandidate before = kernel(r.c()).candidates().get(r.index());
             final ReferenceCandidate now = kernel(after).candidates().get(r.index());
@@ -401,7 +401,7 @@ class SelectionPropertiesTest
      */
     static final double MONOTONE_SLACK = 4 * Math.ulp(1.0);
 
-    private static void assertNotBetter(final Raise r, final ScoringCase after, final int dropReasonWhenDropped)
+    private static void assertNotBetter(final Raise r, final ReferenceCase after, final int dropReasonWhenDropped)
     {
         final ReferenceCandidate before = kernel(r.c()).candidates().get(r.index());
         final ReferenceCandidate now = kernel(after).candidates().get(r.index());
@@ -420,19 +420,19 @@ class SelectionPropertiesTest
     }
 
     /** A case, a candidate index in it, and how to raise one of its values. */
-    record Raise(ScoringCase c, int index, int how, double amount)
+    record Raise(ReferenceCase c, int index, int how, double amount)
     {
     }
 
     private static Gen<Raise> raises()
     {
-        final Gen<ScoringCase> cases = ScoringGenerators.cases();
+        final Gen<ReferenceCase> cases = ScoringGenerators.cases();
         final Gen<Integer> indices = integers().between(0, ScoringGenerators.MAX_CANDIDATES - 1);
         final Gen<Integer> hows = integers().between(0, 3);
         final Gen<Double> amounts = doubles().between(0.0, 1.0);
         return in ->
         {
-            final ScoringCase c = cases.generate(in);
+            final ReferenceCase c = cases.generate(in);
             return new Raise(c, indices.generate(in) % c.candidateCount(), hows.generate(in), amounts.generate(in));
         };
     }
@@ -461,26 +461,29 @@ class SelectionPropertiesTest
         return Double.isInfinite(raised) ? x : raised;
     }
 
-    private static ScoringCase withModel(final ScoringCase c, final int index, final ReferenceModel model)
+    private static ReferenceCase withModel(final ReferenceCase c, final int index, final ReferenceModel model)
     {
         final List<ReferenceModel> models = new ArrayList<>(c.decision().candidates());
         models.set(index, model);
-        return new ScoringCase(c.decision().withCandidates(models), c.request());
+        return new ReferenceCase(c.decision().withCandidates(models), c.request());
     }
 
-    private static ScoringCase withObservation(final ScoringCase c, final String model, final ReferenceObservation o)
+    private static ReferenceCase withObservation(final ReferenceCase c, final String model, final ReferenceObservation o)
     {
         final Map<String, ReferenceObservation> observations = new HashMap<>(c.request().observations());
         observations.put(model, o);
-        return new ScoringCase(c.decision(), new ReferenceRequest(observations, c.request().excluded()));
+        return new ReferenceCase(c.decision(), new ReferenceRequest(observations, c.request().excluded()));
     }
 
-    private static ScoringCase scaled(final ScoringCase c, final double k)
+    private static ReferenceCase scaled(final ReferenceCase c, final double k)
     {
         final ReferenceDecision d = c.decision();
-        return new ScoringCase(
-            d.withWeights(d.qualityWeight() * k, d.latencyWeight() * k, d.costWeight() * k, d.loadWeight() * k),
-            c.request());
+        final List<Double> weights = new ArrayList<>();
+        for (int f = 0; f < Factor.COUNT; f++)
+        {
+            weights.add(d.weight(f) * k);
+        }
+        return new ReferenceCase(d.withWeights(weights), c.request());
     }
 
     private static boolean uniqueBestScore(final ReferenceResult r)
