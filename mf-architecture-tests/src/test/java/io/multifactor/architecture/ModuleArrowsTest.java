@@ -6,13 +6,15 @@ import com.tngtech.archunit.core.importer.Location;
 import io.multifactor.api.Selection;
 import io.multifactor.bench.BenchFlags;
 import io.multifactor.config.ConfigLoader;
+import io.multifactor.fakes.FakeBackends;
 import io.multifactor.gateway.Gateway;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.micrometer.MultiFactorMetrics;
 import io.multifactor.redis.RedisFleetExchange;
 import io.multifactor.servers.ServerScrapeAgent;
 import io.multifactor.serving.RequestLifecycle;
-import io.multifactor.testkit.clock.ManualClock;
+import io.multifactor.sim.fleet.InMemoryFleet;
+import io.multifactor.testkit.reference.ReferenceRouter;
 import io.multifactor.tools.Mf;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -38,12 +40,15 @@ class ModuleArrowsTest
     private static final JavaClasses SERVERS = of(ServerScrapeAgent.class);
     private static final JavaClasses SERVING = of(RequestLifecycle.class);
     private static final JavaClasses GATEWAY = of(Gateway.class);
-    private static final JavaClasses TESTKIT = of(ManualClock.class);
+    private static final JavaClasses TESTKIT = of(ReferenceRouter.class);
+    private static final JavaClasses SIM = of(InMemoryFleet.class);
+    private static final JavaClasses FAKES = of(FakeBackends.class);
     private static final JavaClasses TOOLS = of(Mf.class);
     private static final JavaClasses BENCH = of(BenchFlags.class);
     private static final JavaClasses ALL = of(
         Selection.class, MultiFactorEngine.class, ConfigLoader.class, MultiFactorMetrics.class, RedisFleetExchange.class,
-        ServerScrapeAgent.class, ManualClock.class, Mf.class, BenchFlags.class, RequestLifecycle.class, Gateway.class);
+        ServerScrapeAgent.class, ReferenceRouter.class, Mf.class, BenchFlags.class, RequestLifecycle.class, Gateway.class,
+        InMemoryFleet.class, FakeBackends.class);
 
     @Test
     void apiDependsOnTheJdkOnly()
