@@ -223,7 +223,8 @@ final class EventLoop
     /** Runs from simulated time 0 to the profile's duration, then closes the engines. */
     void run()
     {
-        final InMemoryFleet store = fleet ? new InMemoryFleet(exchangeEveryNs, Math.max(1, plans.modelCapacity())) : null;
+        final int modelCapacity = Math.max(1, plans.modelCapacity());
+        final InMemoryFleet store = fleet ? new InMemoryFleet(exchangeEveryNs, modelCapacity) : null;
         try
         {
             for (int r = 0; r < replicas; r++)
@@ -234,8 +235,7 @@ final class EventLoop
                 engines.add(engine);
                 if (store != null)
                 {
-                    agents.add(new FleetAgent(engine, store.join("replica-" + (r + 1)), clock,
-                        Math.max(1, plans.modelCapacity())));
+                    agents.add(new FleetAgent(engine, store.join("replica-" + (r + 1)), clock, modelCapacity));
                 }
             }
             loop();
