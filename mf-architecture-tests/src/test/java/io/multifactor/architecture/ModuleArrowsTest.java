@@ -1,11 +1,13 @@
 package io.multifactor.architecture;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.Location;
 import io.multifactor.api.Selection;
 import io.multifactor.bench.BenchFlags;
 import io.multifactor.config.ConfigLoader;
+import io.multifactor.envoy.ExtProcApp;
 import io.multifactor.fakes.FakeBackends;
 import io.multifactor.gateway.Gateway;
 import io.multifactor.kernel.engine.MultiFactorEngine;
@@ -45,10 +47,13 @@ class ModuleArrowsTest
     private static final JavaClasses FAKES = of(FakeBackends.class);
     private static final JavaClasses TOOLS = of(Mf.class);
     private static final JavaClasses BENCH = of(BenchFlags.class);
+    private static final List<String> NETTY_FRONT = List.of("io.multifactor.gateway.NettyConnection",
+        "io.multifactor.gateway.NettyExchange", "io.multifactor.gateway.NettyFront", "io.multifactor.gateway.NettyLoop",
+        "io.multifactor.gateway.UpstreamConnection");
     private static final JavaClasses ALL = of(
-        Selection.class, MultiFactorEngine.class, ConfigLoader.class, MultiFactorMetrics.class, RedisFleetExchange.class,
-        ServerScrapeAgent.class, ReferenceRouter.class, Mf.class, BenchFlags.class, RequestLifecycle.class, Gateway.class,
-        InMemoryFleet.class, FakeBackends.class);
+        Selection.class, MultiFactorEngine.class, ConfigLoader.class, MultiFactorMetrics.class,
+        RedisFleetExchange.class, ServerScrapeAgent.class, ReferenceRouter.class, Mf.class, BenchFlags.class,
+        RequestLifecycle.class, Gateway.class, InMemoryFleet.class, FakeBackends.class, ExtProcApp.class);
 
     @Test
     void apiDependsOnTheJdkOnly()
@@ -90,6 +95,33 @@ class ModuleArrowsTest
     void gatewayReachesNoCliTestkitOrBenchmarks()
     {
         ModuleRules.gateway().check(GATEWAY);
+    }
+
+    @Test
+    void gatewayUsesNettyOnlyThroughVertx()
+    {
+        // The Netty front of earlier versions is being removed (issue 36, one HTTP stack): its classes are the only
+        // ones still allowed to use Netty; drop this filter with them.
+        ModuleRules.gatewayWithoutNetty().check(GATEWAY.that(DescribedPredicate.describe("not the Netty front",
+            c -> !NETTY_FRONT.contains(c.getName().replaceFirst("\\$.*", "")))));
+    }
+
+    @Test
+    void simDependsOnConfigServingAndVertxOnly()
+    {
+        ModuleRules.sim().check(SIM);
+    }
+
+    @Test
+    void fakesDependOnApiVertxAndJacksonOnly()
+    {
+        ModuleRules.fakes().check(FAKES);
+    }
+
+    @Test
+    void onlyTheBenchmarksUseTheTestkitInMainScope()
+    {
+        ModuleRules.testkitInMainScopeOfBenchOnly().check(ALL);
     }
 
     @Test
