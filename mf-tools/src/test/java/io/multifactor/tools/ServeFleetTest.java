@@ -11,21 +11,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.net.ConnectException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -62,22 +56,13 @@ class ServeFleetTest
                 FleetJoin otherJoin = FleetJoin.startOrNull(loaded.config().fleet(), other))
             {
                 assertThat(otherJoin.description()).startsWith("fleet serve-test at " + redis.url() + " as replica ");
-                final int port;
-                try (ServerSocket socket = new ServerSocket(0))
-                {
-                    port = socket.getLocalPort();
-                }
-                final ByteArrayOutputStream out = new ByteArrayOutputStream();
-                final ByteArrayOutputStream err = new ByteArrayOutputStream();
-                final AtomicInteger exit = new AtomicInteger(-1);
-                final Thread serve = new Thread(() -> exit.set(Mf.run(new String[] {"serve", "--config", file.toString(),
-                    "--port", Integer.toString(port)}, new PrintStream(out, true, StandardCharsets.UTF_8),
-                    new PrintStream(err, true, StandardCharsets.UTF_8))));
-                serve.start();
+                final ServeRun serve = ServeRun.start("--config", file.toString());
+                final int port = serve.port();
+                int exit = -1;
                 try
                 {
                     final HttpClient http = HttpClient.newHttpClient();
-                    awaitHealthy(http, port);
+                    assertThat(serve.awaitHealth(http).statusCode()).isEqualTo(200);
                     assertThat(other.inflight(model)).isZero();
                     final CompletableFuture<HttpResponse<String>> held = http.sendAsync(HttpRequest.newBuilder(
                         URI.create("http://127.0.0.1:" + port + "/v1/chat/completions")).POST(
@@ -87,35 +72,14 @@ class ServeFleetTest
                     awaitCount(() -> other.inflight(model), 1L, held);
                     assertThat(held.get(60, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
                     awaitCount(() -> other.inflight(model), 0L, null);
-                    assertThat(out.toString(StandardCharsets.UTF_8)).contains("mf serve: listening on http://127.0.0.1:" +
-                        port).contains("; joined fleet serve-test at " + redis.url() + " as replica ");
+                    assertThat(serve.out()).contains("mf serve: listening on http://127.0.0.1:" + port)
+                        .contains("; joined fleet serve-test at " + redis.url() + " as replica ");
                 }
                 finally
                 {
-                    serve.interrupt();
-                    serve.join(TimeUnit.SECONDS.toMillis(20));
+                    exit = serve.stop();
                 }
-                assertThat(exit.get()).isEqualTo(ExitCodes.OK);
-            }
-        }
-    }
-
-    private static void awaitHealthy(final HttpClient http, final int port) throws Exception
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true)
-        {
-            try
-            {
-                final HttpResponse<String> health = http.send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + port + "/healthz")).build(), HttpResponse.BodyHandlers.ofString());
-                assertThat(health.statusCode()).isEqualTo(200);
-                return;
-            }
-            catch (final ConnectException ex)
-            {
-                assertThat(System.nanoTime()).isLessThan(deadline);
-                Thread.sleep(20);
+                assertThat(exit).isEqualTo(ExitCodes.OK);
             }
         }
     }
