@@ -61,10 +61,42 @@ final class ModuleRules
             "io.multifactor.servers..", "io.multifactor.serving..", "com.fasterxml.jackson.core..", "org.agrona..");
     }
 
-    /** @return mf-gateway reaches neither the CLI, the test kit nor the benchmarks. */
+    /** @return mf-gateway reaches neither the CLI, the test kit, the simulator, the fake servers nor the benchmarks. */
     static ArchRule gateway()
     {
-        return none(join(BELOW_TOOLS, "io.multifactor.testkit.."));
+        return none(join(BELOW_TOOLS, "io.multifactor.testkit..", "io.multifactor.sim..", "io.multifactor.fakes.."));
+    }
+
+    /** @return mf-gateway uses Netty only through Vert.x: one HTTP stack. */
+    static ArchRule gatewayWithoutNetty()
+    {
+        return noClasses().should().dependOnClassesThat().resideInAnyPackage("io.netty..")
+            .because("the gateway serves on Vert.x core only (DESIGN 11, one HTTP stack)");
+    }
+
+    /**
+     * @return mf-sim depends on mf-config and mf-serving (and what they expose), Vert.x core (the load generator's
+     *     client), Agrona and HdrHistogram only: no gateway, fake servers, test kit, Redis or CLI.
+     */
+    static ArchRule sim()
+    {
+        return onlyOn("io.multifactor.api..", "io.multifactor.kernel..", "io.multifactor.config..",
+            "io.multifactor.servers..", "io.multifactor.serving..", "io.multifactor.sim..", "io.vertx.core..",
+            "org.agrona..", "org.HdrHistogram..");
+    }
+
+    /** @return mf-fakes depends on mf-api, Vert.x core and Jackson only: a fixture any module's tests can take. */
+    static ArchRule fakes()
+    {
+        return onlyOn("io.multifactor.api..", "io.multifactor.fakes..", "io.vertx.core..", "com.fasterxml.jackson..");
+    }
+
+    /** @return in main scope, only mf-bench (besides mf-testkit itself) uses mf-testkit. */
+    static ArchRule testkitInMainScopeOfBenchOnly()
+    {
+        return noClasses().that().resideOutsideOfPackages("io.multifactor.testkit..", "io.multifactor.bench..")
+            .should().dependOnClassesThat().resideInAnyPackage("io.multifactor.testkit..")
+            .because("mf-testkit is for tests and benchmarks; the tools take the simulator from mf-sim");
     }
 
     /** @return mf-redis sees neither configuration, metrics, test kit, CLI nor benchmarks. */
@@ -81,10 +113,10 @@ final class ModuleRules
             "io.micrometer.."));
     }
 
-    /** @return mf-tools does not reach into the benchmarks. */
+    /** @return mf-tools reaches neither the benchmarks nor the test kit (it simulates through mf-sim). */
     static ArchRule tools()
     {
-        return none("io.multifactor.bench..", "org.openjdk.jmh..");
+        return none("io.multifactor.bench..", "org.openjdk.jmh..", "io.multifactor.testkit..");
     }
 
     /** @return mf-bench measures the library, not the CLI. */

@@ -7,14 +7,18 @@ import io.multifactor.archfixture.one.One;
 import io.multifactor.archfixture.two.Two;
 import io.multifactor.bench.archfixture.BenchUsingTools;
 import io.multifactor.config.archfixture.ConfigUsingMicrometer;
+import io.multifactor.fakes.archfixture.FakesUsingConfig;
+import io.multifactor.gateway.archfixture.GatewayUsingNetty;
 import io.multifactor.gateway.archfixture.GatewayUsingTools;
 import io.multifactor.kernel.archfixture.KernelUsingConfig;
 import io.multifactor.micrometer.archfixture.MicrometerUsingConfig;
 import io.multifactor.redis.archfixture.RedisUsingConfig;
 import io.multifactor.servers.archfixture.ServersUsingConfigAndAgrona;
 import io.multifactor.serving.archfixture.ServingUsingNetty;
+import io.multifactor.sim.archfixture.SimUsingGateway;
 import io.multifactor.testkit.archfixture.TestkitUsingTools;
 import io.multifactor.tools.archfixture.ToolsUsingBench;
+import io.multifactor.tools.archfixture.ToolsUsingTestkit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -64,6 +68,32 @@ class RulesCatchViolationsTest
     void shouldFailAGatewayClassThatUsesTheCli()
     {
         fails(ModuleRules.gateway(), GatewayUsingTools.class, "io.multifactor.tools.Mf");
+    }
+
+    @Test
+    void shouldFailAGatewayClassThatUsesNettyDirectly()
+    {
+        fails(ModuleRules.gatewayWithoutNetty(), GatewayUsingNetty.class, "io.netty.buffer.ByteBuf");
+    }
+
+    @Test
+    void shouldFailASimClassThatUsesTheGateway()
+    {
+        fails(ModuleRules.sim(), SimUsingGateway.class, "io.multifactor.gateway.Gateway");
+    }
+
+    @Test
+    void shouldFailAFakesClassThatUsesConfig()
+    {
+        fails(ModuleRules.fakes(), FakesUsingConfig.class, "io.multifactor.config.ConfigLoader");
+    }
+
+    @Test
+    void shouldFailAMainClassOutsideTheBenchmarksThatUsesTheTestkit()
+    {
+        fails(ModuleRules.testkitInMainScopeOfBenchOnly(), ToolsUsingTestkit.class,
+            "io.multifactor.testkit.reference.ReferenceRouter");
+        fails(ModuleRules.tools(), ToolsUsingTestkit.class, "io.multifactor.testkit.reference.ReferenceRouter");
     }
 
     @Test

@@ -1,13 +1,13 @@
 package io.multifactor.bench;
 
 import io.multifactor.api.Selection;
-import io.multifactor.kernel.fleet.FleetAgent;
 import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.kernel.fleet.FleetAgent;
 import io.multifactor.kernel.fleet.FleetSignals;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
 import io.multifactor.redis.FleetCodec;
-import io.multifactor.testkit.fleet.InMemoryFleet;
+import io.multifactor.sim.fleet.InMemoryFleet;
 import org.agrona.concurrent.CachedNanoClock;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -21,9 +21,11 @@ import java.util.concurrent.TimeUnit;
  * a free loopback port, persistence off; {@link #kill()} sends SIGKILL (an outage), {@link #start()} starts it again on
  * the same port.
  * <p>
+ * Other modules' tests use it too (mf-redis's test jar), to run a replica against a real Redis.
+ * <p>
  * This class is not threadsafe: one test class drives it.
  */
-final class RedisServer implements AutoCloseable
+public final class RedisServer implements AutoCloseable
 {
     private static final String[] EMBEDDED = {
         "/redis-server-6.2.6-v5-linux-amd64", "/redis-server-6.2.7-linux-arm64", "/redis-server-6.2.7-linux-386"};
@@ -33,7 +35,12 @@ final class RedisServer implements AutoCloseable
     private final String password;
     private Process process;
 
-    RedisServer(final String password)
+    /**
+     * A server on a free loopback port, not started yet.
+     *
+     * @param password the password it requires, or {@code null} for none.
+     */
+    public RedisServer(final String password)
     {
         this.binary = binary();
         this.port = freePort();
@@ -45,7 +52,8 @@ final class RedisServer implements AutoCloseable
         return port;
     }
 
-    String url()
+    /** @return the URL of the server, with its password when it has one. */
+    public String url()
     {
         return password == null ? "redis://127.0.0.1:" + port : "redis://:" + password + "@127.0.0.1:" + port;
     }
@@ -55,7 +63,8 @@ final class RedisServer implements AutoCloseable
         return "redis://127.0.0.1:" + port;
     }
 
-    RedisServer start()
+    /** @return this server, started and answering {@code PING}. */
+    public RedisServer start()
     {
         final List<String> command = new ArrayList<>(List.of(binary.toString(), "--port", Integer.toString(port),
             "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"));

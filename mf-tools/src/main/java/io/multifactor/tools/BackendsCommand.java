@@ -1,12 +1,11 @@
 package io.multifactor.tools;
 
 import io.multifactor.api.InvalidConfigurationException;
-import io.multifactor.gateway.fake.BackendsProfile;
-import io.multifactor.gateway.fake.BackendsProfileReader;
-import io.multifactor.gateway.fake.FakeBackends;
-import io.multifactor.gateway.fake.FakeModelProfile;
-import io.multifactor.gateway.fake.FakeModelServer;
-import io.multifactor.gateway.fake.TimeWindow;
+import io.multifactor.fakes.BackendsProfile;
+import io.multifactor.fakes.FakeBackends;
+import io.multifactor.fakes.FakeModelProfile;
+import io.multifactor.fakes.FakeModelServer;
+import io.multifactor.fakes.TimeWindow;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

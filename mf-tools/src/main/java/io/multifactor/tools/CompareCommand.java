@@ -3,12 +3,11 @@ package io.multifactor.tools;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
-import io.multifactor.gateway.fake.BackendsProfile;
-import io.multifactor.gateway.fake.BackendsProfileReader;
-import io.multifactor.gateway.load.LoadProfile;
-import io.multifactor.gateway.load.LoadProfileReader;
-import io.multifactor.gateway.load.PolicyComparison;
+import io.multifactor.fakes.BackendsProfile;
 import io.multifactor.kernel.plan.AlgorithmType;
+import io.multifactor.sim.load.LoadProfile;
+import io.multifactor.sim.load.LoadProfileReader;
+import io.multifactor.sim.load.PolicyComparison;
 import io.multifactor.tools.report.LoadChartReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -129,7 +128,7 @@ public final class CompareCommand implements Callable<Integer>
         final List<PolicyComparison.Run> runs;
         try
         {
-            runs = PolicyComparison.run(loaded, servers, load, types, warmupS, (policy, line) ->
+            runs = GatewayComparison.run(loaded, servers, load, types, warmupS, (policy, line) ->
             {
                 err.println(String.format(Locale.ROOT, "%-15s %s", policy, line));
                 err.flush();

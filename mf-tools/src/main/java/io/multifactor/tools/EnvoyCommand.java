@@ -114,6 +114,17 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
             err.println("mf envoy: cannot serve on " + where + ": " + ex.getMessage());
             return ExitCodes.INVALID_INPUT;
         }
+        final FleetJoin fleet;
+        try
+        {
+            fleet = FleetJoin.startOrNull(app.host().loaded().config().fleet(), app.host().engine());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            app.close();
+            err.println("mf envoy: fleet: " + ex.getMessage());
+            return ExitCodes.INVALID_INPUT;
+        }
         MetricsEndpoint metrics = null;
         try
         {
@@ -124,6 +135,7 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
         }
         catch (final IOException ex)
         {
+            FleetJoin.leave(fleet);
             app.close();
             err.println("mf envoy: cannot serve metrics on " + host + ':' + metricsPort + ": " + ex.getMessage());
             return ExitCodes.INVALID_INPUT;
@@ -143,13 +155,15 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
             {
                 metricsEndpoint.close();
             }
+            FleetJoin.leave(fleet);
             app.close();
             stopped.countDown();
         }, "mf-envoy-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         out.println("mf envoy: serving ext_proc (mode " + envoyMode.word() + ") on " +
             (unixSocket == null ? host + ':' + app.port() : "unix:" + unixSocket) +
-            (metricsEndpoint == null ? "" : ", metrics on http://" + host + ':' + metricsEndpoint.port() + "/metrics"));
+            (metricsEndpoint == null ? "" : ", metrics on http://" + host + ':' + metricsEndpoint.port() + "/metrics") +
+            (fleet == null ? "" : "; joined " + fleet.description()));
         out.flush();
         stopped.await();
         return ExitCodes.OK;

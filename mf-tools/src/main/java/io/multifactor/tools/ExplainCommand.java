@@ -1,18 +1,18 @@
 package io.multifactor.tools;
 
 import io.multifactor.api.Exclusions;
-import io.multifactor.api.Request;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.api.Outcome;
+import io.multifactor.api.Request;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.explain.Explanation;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.serving.ExplainJson;
-import io.multifactor.testkit.scenario.Scenario;
-import io.multifactor.testkit.scenario.ScenarioLoader;
-import io.multifactor.testkit.scenario.ScenarioReplay;
+import io.multifactor.sim.scenario.Scenario;
+import io.multifactor.sim.scenario.ScenarioLoader;
+import io.multifactor.sim.scenario.ScenarioReplay;
 import org.agrona.concurrent.CachedNanoClock;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

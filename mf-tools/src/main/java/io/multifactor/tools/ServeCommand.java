@@ -83,6 +83,7 @@ final class ServeCommand implements Callable<Integer>
             Math.max(1, idleNs / 1_000_000L), eventLoops, defaults.maxConnectionsPerBackend(), defaults.reloadDebounceMs(),
             stack);
         final Gateway gateway;
+        final FleetJoin fleet;
         try
         {
             gateway = Gateway.start(config, overlay, options, result -> report(err, result));
@@ -96,9 +97,25 @@ final class ServeCommand implements Callable<Integer>
             err.println("mf serve: " + ex.getMessage());
             return ExitCodes.INTERNAL_ERROR;
         }
+        try
+        {
+            fleet = FleetJoin.startOrNull(FleetJoin.configured(config, overlay), gateway.engine());
+        }
+        catch (final InvalidConfigurationException ex)
+        {
+            gateway.close();
+            return Problems.report(err, config.toString(), ex);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            gateway.close();
+            err.println("mf serve: fleet: " + ex.getMessage());
+            return ExitCodes.INVALID_INPUT;
+        }
         final CountDownLatch stopped = new CountDownLatch(1);
         final Thread hook = new Thread(() ->
         {
+            FleetJoin.leave(fleet);
             gateway.close();
             stopped.countDown();
         }, "mf-serve-shutdown");
@@ -106,7 +123,7 @@ final class ServeCommand implements Callable<Integer>
         final PrintWriter out = spec.commandLine().getOut();
         out.println("mf serve: listening on http://" + host + ':' + gateway.port() + " (" +
             gateway.engine().plans().decisionCount() + " decisions, " + gateway.engine().plans().modelCount() +
-            " models); " + config + " is watched for changes");
+            " models); " + config + " is watched for changes" + (fleet == null ? "" : "; joined " + fleet.description()));
         out.flush();
         for (final String warning : gateway.warnings())
         {
@@ -121,6 +138,7 @@ final class ServeCommand implements Callable<Integer>
         {
             // Stopped by the caller (in-process use): close with the interrupt cleared, so the close waits as it must.
             Runtime.getRuntime().removeShutdownHook(hook);
+            FleetJoin.leave(fleet);
             gateway.close();
             Thread.currentThread().interrupt();
         }

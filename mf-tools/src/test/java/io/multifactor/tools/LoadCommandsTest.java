@@ -1,8 +1,8 @@
 package io.multifactor.tools;
 
-import io.multifactor.gateway.fake.BackendsProfile;
-import io.multifactor.gateway.fake.FakeBackends;
-import io.multifactor.gateway.fake.FakeModelProfile;
+import io.multifactor.fakes.BackendsProfile;
+import io.multifactor.fakes.FakeBackends;
+import io.multifactor.fakes.FakeModelProfile;
 import io.multifactor.tools.report.LoadCsvReport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

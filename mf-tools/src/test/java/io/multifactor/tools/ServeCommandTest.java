@@ -4,19 +4,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.net.ConnectException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -59,46 +53,20 @@ class ServeCommandTest
     {
         final Path file = dir.resolve("ok.yaml");
         Files.writeString(file, "models:\n  - name: a\ndecisions:\n  - name: d\n    modelRefs: [{model: a}]\n");
-        final int port;
-        try (ServerSocket socket = new ServerSocket(0))
-        {
-            port = socket.getLocalPort();
-        }
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final AtomicInteger exit = new AtomicInteger(-1);
-        final Thread serve = new Thread(() -> exit.set(Mf.run(new String[] {"serve", "--config", file.toString(),
-            "--port", Integer.toString(port), "--server", server}, new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8))));
-        serve.start();
+        final ServeRun serve = ServeRun.start("--config", file.toString(), "--server", server);
+        final int port = serve.port();
         final HttpClient http = HttpClient.newHttpClient();
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        HttpResponse<String> health = null;
-        while (health == null)
-        {
-            try
-            {
-                health = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz")).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            }
-            catch (final ConnectException ex)
-            {
-                assertThat(System.nanoTime()).isLessThan(deadline);
-                Thread.sleep(20);
-            }
-        }
+        final HttpResponse<String> health = serve.awaitHealth(http);
         assertThat(health.statusCode()).isEqualTo(200);
         final HttpResponse<String> proxied = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port +
             "/v1/chat/completions")).POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"d\",\"messages\":[]}"))
             .build(), HttpResponse.BodyHandlers.ofString());
         assertThat(proxied.statusCode()).isEqualTo(502);
         assertThat(proxied.body()).contains("model a has no backend_refs");
-        serve.interrupt();
-        serve.join(TimeUnit.SECONDS.toMillis(20));
-        assertThat(exit.get()).isEqualTo(ExitCodes.OK);
-        assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("mf serve: listening on http://127.0.0.1:" + port +
+        assertThat(serve.stop()).isEqualTo(ExitCodes.OK);
+        assertThat(serve.out()).startsWith("mf serve: listening on http://127.0.0.1:" + port +
             " (1 decisions, 1 models); " + file + " is watched for changes");
-        assertThat(err.toString(StandardCharsets.UTF_8))
+        assertThat(serve.err())
             .contains("mf serve: warning: model a has no backend_refs: its requests fail (502)");
     }
 }

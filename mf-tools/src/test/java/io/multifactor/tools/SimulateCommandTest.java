@@ -3,19 +3,18 @@ package io.multifactor.tools;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
-import io.multifactor.testkit.sim.IntervalRow;
-import io.multifactor.testkit.sim.ModelBehaviour;
-import io.multifactor.testkit.sim.ProfileReader;
-import io.multifactor.testkit.sim.SimulationListener;
-import io.multifactor.testkit.sim.SimulationProfile;
-import io.multifactor.testkit.sim.SimulationReport;
-import io.multifactor.testkit.sim.Simulator;
+import io.multifactor.sim.IntervalRow;
+import io.multifactor.sim.ModelBehaviour;
+import io.multifactor.sim.ProfileReader;
+import io.multifactor.sim.SimulationListener;
+import io.multifactor.sim.SimulationProfile;
+import io.multifactor.sim.SimulationReport;
+import io.multifactor.sim.Simulator;
 import io.multifactor.tools.report.CsvReport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -26,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import javax.imageio.ImageIO;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,11 +1,11 @@
 package io.multifactor.testkit.reliability;
 
+import io.multifactor.kernel.clock.ManualClock;
 import io.multifactor.kernel.reliability.EjectionPolicy;
 import io.multifactor.kernel.reliability.EjectionTable;
 import io.multifactor.kernel.reliability.EjectionWord;
 import io.multifactor.kernel.reliability.ModelEjection;
 import io.multifactor.kernel.reliability.RequestResult;
-import io.multifactor.testkit.clock.ManualClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

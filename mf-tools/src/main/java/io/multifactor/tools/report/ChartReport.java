@@ -2,10 +2,10 @@ package io.multifactor.tools.report;
 
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
-import io.multifactor.testkit.sim.IntervalRow;
-import io.multifactor.testkit.sim.ModelBehaviour;
-import io.multifactor.testkit.sim.SimulationProfile;
-import io.multifactor.testkit.sim.SimulationReport;
+import io.multifactor.sim.IntervalRow;
+import io.multifactor.sim.ModelBehaviour;
+import io.multifactor.sim.SimulationProfile;
+import io.multifactor.sim.SimulationReport;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.NumberAxis;

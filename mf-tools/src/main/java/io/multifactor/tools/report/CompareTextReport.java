@@ -1,6 +1,6 @@
 package io.multifactor.tools.report;
 
-import io.multifactor.testkit.sim.ComparisonFigures;
+import io.multifactor.sim.ComparisonFigures;
 
 import java.util.List;
 import java.util.Locale;

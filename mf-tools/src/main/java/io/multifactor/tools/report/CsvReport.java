@@ -1,6 +1,6 @@
 package io.multifactor.tools.report;
 
-import io.multifactor.testkit.sim.IntervalRow;
+import io.multifactor.sim.IntervalRow;
 
 import java.io.IOException;
 import java.io.Writer;

@@ -1,6 +1,6 @@
 package io.multifactor.tools.report;
 
-import io.multifactor.testkit.sim.FleetReport;
+import io.multifactor.sim.FleetReport;
 
 import java.util.Locale;
 

@@ -1,6 +1,6 @@
 package io.multifactor.tools.report;
 
-import io.multifactor.gateway.load.LoadTimeline;
+import io.multifactor.sim.load.LoadTimeline;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.NumberAxis;

@@ -1,6 +1,6 @@
 package io.multifactor.tools.report;
 
-import io.multifactor.gateway.load.LoadResults;
+import io.multifactor.sim.load.LoadResults;
 
 import java.io.IOException;
 import java.io.Writer;

@@ -1,9 +1,9 @@
 package io.multifactor.tools.report;
 
-import io.multifactor.testkit.sim.IntervalRow;
-import io.multifactor.testkit.sim.ModelBehaviour;
-import io.multifactor.testkit.sim.SimulationProfile;
-import io.multifactor.testkit.sim.SimulationReport;
+import io.multifactor.sim.IntervalRow;
+import io.multifactor.sim.ModelBehaviour;
+import io.multifactor.sim.SimulationProfile;
+import io.multifactor.sim.SimulationReport;
 
 import java.util.List;
 import java.util.Locale;

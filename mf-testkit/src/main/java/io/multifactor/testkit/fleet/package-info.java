@@ -1,9 +1,0 @@
-/**
- * An in-memory fleet: {@link io.multifactor.testkit.fleet.InMemoryFleet} plays the part of Redis for the replicas of
- * one process (the simulator, tests that need no server), with the same semantics: one publication per period, a
- * replica's counts expire 4 periods after its last publication, intervals are delivered once to every other replica.
- * <p>
- * Threading: the fleet is threadsafe; each {@link io.multifactor.testkit.fleet.InMemoryFleetExchange} is used by its
- * replica's fleet agent, one thread at a time.
- */
-package io.multifactor.testkit.fleet;
