@@ -21,14 +21,11 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
- * A running OpenAI-compatible gateway: the engine built from a configuration file, its refresh agent, event loops
- * (Vert.x's or Netty's, as {@link GatewayOptions#server()} says) serving {@code POST /v1/chat/completions} and {@code /v1/completions} (proxied to the chosen model's
+ * A running OpenAI-compatible gateway: the engine built from a configuration file, its refresh agent, Vert.x event
+ * loops serving {@code POST /v1/chat/completions} and {@code /v1/completions} (proxied to the chosen model's
  * backends), {@code GET /metrics}, {@code /healthz} and {@code /readyz}, and a watcher that reloads the file when it
  * changes (a bad file is refused and the running configuration stays).
  * <p>
@@ -44,7 +41,7 @@ public final class Gateway implements AutoCloseable
     private final MultiFactorMetrics metrics;
     private final GatewayRoutes routes;
     private final ServerScraping scraping;
-    private final GatewayFront front;
+    private final VertxFront front;
     private final int port;
     private volatile boolean closing;
 
@@ -71,9 +68,7 @@ public final class Gateway implements AutoCloseable
             BackendChooser.following(loaded, engine));
         try
         {
-            this.front = options.server() == GatewayServer.NETTY
-                ? NettyFront.start(routes, registry, () -> !closing)
-                : VertxFront.start(routes, registry, () -> !closing);
+            this.front = VertxFront.start(routes, registry, () -> !closing);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -209,28 +204,6 @@ public final class Gateway implements AutoCloseable
         refresh.close();
         engine.close();
         registry.close();
-    }
-
-    static void await(final java.util.concurrent.Future<?> future) throws IOException
-    {
-        try
-        {
-            future.get(30, TimeUnit.SECONDS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while starting the gateway", ex);
-        }
-        catch (final ExecutionException ex)
-        {
-            final Throwable cause = ex.getCause() == null ? ex : ex.getCause();
-            throw new IOException("cannot start the gateway: " + cause.getMessage(), cause);
-        }
-        catch (final TimeoutException ex)
-        {
-            throw new IOException("the gateway did not start within 30 s", ex);
-        }
     }
 
     private static int freePort(final String host)

@@ -6,7 +6,6 @@ import io.multifactor.config.read.Durations;
 import io.multifactor.config.reload.ReloadResult;
 import io.multifactor.gateway.Gateway;
 import io.multifactor.gateway.GatewayOptions;
-import io.multifactor.gateway.GatewayServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -60,28 +59,22 @@ final class ServeCommand implements Callable<Integer>
         description = "Event loops serving requests (default 2).")
     private int eventLoops;
 
-    @Option(names = "--server", paramLabel = "STACK", defaultValue = "vertx",
-        description = "The HTTP stack serving requests: vertx (Vert.x core, the default) or netty (Netty used directly).")
-    private String server;
-
     @Override
     public Integer call()
     {
         final PrintWriter err = spec.commandLine().getErr();
         final long firstByteNs = Durations.parseNs(firstByteTimeout);
         final long idleNs = Durations.parseNs(idleTimeout);
-        final GatewayServer stack = GatewayServer.ofFlag(server);
-        if (firstByteNs <= 0 || idleNs <= 0 || port < 0 || port > 65535 || eventLoops < 1 || stack == null)
+        if (firstByteNs <= 0 || idleNs <= 0 || port < 0 || port > 65535 || eventLoops < 1)
         {
             err.println("mf serve: invalid option: --port " + port + " (0..65535), --first-byte-timeout " +
                 firstByteTimeout + ", --idle-timeout " + idleTimeout + " (durations such as 500ms, 60s, 5m), " +
-                "--event-loops " + eventLoops + " (>= 1), --server " + server + " (vertx or netty)");
+                "--event-loops " + eventLoops + " (>= 1)");
             return ExitCodes.INVALID_INPUT;
         }
         final GatewayOptions defaults = GatewayOptions.defaults();
         final GatewayOptions options = new GatewayOptions(host, port, Math.max(1, firstByteNs / 1_000_000L),
-            Math.max(1, idleNs / 1_000_000L), eventLoops, defaults.maxConnectionsPerBackend(), defaults.reloadDebounceMs(),
-            stack);
+            Math.max(1, idleNs / 1_000_000L), eventLoops, defaults.maxConnectionsPerBackend(), defaults.reloadDebounceMs());
         final Gateway gateway;
         try
         {

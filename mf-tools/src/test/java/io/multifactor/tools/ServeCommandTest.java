@@ -38,24 +38,15 @@ class ServeCommandTest
             .contains("decisions: must not be empty");
         assertThat(CliRun.of("serve", "--config", file.toString(), "--idle-timeout", "soon").exit())
             .isEqualTo(ExitCodes.INVALID_INPUT);
-        final CliRun badServer = CliRun.of("serve", "--config", file.toString(), "--server", "tomcat");
-        assertThat(badServer.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
-        assertThat(badServer.err()).contains("--server tomcat (vertx or netty)");
     }
 
     @Test
     void shouldServeUntilStoppedAndWarnAboutAModelWithoutBackends() throws Exception
     {
-        serveUntilStopped("vertx");
+        serveUntilStopped();
     }
 
-    @Test
-    void shouldServeOnNettyWhenAsked() throws Exception
-    {
-        serveUntilStopped("netty");
-    }
-
-    private void serveUntilStopped(final String server) throws Exception
+    private void serveUntilStopped() throws Exception
     {
         final Path file = dir.resolve("ok.yaml");
         Files.writeString(file, "models:\n  - name: a\ndecisions:\n  - name: d\n    modelRefs: [{model: a}]\n");
@@ -68,7 +59,7 @@ class ServeCommandTest
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         final AtomicInteger exit = new AtomicInteger(-1);
         final Thread serve = new Thread(() -> exit.set(Mf.run(new String[] {"serve", "--config", file.toString(),
-            "--port", Integer.toString(port), "--server", server}, new PrintStream(out, true, StandardCharsets.UTF_8),
+            "--port", Integer.toString(port)}, new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8))));
         serve.start();
         final HttpClient http = HttpClient.newHttpClient();
