@@ -4,15 +4,19 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.ConfigLoader;
+import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.reload.ReloadResult;
+import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.kernel.fleet.FleetExchange;
 import io.multifactor.micrometer.MultiFactorMetrics;
+import io.multifactor.serving.EngineHost;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.ToDoubleFunction;
 
@@ -81,21 +85,37 @@ public final class ExtProcApp implements AutoCloseable
         final SocketAddress address, final long graceMs, final MeterRegistry registry,
         final Consumer<ReloadResult> onReload) throws InvalidConfigurationException, IOException
     {
-        // Set once the context exists; read on the watcher thread.
-        final AtomicReference<ExtProcContext> contextHolder = new AtomicReference<>();
-        final EngineHost host = EngineHost.start(config, overlayOrNull, onReload == null ? result -> { } : onReload, loaded ->
-        {
-            // Before the swap: the provider model ids and backends of the file whose plans come in.
-            final ExtProcContext context = contextHolder.get();
-            if (context != null)
-            {
-                context.reloaded(loaded);
-            }
-        });
+        return start(config, overlayOrNull, null, mode, address, graceMs, registry, onReload);
+    }
+
+    /**
+     * As {@link #start(Path, Path, EnvoyMode, SocketAddress, long, MeterRegistry, Consumer)}, with the engine sharing
+     * its signals with the other replicas of its fleet through an exchange.
+     *
+     * @param config the configuration file.
+     * @param overlayOrNull the overlay file, or {@code null} for none.
+     * @param fleetExchangeOrNull the fleet's transport (the service closes it), or {@code null} for none.
+     * @param mode what the answers name ({@code vsr} or {@code endpoint}).
+     * @param address where to listen: an {@link InetSocketAddress}, or a {@link UnixDomainSocketAddress} (Linux).
+     * @param graceMs how long shutdown lets open streams finish.
+     * @param registry where the meters go.
+     * @param onReload told every reload's result (on the watcher thread), after the service has taken it in.
+     * @return the running service.
+     * @throws InvalidConfigurationException when a file is not valid (nothing is started).
+     * @throws IOException when the address cannot be bound or a file cannot be watched (nothing is left running).
+     */
+    public static ExtProcApp start(final Path config, final Path overlayOrNull, final FleetExchange fleetExchangeOrNull,
+        final EnvoyMode mode, final SocketAddress address, final long graceMs, final MeterRegistry registry,
+        final Consumer<ReloadResult> onReload) throws InvalidConfigurationException, IOException
+    {
+        final LoadedConfig loaded =
+            ConfigLoader.load(config, overlayOrNull, null, MultiFactorEngine.DEFAULT_COUNTER_CAPACITY);
+        final EngineHost host = EngineHost.start(loaded, config, overlayOrNull, fleetExchangeOrNull);
         try
         {
             final ExtProcContext context = new ExtProcContext(host.engine(), mode, host.loaded());
-            contextHolder.set(context);
+            // Before the swap: the provider model ids and backends of the file whose plans come in.
+            host.watch(onReload == null ? result -> { } : onReload, EngineHost.RELOAD_DEBOUNCE_MS, context::reloaded);
             final MultiFactorMetrics metrics = new MultiFactorMetrics(host.engine());
             metrics.bindTo(registry);
             bindServiceMeters(registry, context);
@@ -110,7 +130,6 @@ public final class ExtProcApp implements AutoCloseable
             throw ex;
         }
     }
-
     private static void bindServiceMeters(final MeterRegistry registry, final ExtProcContext context)
     {
         counter(registry, "mf.envoy.streams", "ext_proc streams opened", null, null, ExtProcContext::streams, context);

@@ -5,14 +5,12 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
-import io.multifactor.config.reload.ConfigReloader;
 import io.multifactor.config.reload.ReloadResult;
 import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.kernel.fleet.FleetExchange;
 import io.multifactor.micrometer.MultiFactorMetrics;
 import io.multifactor.serving.BackendChooser;
-import io.multifactor.serving.ServerScraping;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.SleepingMillisIdleStrategy;
+import io.multifactor.serving.EngineHost;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -33,36 +31,24 @@ import java.util.function.Consumer;
  */
 public final class Gateway implements AutoCloseable
 {
+    private final EngineHost host;
     private final MultiFactorEngine engine;
-    private final AgentRunner refresh;
-    private final ConfigReloader reloader;
-    private final Path configFile;
     private final PrometheusMeterRegistry registry;
     private final MultiFactorMetrics metrics;
     private final GatewayRoutes routes;
-    private final ServerScraping scraping;
     private final VertxFront front;
     private final int port;
     private volatile boolean closing;
 
     private Gateway(final LoadedConfig loaded, final Path configFile, final Path overlayOrNull,
-        final GatewayOptions options, final Consumer<ReloadResult> reloadListener) throws IOException
+        final FleetExchange fleetExchangeOrNull, final GatewayOptions options,
+        final Consumer<ReloadResult> reloadListener) throws IOException
     {
-        this.configFile = configFile;
-        this.engine = MultiFactorEngine.builder(loaded.plans())
-            .settings(loaded.signalSettings())
-            .countersFile(loaded.countersFile())
-            .serverMetrics(loaded.serverMetrics(), loaded.serverBackends())
-            .build();
-        this.scraping = new ServerScraping(engine);
-        scraping.follow(loaded);
-        this.refresh = new AgentRunner(new SleepingMillisIdleStrategy(1), Throwable::printStackTrace, null,
-            engine.agent());
-        AgentRunner.startOnThread(refresh);
+        this.host = EngineHost.start(loaded, configFile, overlayOrNull, fleetExchangeOrNull);
+        this.engine = host.engine();
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         this.metrics = new MultiFactorMetrics(engine);
         metrics.bindTo(registry);
-        this.reloader = new ConfigReloader(engine, overlayOrNull);
         this.port = options.port() == 0 ? freePort(options.host()) : options.port();
         this.routes = new GatewayRoutes(engine, new GatewayMeters(registry), options.withPort(port),
             BackendChooser.following(loaded, engine));
@@ -79,7 +65,7 @@ public final class Gateway implements AutoCloseable
         {
             try
             {
-                reloader.watch(configFile, reloadListener, options.reloadDebounceMs(), this::install);
+                host.watch(reloadListener, options.reloadDebounceMs(), this::install);
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -120,8 +106,28 @@ public final class Gateway implements AutoCloseable
     public static Gateway start(final Path configFile, final Path overlayOrNull, final GatewayOptions options,
         final Consumer<ReloadResult> reloadListener) throws InvalidConfigurationException, IOException
     {
+        return start(configFile, overlayOrNull, null, options, reloadListener);
+    }
+
+    /**
+     * As {@link #start(Path, Path, GatewayOptions, Consumer)}, with the engine sharing its signals with the other
+     * replicas of its fleet through an exchange.
+     *
+     * @param configFile the configuration (the project's format, or a vLLM Semantic Router file); watched for changes.
+     * @param overlayOrNull the overlay file, or {@code null} for none.
+     * @param fleetExchangeOrNull the fleet's transport (the gateway closes it), or {@code null} for none.
+     * @param options where to listen, timeouts.
+     * @param reloadListener told the result of every reload, on the watcher's thread.
+     * @return the running gateway.
+     * @throws InvalidConfigurationException with every problem of both files.
+     * @throws IOException when the port cannot be bound or a file cannot be watched.
+     */
+    public static Gateway start(final Path configFile, final Path overlayOrNull,
+        final FleetExchange fleetExchangeOrNull, final GatewayOptions options,
+        final Consumer<ReloadResult> reloadListener) throws InvalidConfigurationException, IOException
+    {
         return new Gateway(ConfigLoader.load(configFile, overlayOrNull, null, MultiFactorEngine.DEFAULT_COUNTER_CAPACITY),
-            configFile, overlayOrNull, options, reloadListener);
+            configFile, overlayOrNull, fleetExchangeOrNull, options, reloadListener);
     }
 
     /**
@@ -134,12 +140,12 @@ public final class Gateway implements AutoCloseable
      */
     public static Gateway start(final LoadedConfig loaded, final GatewayOptions options) throws IOException
     {
-        return new Gateway(loaded, null, null, options, result -> { });
+        return new Gateway(loaded, null, null, null, options, result -> { });
     }
 
+    /** Before a reloaded configuration's plans are swapped in: its backends (the host follows its scraping). */
     private void install(final LoadedConfig loaded)
     {
-        scraping.follow(loaded);
         routes.chooser(BackendChooser.following(loaded, engine));
     }
 
@@ -151,11 +157,7 @@ public final class Gateway implements AutoCloseable
      */
     public ReloadResult reload()
     {
-        if (configFile == null)
-        {
-            throw new IllegalStateException("this gateway was started without a configuration file");
-        }
-        return reloader.reload(configFile, this::install);
+        return host.reload();
     }
 
     /** @return the port the gateway listens on. */
@@ -198,11 +200,8 @@ public final class Gateway implements AutoCloseable
 
     private void closeEngine()
     {
-        reloader.close();
-        scraping.close();
         metrics.close();
-        refresh.close();
-        engine.close();
+        host.close();
         registry.close();
     }
 
