@@ -71,12 +71,10 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     private byte[] body;
     private int bodyLength;
     private byte[] chunk;
-    private int decisionId = Handles.NONE;
     private int modelId = Handles.NONE;
     private String modelName;
     private String routedBackendKey;
     private int status;
-    private boolean failedStatus;
     private boolean answeredLocally;
     private long retryAfterMs;
     /** A message was handled and the next one is not requested yet: the answers wait for the transport. */
@@ -285,7 +283,6 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
             badRequest(flow.errorStatus(), flow.errorMessage());
             return;
         }
-        decisionId = flow.decisionId();
         final long maxOutputTokens = hasBody ? parsed.maxOutputTokens() : Request.NO_TOKENS;
         final long promptTokens = hasBody ? parsed.promptTokens() : Request.NO_TOKENS;
         if (!flow.start(promptTokens, maxOutputTokens))
@@ -354,14 +351,11 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
             return;
         }
         status = ExtProcHeaders.status(headers.getHeaders());
-        failedStatus = status >= 500 || status == 429;
-        if (failedStatus)
-        {
-            retryAfterMs = RetryAfter.delayMs(ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.RETRY_AFTER, 16));
-        }
-        final String contentType = ExtProcHeaders.value(headers.getHeaders(), "content-type", 256);
+        // Only an error status ends the lease with its Retry-After (read by the engine for a 429 or 503).
+        retryAfterMs = status >= 400 ?
+            RetryAfter.delayMs(ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.RETRY_AFTER, 16)) : 0;
         final boolean eventStream =
-            contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17);
+            RequestLifecycle.isEventStream(ExtProcHeaders.value(headers.getHeaders(), "content-type", 256));
         // In endpoint mode the backend is known: its ORCA load report, when the response has one, counts as a scrape.
         final String loadReport = routedBackendKey == null ? null :
             ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.LOAD_REPORT, 1024);
@@ -378,15 +372,15 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         if (explain)
         {
             answer = ExtProcResponses.responseHeaders(HeaderMutation.newBuilder()
-                .addSetHeaders(ExtProcResponses.set(ServingHeaders.DECISION, plans.decision(decisionId) == null ?
-                    "" : plans.decision(decisionId).name()))
+                .addSetHeaders(ExtProcResponses.set(ServingHeaders.DECISION, plans.decision(flow.decisionId()) == null ?
+                    "" : plans.decision(flow.decisionId()).name()))
                 .addSetHeaders(ExtProcResponses.set(ServingHeaders.SELECTED_MODEL, modelName))
                 .addSetHeaders(ExtProcResponses.set(ServingHeaders.EXPLAIN, flow.explainJson())));
         }
         else
         {
             // The same for every request of this decision and model: built once per plans snapshot.
-            answer = context.responseHeaderAnswers(plans).answer(decisionId, modelId, modelName);
+            answer = context.responseHeaderAnswers(plans).answer(flow.decisionId(), modelId, modelName);
         }
         if (headers.getEndOfStream())
         {
@@ -440,7 +434,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     private void endResponse()
     {
         state = DONE;
-        final boolean ended = failedStatus ? lifecycle.fail(status, retryAfterMs) : lifecycle.complete(status);
+        final boolean ended = lifecycle.finish(status, retryAfterMs);
         if (ended)
         {
             context.completed.increment();

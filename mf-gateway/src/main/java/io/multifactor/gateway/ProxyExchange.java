@@ -254,7 +254,7 @@ final class ProxyExchange
             return;
         }
         final String contentType = answer.getHeader(HttpHeaders.CONTENT_TYPE);
-        final boolean eventStream = contentType != null && contentType.startsWith("text/event-stream");
+        final boolean eventStream = RequestLifecycle.isEventStream(contentType);
         final String loadReport = answer.getHeader(ServingHeaders.LOAD_REPORT);
         if (loadReport == null)
         {
@@ -307,7 +307,7 @@ final class ProxyExchange
         answer.endHandler(v ->
         {
             cancelTimer();
-            final boolean ended = status < 400 ? current.complete(status) : current.fail(status, retryAfterMs);
+            final boolean ended = current.finish(status, retryAfterMs);
             if (ended && !response.ended())
             {
                 response.end();

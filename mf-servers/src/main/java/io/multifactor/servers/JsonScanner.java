@@ -15,6 +15,13 @@ public final class JsonScanner
     /** Most digits of a number's integer, fraction or exponent part; more is refused. */
     public static final int MAX_NUMBER_DIGITS = 1000;
 
+    /** {@link #stringChar()}: not a valid character. */
+    private static final int INVALID = -1;
+    /** {@link #stringChar()}: the closing quote. */
+    private static final int STRING_END = -2;
+    /** {@link #stringChar()}: a character beyond ASCII (equal to no byte of an ASCII name). */
+    private static final int NON_ASCII = Integer.MAX_VALUE;
+
     private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
     private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
     private static final byte[] NULL = {'n', 'u', 'l', 'l'};
@@ -178,43 +185,14 @@ public final class JsonScanner
         int index = 0;
         while (true)
         {
-            if (pos >= limit)
+            final int c = stringChar();
+            if (c == STRING_END)
             {
-                return -1;
-            }
-            int c = bytes[pos] & 0xFF;
-            if (c == '"')
-            {
-                pos++;
                 break;
             }
-            if (c == '\\')
-            {
-                c = escape();
-                if (c < 0)
-                {
-                    return -1;
-                }
-            }
-            else if (c < 0x20)
+            if (c == INVALID)
             {
                 return -1;
-            }
-            else if (c >= 0x80)
-            {
-                if (!utf8())
-                {
-                    return -1;
-                }
-                matchFirst = false;
-                matchSecond = false;
-                matchThird = false;
-                index++;
-                continue;
-            }
-            else
-            {
-                pos++;
             }
             matchFirst &= index < first.length && first[index] == c;
             matchSecond &= matchSecond && index < secondOrNull.length && secondOrNull[index] == c;
@@ -243,43 +221,52 @@ public final class JsonScanner
         boolean empty = true;
         while (true)
         {
-            if (pos >= limit)
+            final int c = stringChar();
+            if (c == STRING_END)
             {
-                return -1;
-            }
-            final int c = bytes[pos] & 0xFF;
-            if (c == '"')
-            {
-                pos++;
                 return empty ? 0 : 1;
             }
-            empty = false;
-            if (c == '\\')
-            {
-                if (escape() < 0)
-                {
-                    return -1;
-                }
-            }
-            else if (c < 0x20)
+            if (c == INVALID)
             {
                 return -1;
             }
-            else if (c >= 0x80)
-            {
-                if (!utf8())
-                {
-                    return -1;
-                }
-            }
-            else
-            {
-                pos++;
-            }
+            empty = false;
         }
     }
 
-    /** At a backslash: reads the escape; returns the character, or -1 for an invalid escape. */
+    /**
+     * Reads one character of a string: its code (an escape decoded), {@link #NON_ASCII} for a well-formed UTF-8
+     * sequence, {@link #STRING_END} past the closing quote, or {@link #INVALID}.
+     */
+    private int stringChar()
+    {
+        if (pos >= limit)
+        {
+            return INVALID;
+        }
+        final int c = bytes[pos] & 0xFF;
+        if (c == '"')
+        {
+            pos++;
+            return STRING_END;
+        }
+        if (c == '\\')
+        {
+            return escape();
+        }
+        if (c < 0x20)
+        {
+            return INVALID;
+        }
+        if (c >= 0x80)
+        {
+            return utf8() ? NON_ASCII : INVALID;
+        }
+        pos++;
+        return c;
+    }
+
+    /** At a backslash: reads the escape; returns the character, or {@link #INVALID} for an invalid escape. */
     private int escape()
     {
         if (pos + 1 >= limit)

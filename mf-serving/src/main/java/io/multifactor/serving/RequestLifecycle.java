@@ -46,6 +46,8 @@ public final class RequestLifecycle
 
     private static final int IDLE = -1;
 
+    private static final String EVENT_STREAM = "text/event-stream";
+
     private static final ThreadLocal<OrcaLoadReportParser> LOAD_REPORTS =
         ThreadLocal.withInitial(OrcaLoadReportParser::new);
 
@@ -238,6 +240,29 @@ public final class RequestLifecycle
         }
         end(status, 0, true);
         return true;
+    }
+
+    /**
+     * The response reached its end with the backend's status: {@link #complete} below 400, else {@link #fail} (the
+     * engine's ejection reads the status either way: a 4xx but 429 counts as a success, DESIGN 4.5).
+     *
+     * @param status the backend's status.
+     * @param retryAfterMs the backend's {@code Retry-After} in milliseconds ({@link RetryAfter}), 0 when absent.
+     * @return whether this call ended the attempt.
+     */
+    public boolean finish(final int status, final long retryAfterMs)
+    {
+        return status < 400 ? complete(status) : fail(status, retryAfterMs);
+    }
+
+    /**
+     * @param contentTypeOrNull a response's {@code content-type}, or {@code null}.
+     * @return whether it is a server-sent-event stream ({@code text/event-stream}, case ignored), whose chunks the
+     *     lifecycle measures.
+     */
+    public static boolean isEventStream(final String contentTypeOrNull)
+    {
+        return contentTypeOrNull != null && contentTypeOrNull.regionMatches(true, 0, EVENT_STREAM, 0, EVENT_STREAM.length());
     }
 
     /**
