@@ -8,7 +8,6 @@ import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.reload.ReloadResult;
 import io.multifactor.kernel.engine.MultiFactorEngine;
-import io.multifactor.kernel.fleet.FleetExchange;
 import io.multifactor.micrometer.MultiFactorMetrics;
 import io.multifactor.serving.EngineHost;
 
@@ -85,32 +84,27 @@ public final class ExtProcApp implements AutoCloseable
         final SocketAddress address, final long graceMs, final MeterRegistry registry,
         final Consumer<ReloadResult> onReload) throws InvalidConfigurationException, IOException
     {
-        return start(config, overlayOrNull, null, mode, address, graceMs, registry, onReload);
+        final LoadedConfig loaded =
+            ConfigLoader.load(config, overlayOrNull, null, MultiFactorEngine.DEFAULT_COUNTER_CAPACITY);
+        return start(EngineHost.start(loaded, config, overlayOrNull, null), mode, address, graceMs, registry, onReload);
     }
 
     /**
-     * As {@link #start(Path, Path, EnvoyMode, SocketAddress, long, MeterRegistry, Consumer)}, with the engine sharing
-     * its signals with the other replicas of its fleet through an exchange.
+     * Serves a running engine host (the caller built it, with the fleet exchange or clock it needs): watches its file,
+     * binds the meters and starts serving. The service owns the host from then on and closes it.
      *
-     * @param config the configuration file.
-     * @param overlayOrNull the overlay file, or {@code null} for none.
-     * @param fleetExchangeOrNull the fleet's transport (the service closes it), or {@code null} for none.
+     * @param host the running engine and its configuration (started with its file, which is watched).
      * @param mode what the answers name ({@code vsr} or {@code endpoint}).
      * @param address where to listen: an {@link InetSocketAddress}, or a {@link UnixDomainSocketAddress} (Linux).
      * @param graceMs how long shutdown lets open streams finish.
      * @param registry where the meters go.
      * @param onReload told every reload's result (on the watcher thread), after the service has taken it in.
      * @return the running service.
-     * @throws InvalidConfigurationException when a file is not valid (nothing is started).
-     * @throws IOException when the address cannot be bound or a file cannot be watched (nothing is left running).
+     * @throws IOException when the address cannot be bound or the file cannot be watched (the host is closed).
      */
-    public static ExtProcApp start(final Path config, final Path overlayOrNull, final FleetExchange fleetExchangeOrNull,
-        final EnvoyMode mode, final SocketAddress address, final long graceMs, final MeterRegistry registry,
-        final Consumer<ReloadResult> onReload) throws InvalidConfigurationException, IOException
+    public static ExtProcApp start(final EngineHost host, final EnvoyMode mode, final SocketAddress address,
+        final long graceMs, final MeterRegistry registry, final Consumer<ReloadResult> onReload) throws IOException
     {
-        final LoadedConfig loaded =
-            ConfigLoader.load(config, overlayOrNull, null, MultiFactorEngine.DEFAULT_COUNTER_CAPACITY);
-        final EngineHost host = EngineHost.start(loaded, config, overlayOrNull, fleetExchangeOrNull);
         try
         {
             final ExtProcContext context = new ExtProcContext(host.engine(), mode, host.loaded());
@@ -130,6 +124,7 @@ public final class ExtProcApp implements AutoCloseable
             throw ex;
         }
     }
+
     private static void bindServiceMeters(final MeterRegistry registry, final ExtProcContext context)
     {
         counter(registry, "mf.envoy.streams", "ext_proc streams opened", null, null, ExtProcContext::streams, context);

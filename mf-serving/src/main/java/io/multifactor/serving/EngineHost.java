@@ -10,6 +10,7 @@ import io.multifactor.kernel.fleet.FleetAgent;
 import io.multifactor.kernel.fleet.FleetExchange;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 
 import java.io.IOException;
@@ -46,15 +47,19 @@ public final class EngineHost implements AutoCloseable
     private boolean closed;
 
     private EngineHost(final LoadedConfig loaded, final Path configOrNull, final Path overlayOrNull,
-        final FleetExchange fleetExchangeOrNull)
+        final FleetExchange fleetExchangeOrNull, final NanoClock clockOrNull)
     {
         this.loaded = loaded;
         this.configOrNull = configOrNull;
-        this.engine = MultiFactorEngine.builder(loaded.plans())
+        final MultiFactorEngine.Builder builder = MultiFactorEngine.builder(loaded.plans())
             .settings(loaded.signalSettings())
             .countersFile(loaded.countersFile())
-            .serverMetrics(loaded.serverMetrics(), loaded.serverBackends())
-            .build();
+            .serverMetrics(loaded.serverMetrics(), loaded.serverBackends());
+        if (clockOrNull != null)
+        {
+            builder.clock(clockOrNull);
+        }
+        this.engine = builder.build();
         this.scraping = new ServerScraping(engine);
         this.beforeApply = scraping::follow;
         final ErrorHandler countRefreshErrors = throwable -> refreshErrors.incrementAndGet();
@@ -81,7 +86,26 @@ public final class EngineHost implements AutoCloseable
     public static EngineHost start(final LoadedConfig loaded, final Path configOrNull, final Path overlayOrNull,
         final FleetExchange fleetExchangeOrNull)
     {
-        final EngineHost host = new EngineHost(loaded, configOrNull, overlayOrNull, fleetExchangeOrNull);
+        return start(loaded, configOrNull, overlayOrNull, fleetExchangeOrNull, null);
+    }
+
+    /**
+     * As {@link #start(LoadedConfig, Path, Path, FleetExchange)}, with the engine on a given clock (the time of its
+     * windows, leases and refresh, and of every TTFT and TPOT the request flow measures): a test that advances a
+     * manual clock measures them without sleeping.
+     *
+     * @param loaded the configuration.
+     * @param configOrNull the file it was loaded from, which {@link #watch} and {@link #reload()} read; or {@code null}.
+     * @param overlayOrNull the overlay that completes a vLLM Semantic Router file on every reload, or {@code null}.
+     * @param fleetExchangeOrNull the transport that shares signals with the other replicas, or {@code null} for none;
+     *     the host closes it.
+     * @param clockOrNull the engine's clock, or {@code null} for the system's.
+     * @return the running host.
+     */
+    public static EngineHost start(final LoadedConfig loaded, final Path configOrNull, final Path overlayOrNull,
+        final FleetExchange fleetExchangeOrNull, final NanoClock clockOrNull)
+    {
+        final EngineHost host = new EngineHost(loaded, configOrNull, overlayOrNull, fleetExchangeOrNull, clockOrNull);
         AgentRunner.startOnThread(host.refresh);
         if (host.fleetOrNull != null)
         {
