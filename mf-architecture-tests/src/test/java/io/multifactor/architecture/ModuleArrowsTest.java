@@ -1,6 +1,5 @@
 package io.multifactor.architecture;
 
-import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.Location;
@@ -47,9 +46,6 @@ class ModuleArrowsTest
     private static final JavaClasses FAKES = of(FakeBackends.class);
     private static final JavaClasses TOOLS = of(Mf.class);
     private static final JavaClasses BENCH = of(BenchFlags.class);
-    private static final List<String> NETTY_FRONT = List.of("io.multifactor.gateway.NettyConnection",
-        "io.multifactor.gateway.NettyExchange", "io.multifactor.gateway.NettyFront", "io.multifactor.gateway.NettyLoop",
-        "io.multifactor.gateway.UpstreamConnection");
     private static final JavaClasses ALL = of(
         Selection.class, MultiFactorEngine.class, ConfigLoader.class, MultiFactorMetrics.class,
         RedisFleetExchange.class, ServerScrapeAgent.class, ReferenceRouter.class, Mf.class, BenchFlags.class,
@@ -100,10 +96,7 @@ class ModuleArrowsTest
     @Test
     void gatewayUsesNettyOnlyThroughVertx()
     {
-        // The Netty front of earlier versions is being removed (issue 36, one HTTP stack): its classes are the only
-        // ones still allowed to use Netty; drop this filter with them.
-        ModuleRules.gatewayWithoutNetty().check(GATEWAY.that(DescribedPredicate.describe("not the Netty front",
-            c -> !NETTY_FRONT.contains(c.getName().replaceFirst("\\$.*", "")))));
+        ModuleRules.gatewayWithoutNetty().check(GATEWAY);
     }
 
     @Test

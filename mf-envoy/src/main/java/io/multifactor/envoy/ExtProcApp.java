@@ -4,15 +4,18 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.ConfigLoader;
+import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.reload.ReloadResult;
+import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.micrometer.MultiFactorMetrics;
+import io.multifactor.serving.EngineHost;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.ToDoubleFunction;
 
@@ -81,21 +84,32 @@ public final class ExtProcApp implements AutoCloseable
         final SocketAddress address, final long graceMs, final MeterRegistry registry,
         final Consumer<ReloadResult> onReload) throws InvalidConfigurationException, IOException
     {
-        // Set once the context exists; read on the watcher thread.
-        final AtomicReference<ExtProcContext> contextHolder = new AtomicReference<>();
-        final EngineHost host = EngineHost.start(config, overlayOrNull, onReload == null ? result -> { } : onReload, loaded ->
-        {
-            // Before the swap: the provider model ids and backends of the file whose plans come in.
-            final ExtProcContext context = contextHolder.get();
-            if (context != null)
-            {
-                context.reloaded(loaded);
-            }
-        });
+        final LoadedConfig loaded =
+            ConfigLoader.load(config, overlayOrNull, null, MultiFactorEngine.DEFAULT_COUNTER_CAPACITY);
+        return start(EngineHost.start(loaded, config, overlayOrNull, null), mode, address, graceMs, registry, onReload);
+    }
+
+    /**
+     * Serves a running engine host (the caller built it, with the fleet exchange or clock it needs): watches its file,
+     * binds the meters and starts serving. The service owns the host from then on and closes it.
+     *
+     * @param host the running engine and its configuration (started with its file, which is watched).
+     * @param mode what the answers name ({@code vsr} or {@code endpoint}).
+     * @param address where to listen: an {@link InetSocketAddress}, or a {@link UnixDomainSocketAddress} (Linux).
+     * @param graceMs how long shutdown lets open streams finish.
+     * @param registry where the meters go.
+     * @param onReload told every reload's result (on the watcher thread), after the service has taken it in.
+     * @return the running service.
+     * @throws IOException when the address cannot be bound or the file cannot be watched (the host is closed).
+     */
+    public static ExtProcApp start(final EngineHost host, final EnvoyMode mode, final SocketAddress address,
+        final long graceMs, final MeterRegistry registry, final Consumer<ReloadResult> onReload) throws IOException
+    {
         try
         {
             final ExtProcContext context = new ExtProcContext(host.engine(), mode, host.loaded());
-            contextHolder.set(context);
+            // Before the swap: the provider model ids and backends of the file whose plans come in.
+            host.watch(onReload == null ? result -> { } : onReload, EngineHost.RELOAD_DEBOUNCE_MS, context::reloaded);
             final MultiFactorMetrics metrics = new MultiFactorMetrics(host.engine());
             metrics.bindTo(registry);
             bindServiceMeters(registry, context);

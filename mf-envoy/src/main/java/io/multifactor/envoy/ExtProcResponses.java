@@ -16,6 +16,7 @@ import io.envoyproxy.envoy.service.ext_proc.v3.ProcessingResponse;
 import io.envoyproxy.envoy.service.ext_proc.v3.TrailersResponse;
 import io.envoyproxy.envoy.type.v3.HttpStatus;
 import io.envoyproxy.envoy.type.v3.StatusCode;
+import io.multifactor.serving.ServingHeaders;
 
 import java.nio.charset.StandardCharsets;
 
@@ -27,10 +28,6 @@ import java.nio.charset.StandardCharsets;
  */
 final class ExtProcResponses
 {
-    /** Header that carries the chosen model's name in {@code vsr} mode (Envoy routes match on it). */
-    static final String SELECTED_MODEL_HEADER = "x-selected-model";
-    /** Header and {@code envoy.lb} metadata key that carry the chosen backend's address in {@code endpoint} mode. */
-    static final String DESTINATION_ENDPOINT = "x-gateway-destination-endpoint";
     /** The dynamic metadata namespace an original-destination cluster reads the endpoint from. */
     static final String LB_NAMESPACE = "envoy.lb";
 
@@ -99,7 +96,7 @@ final class ExtProcResponses
         if (endpointOrNull != null)
         {
             response.setDynamicMetadata(Struct.newBuilder().putFields(LB_NAMESPACE, Value.newBuilder()
-                .setStructValue(Struct.newBuilder().putFields(DESTINATION_ENDPOINT,
+                .setStructValue(Struct.newBuilder().putFields(ServingHeaders.DESTINATION_ENDPOINT,
                     Value.newBuilder().setStringValue(endpointOrNull).build()))
                 .build()));
         }

@@ -11,15 +11,15 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.multifactor.api.Handles;
 import io.multifactor.api.Request;
-import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.serving.Backend;
-import io.multifactor.serving.DecisionResolver;
-import io.multifactor.serving.ExplainJson;
 import io.multifactor.serving.JsonText;
 import io.multifactor.serving.OpenAiRequest;
 import io.multifactor.serving.OpenAiRequestReader;
+import io.multifactor.serving.RequestFlow;
 import io.multifactor.serving.RequestLifecycle;
+import io.multifactor.serving.RetryAfter;
+import io.multifactor.serving.ServingHeaders;
 
 import java.util.Arrays;
 import java.util.Set;
@@ -32,9 +32,10 @@ import java.util.Set;
  *   route -&gt; response_headers --(end_of_stream)----------&gt; lease ended
  *   route -&gt; response_headers -&gt; response_body* --(end_of_stream, or response_trailers)--&gt; lease ended
  * </pre>
- * Every message is answered once, in order. The route selects through the shared {@link RequestLifecycle} and answers
- * with a header mutation and {@code clear_route_cache}; a request that cannot be routed gets an
- * {@code immediate_response} (400 or 413 for the body or the decision, 503 when the decision chose nothing). A message
+ * Every message is answered once, in order. The route resolves and selects through the shared {@link RequestFlow} (one
+ * attempt: Envoy forwards and retries) and answers with a header mutation and {@code clear_route_cache}; a request that
+ * cannot be routed gets an {@code immediate_response} with the flow's status and error body (400 or 413 for the body
+ * or the decision, 503 when the decision chose nothing). A message
  * out of that order closes the stream with a gRPC error ({@code INVALID_ARGUMENT}, or {@code FAILED_PRECONDITION} for a
  * second request on one stream, which Envoy never sends). The lease ends exactly once: at the response's end, or when
  * the stream is cancelled, reset, half-closed early or refused.
@@ -46,9 +47,6 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
 {
     /** The longest {@code x-mf-decision} value read; a longer one is refused with 400. */
     static final int MAX_DECISION_HEADER_BYTES = 256;
-    /** Header that asks for the explain JSON of the selection on the response ({@code x-mf-explain: 1}). */
-    static final String EXPLAIN_HEADER = "x-mf-explain";
-
     private static final int REQUEST_HEADERS = 0;
     private static final int REQUEST_BODY = 1;
     private static final int RESPONSE_HEADERS = 2;
@@ -61,6 +59,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     private final ExtProcContext context;
     private final ServerCallStreamObserver<ProcessingResponse> out;
     private final Set<ExtProcStream> open;
+    private final RequestFlow flow;
     private final RequestLifecycle lifecycle;
     private final OpenAiRequest parsed;
     private StreamScratch scratch;
@@ -72,12 +71,10 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     private byte[] body;
     private int bodyLength;
     private byte[] chunk;
-    private int decisionId = Handles.NONE;
     private int modelId = Handles.NONE;
     private String modelName;
     private String routedBackendKey;
     private int status;
-    private boolean failedStatus;
     private boolean answeredLocally;
     private long retryAfterMs;
     /** A message was handled and the next one is not requested yet: the answers wait for the transport. */
@@ -90,7 +87,10 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         this.out = out;
         this.open = open;
         this.scratch = context.acquireScratch();
-        this.lifecycle = scratch.lifecycle;
+        this.flow = scratch.flow;
+        this.lifecycle = flow.lifecycle();
+        // The scratch's previous request has ended (its lease too): the flow starts afresh.
+        flow.reset();
         this.parsed = scratch.parsed;
         this.body = scratch.body;
         this.chunk = scratch.chunk;
@@ -202,14 +202,14 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
                 "request_headers twice for one request");
             return;
         }
-        decisionHeader = ExtProcHeaders.value(headers.getHeaders(), DecisionResolver.HEADER, MAX_DECISION_HEADER_BYTES);
+        decisionHeader = ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.DECISION, MAX_DECISION_HEADER_BYTES);
         if (decisionHeader == ExtProcHeaders.TOO_LONG)
         {
-            badRequest(400, "header " + DecisionResolver.HEADER + " is longer than " + MAX_DECISION_HEADER_BYTES +
+            badRequest(400, "header " + ServingHeaders.DECISION + " is longer than " + MAX_DECISION_HEADER_BYTES +
                 " bytes");
             return;
         }
-        explain = "1".equals(ExtProcHeaders.value(headers.getHeaders(), EXPLAIN_HEADER, 8));
+        explain = RequestFlow.explainAsked(ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.EXPLAIN, 8));
         if (headers.getEndOfStream())
         {
             route(false);
@@ -278,25 +278,23 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
             }
             bodyModel = parsed.model();
         }
-        decisionId = DecisionResolver.resolve(plans, decisionHeader, bodyModel);
-        if (decisionId == Handles.NONE)
+        if (!flow.resolve(decisionHeader, bodyModel))
         {
-            badRequest(400, DecisionResolver.problem(plans, decisionHeader, bodyModel));
+            badRequest(flow.errorStatus(), flow.errorMessage());
             return;
         }
         final long maxOutputTokens = hasBody ? parsed.maxOutputTokens() : Request.NO_TOKENS;
         final long promptTokens = hasBody ? parsed.promptTokens() : Request.NO_TOKENS;
-        final int started = lifecycle.start(decisionId, null, promptTokens, maxOutputTokens);
-        if (started == RequestLifecycle.UNKNOWN_DECISION)
+        if (!flow.start(promptTokens, maxOutputTokens))
         {
-            badRequest(400, DecisionResolver.problem(plans, decisionHeader, bodyModel));
-            return;
-        }
-        final DecisionPlan decision = plans.decision(decisionId);
-        if (started == RequestLifecycle.NO_MODEL)
-        {
-            unavailable("decision " + decision.name() + " has no candidate within its limits (outcome failed)",
-                "mf_outcome_failed", plans);
+            if (flow.errorStatus() == 503)
+            {
+                unavailable(flow.errorBody(), "mf_outcome_failed", true);
+            }
+            else
+            {
+                badRequest(flow.errorStatus(), flow.errorMessage());
+            }
             return;
         }
         modelId = lifecycle.modelId();
@@ -315,13 +313,13 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
             if (backend == null)
             {
                 endAsCancelled();
-                unavailable("model " + modelName + " of decision " + decision.name() + " has no backend_refs",
-                    "mf_no_backend", null);
+                unavailable(JsonText.error("unavailable", "model " + modelName + " of decision " + flow.decisionName() +
+                    " has no backend_refs"), "mf_no_backend", false);
                 return;
             }
             endpoint = backend.host() + ':' + backend.port();
             routedBackendKey = RequestLifecycle.backendKey(backend);
-            mutation.addSetHeaders(ExtProcResponses.set(ExtProcResponses.DESTINATION_ENDPOINT, endpoint));
+            mutation.addSetHeaders(ExtProcResponses.set(ServingHeaders.DESTINATION_ENDPOINT, endpoint));
             if (backend.authorization() != null)
             {
                 mutation.addSetHeaders(ExtProcResponses.set("authorization", backend.authorization()));
@@ -339,7 +337,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         state = RESPONSE_HEADERS;
         context.routed.increment();
         // Envoy forwards the request as soon as it has this answer: TTFT counts from here.
-        lifecycle.onRequestSent(System.nanoTime());
+        lifecycle.onRequestSent(flow.nowNs());
         send(ExtProcResponses.route(hasBody, mutation, rewritten, endpoint));
     }
 
@@ -353,17 +351,14 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
             return;
         }
         status = ExtProcHeaders.status(headers.getHeaders());
-        failedStatus = status >= 500 || status == 429;
-        if (failedStatus)
-        {
-            retryAfterMs = retryAfterMs(ExtProcHeaders.value(headers.getHeaders(), "retry-after", 16));
-        }
-        final String contentType = ExtProcHeaders.value(headers.getHeaders(), "content-type", 256);
+        // Only an error status ends the lease with its Retry-After (read by the engine for a 429 or 503).
+        retryAfterMs = status >= 400 ?
+            RetryAfter.delayMs(ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.RETRY_AFTER, 16)) : 0;
         final boolean eventStream =
-            contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17);
+            RequestLifecycle.isEventStream(ExtProcHeaders.value(headers.getHeaders(), "content-type", 256));
         // In endpoint mode the backend is known: its ORCA load report, when the response has one, counts as a scrape.
         final String loadReport = routedBackendKey == null ? null :
-            ExtProcHeaders.value(headers.getHeaders(), RequestLifecycle.LOAD_REPORT_HEADER, 1024);
+            ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.LOAD_REPORT, 1024);
         if (loadReport == null)
         {
             lifecycle.onResponseStatus(status, eventStream);
@@ -377,15 +372,15 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         if (explain)
         {
             answer = ExtProcResponses.responseHeaders(HeaderMutation.newBuilder()
-                .addSetHeaders(ExtProcResponses.set(DecisionResolver.HEADER, plans.decision(decisionId) == null ?
-                    "" : plans.decision(decisionId).name()))
-                .addSetHeaders(ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, modelName))
-                .addSetHeaders(ExtProcResponses.set(EXPLAIN_HEADER, ExplainJson.compact(plans, lifecycle.selection()))));
+                .addSetHeaders(ExtProcResponses.set(ServingHeaders.DECISION, plans.decision(flow.decisionId()) == null ?
+                    "" : plans.decision(flow.decisionId()).name()))
+                .addSetHeaders(ExtProcResponses.set(ServingHeaders.SELECTED_MODEL, modelName))
+                .addSetHeaders(ExtProcResponses.set(ServingHeaders.EXPLAIN, flow.explainJson())));
         }
         else
         {
             // The same for every request of this decision and model: built once per plans snapshot.
-            answer = context.responseHeaderAnswers(plans).answer(decisionId, modelId, modelName);
+            answer = context.responseHeaderAnswers(plans).answer(flow.decisionId(), modelId, modelName);
         }
         if (headers.getEndOfStream())
         {
@@ -408,7 +403,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
                 "response_body after the response's end");
             return;
         }
-        final long nowNs = System.nanoTime();
+        final long nowNs = flow.nowNs();
         final ByteString bytes = message.getBody();
         final int size = bytes.size();
         if (size > chunk.length)
@@ -439,7 +434,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     private void endResponse()
     {
         state = DONE;
-        final boolean ended = failedStatus ? lifecycle.fail(status, retryAfterMs) : lifecycle.complete(status);
+        final boolean ended = lifecycle.finish(status, retryAfterMs);
         if (ended)
         {
             context.completed.increment();
@@ -461,22 +456,21 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         context.badRequests.increment();
         state = DONE;
         answeredLocally = true;
-        send(ExtProcResponses.immediate(httpStatus, JsonText.error("invalid_request_error", message),
+        send(ExtProcResponses.immediate(httpStatus, JsonText.error(RequestFlow.INVALID_REQUEST, message),
             httpStatus == 413 ? "mf_body_too_large" : "mf_bad_request"));
     }
 
-    private void unavailable(final String message, final String details, final Plans explainPlansOrNull)
+    private void unavailable(final String json, final String details, final boolean withExplain)
     {
         context.unavailable.increment();
         state = DONE;
         answeredLocally = true;
-        ProcessingResponse response = ExtProcResponses.immediate(503, JsonText.error("unavailable", message), details);
-        if (explain && explainPlansOrNull != null)
+        ProcessingResponse response = ExtProcResponses.immediate(503, json, details);
+        if (explain && withExplain)
         {
             response = response.toBuilder().setImmediateResponse(response.getImmediateResponse().toBuilder()
                 .setHeaders(response.getImmediateResponse().getHeaders().toBuilder().addSetHeaders(
-                    ExtProcResponses.set(EXPLAIN_HEADER, ExplainJson.compact(explainPlansOrNull,
-                        lifecycle.selection())))))
+                    ExtProcResponses.set(ServingHeaders.EXPLAIN, flow.explainJson()))))
                 .build();
         }
         send(response);
@@ -521,25 +515,5 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         {
             out.onNext(response);
         }
-    }
-
-    /** @return a {@code Retry-After} given in seconds, in milliseconds; 0 when absent or not a small number. */
-    static long retryAfterMs(final String value)
-    {
-        if (value == null || value == ExtProcHeaders.TOO_LONG || value.isEmpty() || value.length() > 9)
-        {
-            return 0;
-        }
-        long seconds = 0;
-        for (int i = 0; i < value.length(); i++)
-        {
-            final char c = value.charAt(i);
-            if (c < '0' || c > '9')
-            {
-                return 0;
-            }
-            seconds = seconds * 10 + (c - '0');
-        }
-        return seconds * 1000L;
     }
 }

@@ -6,7 +6,7 @@ import io.envoyproxy.envoy.service.ext_proc.v3.ProcessingResponse;
 import io.multifactor.api.Handles;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
-import io.multifactor.serving.DecisionResolver;
+import io.multifactor.serving.ServingHeaders;
 
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -54,7 +54,7 @@ final class ResponseHeaderAnswers
                 return cached;
             }
         }
-        final HeaderValueOption built = ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, modelName);
+        final HeaderValueOption built = ExtProcResponses.set(ServingHeaders.SELECTED_MODEL, modelName);
         if (cacheable)
         {
             selectedModelByModel.set(modelId, built);
@@ -100,7 +100,7 @@ final class ResponseHeaderAnswers
     static ProcessingResponse build(final String decisionName, final String modelName)
     {
         return ExtProcResponses.responseHeaders(HeaderMutation.newBuilder()
-            .addSetHeaders(ExtProcResponses.set(DecisionResolver.HEADER, decisionName))
-            .addSetHeaders(ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, modelName)));
+            .addSetHeaders(ExtProcResponses.set(ServingHeaders.DECISION, decisionName))
+            .addSetHeaders(ExtProcResponses.set(ServingHeaders.SELECTED_MODEL, modelName)));
     }
 }

@@ -11,6 +11,7 @@ import io.envoyproxy.envoy.extensions.filters.http.router.v3.Router;
 import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager;
 import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3.HttpFilter;
 import io.envoyproxy.envoy.extensions.upstreams.http.v3.HttpProtocolOptions;
+import io.multifactor.serving.ServingHeaders;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 
@@ -171,15 +172,15 @@ class EnvoyDocsTest
         final HttpConnectionManager vsr = connectionManager(parse(blocks.get(0)));
         assertThat(vsr.getRouteConfig().getVirtualHosts(0).getRoutesList())
             .allSatisfy(route -> assertThat(route.getMatch().getHeaders(0).getName())
-                .isEqualTo(ExtProcResponses.SELECTED_MODEL_HEADER));
+                .isEqualTo(ServingHeaders.SELECTED_MODEL));
 
         final Cluster picked = cluster(parse(blocks.get(1)), "picked_endpoint");
         assertThat(picked.getType()).isEqualTo(Cluster.DiscoveryType.ORIGINAL_DST);
         assertThat(picked.getLbPolicy()).isEqualTo(Cluster.LbPolicy.CLUSTER_PROVIDED);
         assertThat(picked.getOriginalDstLbConfig().getUseHttpHeader()).isTrue();
-        assertThat(picked.getOriginalDstLbConfig().getHttpHeaderName()).isEqualTo(ExtProcResponses.DESTINATION_ENDPOINT);
+        assertThat(picked.getOriginalDstLbConfig().getHttpHeaderName()).isEqualTo(ServingHeaders.DESTINATION_ENDPOINT);
         assertThat(Files.readString(PAGE)).contains("metadata_key: {key: " + ExtProcResponses.LB_NAMESPACE +
-            ", path: [{key: " + ExtProcResponses.DESTINATION_ENDPOINT + "}]}");
+            ", path: [{key: " + ServingHeaders.DESTINATION_ENDPOINT + "}]}");
     }
 
     @Test

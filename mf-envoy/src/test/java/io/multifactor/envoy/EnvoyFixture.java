@@ -1,9 +1,13 @@
 package io.multifactor.envoy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.multifactor.config.ConfigLoader;
 import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.serving.EngineHost;
+import org.agrona.concurrent.NanoClock;
 
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,9 +60,19 @@ final class EnvoyFixture implements AutoCloseable
 
     EnvoyFixture(final Path dir, final EnvoyMode mode, final String yaml) throws Exception
     {
+        this(dir, mode, yaml, null);
+    }
+
+    /** With the engine on {@code clockOrNull} (a test's manual clock), or the system's when null. */
+    EnvoyFixture(final Path dir, final EnvoyMode mode, final String yaml, final NanoClock clockOrNull) throws Exception
+    {
         config = dir.resolve("router.yaml");
         Files.writeString(config, yaml, StandardCharsets.UTF_8);
-        app = ExtProcApp.start(config, mode, new InetSocketAddress("127.0.0.1", 0), 2_000, registry, null);
+        final SocketAddress address = new InetSocketAddress("127.0.0.1", 0);
+        app = clockOrNull == null ? ExtProcApp.start(config, mode, address, 2_000, registry, null) :
+            ExtProcApp.start(EngineHost.start(ConfigLoader.load(config, null, null,
+                MultiFactorEngine.DEFAULT_COUNTER_CAPACITY), config, null, null, clockOrNull), mode, address, 2_000,
+                registry, null);
         envoy = new FakeEnvoy(app.port());
     }
 

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static io.multifactor.envoy.FakeEnvoy.requestBody;
 import static io.multifactor.envoy.FakeEnvoy.requestHeaders;
@@ -74,16 +75,18 @@ class ExtProcResponsePathTest
     @Test
     void shouldRecordTtftAndTpotFromAStreamedResponseOfManyChunks() throws Exception
     {
-        fixture = new EnvoyFixture(dir, EnvoyMode.VSR);
+        // The engine's clock, advanced by the test: the gaps between chunks are measured without sleeping.
+        final AtomicLong nowNs = new AtomicLong(1_000_000_000L);
+        fixture = new EnvoyFixture(dir, EnvoyMode.VSR, EnvoyFixture.CONFIG, nowNs::get);
         final FakeEnvoy.Stream stream = routeStreamedRequest();
-        final long sentNs = System.nanoTime();
+        final long sentNs = nowNs.get();
 
         final ProcessingResponse headers = stream.exchange(responseHeaders(false,
             ":status", "200", "content-type", "text/event-stream; charset=utf-8"));
         assertThat(headers.hasResponseHeaders()).isTrue();
         assertThat(stream.exchange(responseBody("data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\n\n",
             false))).isEqualTo(ExtProcResponses.CONTINUE_RESPONSE_BODY);
-        Thread.sleep(CHUNK_GAP_MS);
+        nowNs.addAndGet(CHUNK_GAP_MS * 1_000_000L);
         for (int i = 0; i < CHUNKS; i++)
         {
             // One event cut across two messages, as a proxy may deliver it.
@@ -93,11 +96,11 @@ class ExtProcResponsePathTest
             assertThat(stream.exchange(responseBody(chunk.substring(20), false)))
                 .isEqualTo(ExtProcResponses.CONTINUE_RESPONSE_BODY);
             assertThat(fixture.inflight("premium-model")).isEqualTo(1);
-            Thread.sleep(CHUNK_GAP_MS);
+            nowNs.addAndGet(CHUNK_GAP_MS * 1_000_000L);
         }
         assertThat(stream.exchange(responseBody("data: [DONE]\n\n", true)))
             .isEqualTo(ExtProcResponses.CONTINUE_RESPONSE_BODY);
-        final long elapsedMs = (System.nanoTime() - sentNs) / 1_000_000L;
+        final long elapsedMs = (nowNs.get() - sentNs) / 1_000_000L;
 
         assertThat(fixture.inflight("premium-model")).isZero();
         assertThat(stream.finish()).isEqualTo(Status.OK);

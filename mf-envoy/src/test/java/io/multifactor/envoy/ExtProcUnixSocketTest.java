@@ -16,6 +16,7 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.multifactor.serving.ServingHeaders;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -110,7 +111,7 @@ class ExtProcUnixSocketTest
                 assertThat(routed.getRequestBody().getResponse().getHeaderMutation().getSetHeadersList())
                     .anySatisfy(set ->
                     {
-                        assertThat(set.getHeader().getKey()).isEqualTo(ExtProcResponses.SELECTED_MODEL_HEADER);
+                        assertThat(set.getHeader().getKey()).isEqualTo(ServingHeaders.SELECTED_MODEL);
                         assertThat(FakeEnvoy.utf8(set.getHeader().getRawValue())).isEqualTo("premium-model");
                     });
                 assertThat(FakeEnvoy.utf8(routed.getRequestBody().getResponse().getBodyMutation().getBody()))

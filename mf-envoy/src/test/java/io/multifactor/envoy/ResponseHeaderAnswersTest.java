@@ -4,6 +4,7 @@ import io.envoyproxy.envoy.config.core.v3.HeaderValueOption;
 import io.envoyproxy.envoy.service.ext_proc.v3.ProcessingResponse;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.serving.ServingHeaders;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,15 +58,15 @@ class ResponseHeaderAnswersTest
         final int b = plans.modelId("b");
 
         final HeaderValueOption headerA = answers.selectedModelHeader(a, "a");
-        assertThat(headerA).isEqualTo(ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, "a"));
+        assertThat(headerA).isEqualTo(ExtProcResponses.set(ServingHeaders.SELECTED_MODEL, "a"));
         assertThat(answers.selectedModelHeader(a, "a")).isSameAs(headerA);
         assertThat(answers.selectedModelHeader(b, "b"))
-            .isEqualTo(ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, "b"));
+            .isEqualTo(ExtProcResponses.set(ServingHeaders.SELECTED_MODEL, "b"));
         assertThat(answers.selectedModelHeader(a, "renamed"))
-            .isEqualTo(ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, "renamed"));
+            .isEqualTo(ExtProcResponses.set(ServingHeaders.SELECTED_MODEL, "renamed"));
         assertThat(answers.selectedModelHeader(a, "a")).isSameAs(headerA);
         assertThat(answers.selectedModelHeader(plans.modelCapacity() + 3, "x"))
-            .isEqualTo(ExtProcResponses.set(ExtProcResponses.SELECTED_MODEL_HEADER, "x"));
+            .isEqualTo(ExtProcResponses.set(ServingHeaders.SELECTED_MODEL, "x"));
     }
 
     @Test

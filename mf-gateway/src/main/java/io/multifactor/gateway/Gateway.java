@@ -5,14 +5,12 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
-import io.multifactor.config.reload.ConfigReloader;
 import io.multifactor.config.reload.ReloadResult;
 import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.kernel.fleet.FleetExchange;
 import io.multifactor.micrometer.MultiFactorMetrics;
 import io.multifactor.serving.BackendChooser;
-import io.multifactor.serving.ServerScraping;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.SleepingMillisIdleStrategy;
+import io.multifactor.serving.EngineHost;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,14 +19,11 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
- * A running OpenAI-compatible gateway: the engine built from a configuration file, its refresh agent, event loops
- * (Vert.x's or Netty's, as {@link GatewayOptions#server()} says) serving {@code POST /v1/chat/completions} and {@code /v1/completions} (proxied to the chosen model's
+ * A running OpenAI-compatible gateway: the engine built from a configuration file, its refresh agent, Vert.x event
+ * loops serving {@code POST /v1/chat/completions} and {@code /v1/completions} (proxied to the chosen model's
  * backends), {@code GET /metrics}, {@code /healthz} and {@code /readyz}, and a watcher that reloads the file when it
  * changes (a bad file is refused and the running configuration stays).
  * <p>
@@ -36,44 +31,30 @@ import java.util.function.Consumer;
  */
 public final class Gateway implements AutoCloseable
 {
+    private final EngineHost host;
     private final MultiFactorEngine engine;
-    private final AgentRunner refresh;
-    private final ConfigReloader reloader;
-    private final Path configFile;
     private final PrometheusMeterRegistry registry;
     private final MultiFactorMetrics metrics;
     private final GatewayRoutes routes;
-    private final ServerScraping scraping;
-    private final GatewayFront front;
+    private final VertxFront front;
     private final int port;
     private volatile boolean closing;
 
     private Gateway(final LoadedConfig loaded, final Path configFile, final Path overlayOrNull,
-        final GatewayOptions options, final Consumer<ReloadResult> reloadListener) throws IOException
+        final FleetExchange fleetExchangeOrNull, final GatewayOptions options,
+        final Consumer<ReloadResult> reloadListener) throws IOException
     {
-        this.configFile = configFile;
-        this.engine = MultiFactorEngine.builder(loaded.plans())
-            .settings(loaded.signalSettings())
-            .countersFile(loaded.countersFile())
-            .serverMetrics(loaded.serverMetrics(), loaded.serverBackends())
-            .build();
-        this.scraping = new ServerScraping(engine);
-        scraping.follow(loaded);
-        this.refresh = new AgentRunner(new SleepingMillisIdleStrategy(1), Throwable::printStackTrace, null,
-            engine.agent());
-        AgentRunner.startOnThread(refresh);
+        this.host = EngineHost.start(loaded, configFile, overlayOrNull, fleetExchangeOrNull);
+        this.engine = host.engine();
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         this.metrics = new MultiFactorMetrics(engine);
         metrics.bindTo(registry);
-        this.reloader = new ConfigReloader(engine, overlayOrNull);
         this.port = options.port() == 0 ? freePort(options.host()) : options.port();
         this.routes = new GatewayRoutes(engine, new GatewayMeters(registry), options.withPort(port),
             BackendChooser.following(loaded, engine));
         try
         {
-            this.front = options.server() == GatewayServer.NETTY
-                ? NettyFront.start(routes, registry, () -> !closing)
-                : VertxFront.start(routes, registry, () -> !closing);
+            this.front = VertxFront.start(routes, registry, () -> !closing);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -84,7 +65,7 @@ public final class Gateway implements AutoCloseable
         {
             try
             {
-                reloader.watch(configFile, reloadListener, options.reloadDebounceMs(), this::install);
+                host.watch(reloadListener, options.reloadDebounceMs(), this::install);
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -125,8 +106,48 @@ public final class Gateway implements AutoCloseable
     public static Gateway start(final Path configFile, final Path overlayOrNull, final GatewayOptions options,
         final Consumer<ReloadResult> reloadListener) throws InvalidConfigurationException, IOException
     {
-        return new Gateway(ConfigLoader.load(configFile, overlayOrNull, null, MultiFactorEngine.DEFAULT_COUNTER_CAPACITY),
-            configFile, overlayOrNull, options, reloadListener);
+        return start(configFile, overlayOrNull, null, options, reloadListener);
+    }
+
+    /**
+     * As {@link #start(Path, Path, GatewayOptions, Consumer)}, with the engine sharing its signals with the other
+     * replicas of its fleet through an exchange.
+     *
+     * @param configFile the configuration (the project's format, or a vLLM Semantic Router file); watched for changes.
+     * @param overlayOrNull the overlay file, or {@code null} for none.
+     * @param fleetExchangeOrNull the fleet's transport (the gateway closes it), or {@code null} for none.
+     * @param options where to listen, timeouts.
+     * @param reloadListener told the result of every reload, on the watcher's thread.
+     * @return the running gateway.
+     * @throws InvalidConfigurationException with every problem of both files.
+     * @throws IOException when the port cannot be bound or a file cannot be watched.
+     */
+    public static Gateway start(final Path configFile, final Path overlayOrNull,
+        final FleetExchange fleetExchangeOrNull, final GatewayOptions options,
+        final Consumer<ReloadResult> reloadListener) throws InvalidConfigurationException, IOException
+    {
+        return start(ConfigLoader.load(configFile, overlayOrNull, null, MultiFactorEngine.DEFAULT_COUNTER_CAPACITY),
+            configFile, overlayOrNull, fleetExchangeOrNull, options, reloadListener);
+    }
+
+    /**
+     * As {@link #start(Path, Path, FleetExchange, GatewayOptions, Consumer)}, for a caller that has loaded the files
+     * already (to read their {@code fleet:} block, say): they are not read again at start, only watched.
+     *
+     * @param loaded the configuration, as loaded from {@code configFile} and {@code overlayOrNull}.
+     * @param configFile the configuration file, watched for changes.
+     * @param overlayOrNull the overlay file, or {@code null} for none.
+     * @param fleetExchangeOrNull the fleet's transport (the gateway closes it), or {@code null} for none.
+     * @param options where to listen, timeouts.
+     * @param reloadListener told the result of every reload, on the watcher's thread.
+     * @return the running gateway.
+     * @throws IOException when the port cannot be bound or a file cannot be watched.
+     */
+    public static Gateway start(final LoadedConfig loaded, final Path configFile, final Path overlayOrNull,
+        final FleetExchange fleetExchangeOrNull, final GatewayOptions options,
+        final Consumer<ReloadResult> reloadListener) throws IOException
+    {
+        return new Gateway(loaded, configFile, overlayOrNull, fleetExchangeOrNull, options, reloadListener);
     }
 
     /**
@@ -139,12 +160,12 @@ public final class Gateway implements AutoCloseable
      */
     public static Gateway start(final LoadedConfig loaded, final GatewayOptions options) throws IOException
     {
-        return new Gateway(loaded, null, null, options, result -> { });
+        return new Gateway(loaded, null, null, null, options, result -> { });
     }
 
+    /** Before a reloaded configuration's plans are swapped in: its backends (the host follows its scraping). */
     private void install(final LoadedConfig loaded)
     {
-        scraping.follow(loaded);
         routes.chooser(BackendChooser.following(loaded, engine));
     }
 
@@ -156,11 +177,7 @@ public final class Gateway implements AutoCloseable
      */
     public ReloadResult reload()
     {
-        if (configFile == null)
-        {
-            throw new IllegalStateException("this gateway was started without a configuration file");
-        }
-        return reloader.reload(configFile, this::install);
+        return host.reload();
     }
 
     /** @return the port the gateway listens on. */
@@ -203,34 +220,9 @@ public final class Gateway implements AutoCloseable
 
     private void closeEngine()
     {
-        reloader.close();
-        scraping.close();
         metrics.close();
-        refresh.close();
-        engine.close();
+        host.close();
         registry.close();
-    }
-
-    static void await(final java.util.concurrent.Future<?> future) throws IOException
-    {
-        try
-        {
-            future.get(30, TimeUnit.SECONDS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while starting the gateway", ex);
-        }
-        catch (final ExecutionException ex)
-        {
-            final Throwable cause = ex.getCause() == null ? ex : ex.getCause();
-            throw new IOException("cannot start the gateway: " + cause.getMessage(), cause);
-        }
-        catch (final TimeoutException ex)
-        {
-            throw new IOException("the gateway did not start within 30 s", ex);
-        }
     }
 
     private static int freePort(final String host)

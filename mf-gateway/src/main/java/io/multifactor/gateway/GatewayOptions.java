@@ -12,11 +12,10 @@ package io.multifactor.gateway;
  * @param eventLoops how many event loops serve requests (each one owns its connections and requests).
  * @param maxConnectionsPerBackend the connection pool's size per backend host:port and event loop.
  * @param reloadDebounceMs quiet period after a change of the configuration file before it is reloaded.
- * @param server the HTTP stack that serves the requests.
  */
 public record GatewayOptions(
     String host, int port, long firstByteTimeoutMs, long idleTimeoutMs, int eventLoops, int maxConnectionsPerBackend,
-    long reloadDebounceMs, GatewayServer server)
+    long reloadDebounceMs)
 {
     /** Default first-byte timeout: 60 s. */
     public static final long DEFAULT_FIRST_BYTE_TIMEOUT_MS = 60_000;
@@ -33,41 +32,21 @@ public record GatewayOptions(
      * @param eventLoops >= 1.
      * @param maxConnectionsPerBackend >= 1.
      * @param reloadDebounceMs >= 1.
-     * @param server not null.
      */
     public GatewayOptions
     {
-        if (server == null || port < 0 || port > 65535 || firstByteTimeoutMs <= 0 || idleTimeoutMs <= 0 ||
+        if (port < 0 || port > 65535 || firstByteTimeoutMs <= 0 || idleTimeoutMs <= 0 ||
             eventLoops < 1 || maxConnectionsPerBackend < 1 || reloadDebounceMs < 1)
         {
             throw new IllegalArgumentException("invalid gateway options: " + host + ':' + port + ", first byte " +
                 firstByteTimeoutMs + " ms, idle " + idleTimeoutMs + " ms, " + eventLoops + " event loops, " +
                 maxConnectionsPerBackend + " connections per backend, reload debounce " + reloadDebounceMs +
-                " ms, server " + server);
+                " ms");
         }
     }
 
     /**
-     * Options served by Vert.x ({@link GatewayServer#VERTX}).
-     *
-     * @param host the address to listen on.
-     * @param port the port, 0..65535.
-     * @param firstByteTimeoutMs > 0.
-     * @param idleTimeoutMs > 0.
-     * @param eventLoops >= 1.
-     * @param maxConnectionsPerBackend >= 1.
-     * @param reloadDebounceMs >= 1.
-     */
-    public GatewayOptions(final String host, final int port, final long firstByteTimeoutMs, final long idleTimeoutMs,
-        final int eventLoops, final int maxConnectionsPerBackend, final long reloadDebounceMs)
-    {
-        this(host, port, firstByteTimeoutMs, idleTimeoutMs, eventLoops, maxConnectionsPerBackend, reloadDebounceMs,
-            GatewayServer.VERTX);
-    }
-
-    /**
-     * @return the defaults: {@code 127.0.0.1:8080}, 60 s first byte, 300 s idle, 2 event loops, 1024 connections,
-     *     Vert.x.
+     * @return the defaults: {@code 127.0.0.1:8080}, 60 s first byte, 300 s idle, 2 event loops, 1024 connections.
      */
     public static GatewayOptions defaults()
     {
@@ -82,7 +61,7 @@ public record GatewayOptions(
     public GatewayOptions withPort(final int port)
     {
         return new GatewayOptions(host, port, firstByteTimeoutMs, idleTimeoutMs, eventLoops, maxConnectionsPerBackend,
-            reloadDebounceMs, server);
+            reloadDebounceMs);
     }
 
     /**
@@ -93,16 +72,6 @@ public record GatewayOptions(
     public GatewayOptions withTimeouts(final long firstByteTimeoutMs, final long idleTimeoutMs)
     {
         return new GatewayOptions(host, port, firstByteTimeoutMs, idleTimeoutMs, eventLoops, maxConnectionsPerBackend,
-            reloadDebounceMs, server);
-    }
-
-    /**
-     * @param server the HTTP stack.
-     * @return these options served by another stack.
-     */
-    public GatewayOptions withServer(final GatewayServer server)
-    {
-        return new GatewayOptions(host, port, firstByteTimeoutMs, idleTimeoutMs, eventLoops, maxConnectionsPerBackend,
-            reloadDebounceMs, server);
+            reloadDebounceMs);
     }
 }

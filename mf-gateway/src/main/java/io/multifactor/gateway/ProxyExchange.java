@@ -1,18 +1,15 @@
 package io.multifactor.gateway;
 
-import io.multifactor.api.Exclusions;
-import io.multifactor.api.Handles;
 import io.multifactor.api.Request;
-import io.multifactor.kernel.plan.DecisionPlan;
-import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.signal.ServerLoadTable;
 import io.multifactor.serving.Backend;
-import io.multifactor.serving.DecisionResolver;
-import io.multifactor.serving.ExplainJson;
 import io.multifactor.serving.JsonText;
 import io.multifactor.serving.OpenAiRequest;
 import io.multifactor.serving.OpenAiRequestReader;
+import io.multifactor.serving.RequestFlow;
 import io.multifactor.serving.RequestLifecycle;
+import io.multifactor.serving.RetryAfter;
+import io.multifactor.serving.ServingHeaders;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -28,13 +25,14 @@ import io.vertx.core.http.RequestOptions;
 import java.util.concurrent.TimeoutException;
 
 /**
- * One proxied completion request, from its body to the end of its response: reads and checks the body, resolves the
- * decision, selects through a {@link RequestLifecycle}, forwards the rewritten body to one backend of the chosen model,
- * and streams the response back chunk by chunk, pausing the backend while the client's write queue is full. Every exit
- * (completion, client gone, backend error, timeout) goes through the lifecycle's ending calls, whose first caller
- * alone acts: so the lease ends exactly once and only one answer is written. A connect failure, a reset before the
- * status line, or a 5xx before any byte reached the client, is retried once on the decision's next choice with the
- * failed model excluded.
+ * One proxied completion request, from its body to the end of its response: the Vert.x side of the shared
+ * {@link RequestFlow}. It reads and checks the body, lets the flow resolve the decision and select (through its
+ * {@link RequestLifecycle}), forwards the rewritten body to one backend of the chosen model, and streams the response
+ * back chunk by chunk, pausing the backend while the client's write queue is full. Every exit (completion, client
+ * gone, backend error, timeout) goes through the lifecycle's ending calls, whose first caller alone acts: so the lease
+ * ends exactly once and only one answer is written. A connect failure, a reset before the status line, or a 5xx
+ * before any byte reached the client, is retried by the flow on the decision's next choice with the failed model
+ * excluded, while attempts remain.
  * <p>
  * This class is not threadsafe: every callback runs on the event loop of the client's connection.
  */
@@ -51,17 +49,13 @@ final class ProxyExchange
     private final String suffix;
     private final long startNs;
     private final OpenAiRequest parsed = new OpenAiRequest();
+    private final RequestFlow flow;
+    private final RequestLifecycle lifecycle;
     private Buffer body;
     private byte[] bodyBytes;
     private boolean refused;
     private boolean finished;
     private boolean clientGone;
-    private int decisionId = Handles.NONE;
-    private String decisionName;
-    private RequestLifecycle lifecycle;
-    private Exclusions exclusions;
-    private int attempt;
-    private String firstFailure;
     private HttpClientRequest upstream;
     private boolean upstreamAnswered;
     private long timerId = -1;
@@ -80,7 +74,9 @@ final class ProxyExchange
         this.response = request.response();
         this.uri = uri;
         this.suffix = suffix;
-        this.startNs = System.nanoTime();
+        this.flow = new RequestFlow(routes.engine, RequestFlow.DEFAULT_MAX_ATTEMPTS);
+        this.lifecycle = flow.lifecycle();
+        this.startNs = flow.nowNs();
     }
 
     void begin()
@@ -91,7 +87,8 @@ final class ProxyExchange
         final String length = request.getHeader(HttpHeaders.CONTENT_LENGTH);
         if (length != null && tooLarge(length))
         {
-            refuse(413, "invalid_request_error", "request body is larger than 8 MiB (content-length " + length + ')');
+            refuse(413, RequestFlow.INVALID_REQUEST, "request body is larger than 8 MiB (content-length " + length +
+                ')');
             return;
         }
         body = Buffer.buffer(length == null ? 1024 : (int)Math.min(64 * 1024, parseLong(length)));
@@ -103,7 +100,7 @@ final class ProxyExchange
             }
             if (body.length() + chunk.length() > OpenAiRequestReader.MAX_BODY_BYTES)
             {
-                refuse(413, "invalid_request_error", "request body is larger than 8 MiB");
+                refuse(413, RequestFlow.INVALID_REQUEST, "request body is larger than 8 MiB");
                 return;
             }
             body.appendBuffer(chunk);
@@ -121,51 +118,31 @@ final class ProxyExchange
         final int code = routes.reader.read(bytes, bytes.length, parsed);
         if (code != OpenAiRequestReader.OK)
         {
-            refuse(code == OpenAiRequestReader.TOO_LARGE ? 413 : 400, "invalid_request_error", parsed.error());
+            refuse(code == OpenAiRequestReader.TOO_LARGE ? 413 : 400, RequestFlow.INVALID_REQUEST, parsed.error());
             return;
         }
-        final Plans plans = routes.engine.plans();
-        final String header = request.getHeader(DecisionResolver.HEADER);
-        decisionId = DecisionResolver.resolve(plans, header, parsed.model());
-        final DecisionPlan plan = plans.decision(decisionId);
-        if (plan == null)
+        if (!flow.resolve(request.getHeader(ServingHeaders.DECISION), parsed.model()))
         {
-            refuse(400, "invalid_request_error",
-                DecisionResolver.problem(plans, header, parsed.model()));
+            refused = true;
+            refuse(flow.errorStatus(), flow.errorBody());
             return;
         }
-        decisionName = plan.name();
         body = null;
         bodyBytes = bytes;
-        attempt();
+        final long promptTokens = parsed.hasTokenCounts() ? parsed.promptTokens() : Request.NO_TOKENS;
+        if (flow.start(promptTokens, parsed.maxOutputTokens()))
+        {
+            send();
+        }
+        else
+        {
+            answerFlowError();
+        }
     }
 
-    private void attempt()
+    /** Sends the flow's current attempt to a backend of the model it chose. */
+    private void send()
     {
-        if (lifecycle == null)
-        {
-            lifecycle = new RequestLifecycle(routes.engine);
-        }
-        final long promptTokens = parsed.hasTokenCounts() ? parsed.promptTokens() : Request.NO_TOKENS;
-        final int started = lifecycle.start(decisionId, exclusions, promptTokens, parsed.maxOutputTokens());
-        if (started != RequestLifecycle.STARTED)
-        {
-            if (firstFailure != null)
-            {
-                answerError(502, "upstream_error", firstFailure + "; no other candidate to retry on");
-            }
-            else if (started == RequestLifecycle.NO_MODEL)
-            {
-                answerError(503, "no_candidates",
-                    "decision " + decisionName + " found no candidate (outcome failed)");
-            }
-            else
-            {
-                answerError(400, "invalid_request_error", DecisionResolver.problem(routes.engine.plans(),
-                    request.getHeader(DecisionResolver.HEADER), parsed.model()));
-            }
-            return;
-        }
         final int modelId = lifecycle.modelId();
         final Backend backend = routes.chooser().choose(modelId);
         if (backend == null)
@@ -192,7 +169,7 @@ final class ProxyExchange
     private void onConnected(final AsyncResult<HttpClientRequest> ar, final RequestLifecycle current,
         final Backend backend, final Buffer rewritten)
     {
-        if (current != lifecycle || current.endKind() != RequestLifecycle.OPEN)
+        if (current.endKind() != RequestLifecycle.OPEN)
         {
             if (ar.succeeded())
             {
@@ -234,11 +211,11 @@ final class ProxyExchange
         if (routes.engine.serverSignals().table().modelIndex(modelName(current.modelId())) != ServerLoadTable.NOT_FOUND)
         {
             // Its server is scraped: ask for the load report on the response too (it counts as a scrape).
-            up.putHeader(RequestLifecycle.LOAD_REPORT_FORMAT_HEADER, "TEXT");
+            up.putHeader(ServingHeaders.LOAD_REPORT_FORMAT, ServingHeaders.LOAD_REPORT_FORMAT_TEXT);
         }
         up.exceptionHandler(err -> onUpstreamError(current, up, err));
         timerId = vertx.setTimer(routes.options.firstByteTimeoutMs(), id -> onFirstByteTimeout(current, up));
-        current.onRequestSent(System.nanoTime());
+        current.onRequestSent(flow.nowNs());
         up.send(rewritten).onComplete(res ->
         {
             if (res.succeeded())
@@ -256,7 +233,7 @@ final class ProxyExchange
         final HttpClientResponse answer)
     {
         cancelTimer();
-        if (current != lifecycle || current.endKind() != RequestLifecycle.OPEN)
+        if (current.endKind() != RequestLifecycle.OPEN)
         {
             answer.exceptionHandler(err -> { });
             up.reset();
@@ -264,8 +241,8 @@ final class ProxyExchange
         }
         upstreamAnswered = true;
         final int status = answer.statusCode();
-        final long retryAfterMs = retryAfterMs(answer.getHeader(HttpHeaders.RETRY_AFTER));
-        if (status >= 500 && attempt == 0)
+        final long retryAfterMs = RetryAfter.delayMs(answer.getHeader(ServingHeaders.RETRY_AFTER));
+        if (status >= 500 && flow.mayRetry())
         {
             if (current.fail(status, retryAfterMs))
             {
@@ -277,8 +254,8 @@ final class ProxyExchange
             return;
         }
         final String contentType = answer.getHeader(HttpHeaders.CONTENT_TYPE);
-        final boolean eventStream = contentType != null && contentType.startsWith("text/event-stream");
-        final String loadReport = answer.getHeader(RequestLifecycle.LOAD_REPORT_HEADER);
+        final boolean eventStream = RequestLifecycle.isEventStream(contentType);
+        final String loadReport = answer.getHeader(ServingHeaders.LOAD_REPORT);
         if (loadReport == null)
         {
             current.onResponseStatus(status, eventStream);
@@ -307,13 +284,14 @@ final class ProxyExchange
             {
                 return;
             }
-            lastChunkNs = System.nanoTime();
+            final long nowNs = flow.nowNs();
+            lastChunkNs = nowNs;
             if (eventStream)
             {
                 final int n = chunk.length();
                 final byte[] bytes = scratch.atLeast(n);
                 chunk.getBytes(0, n, bytes, 0);
-                current.onResponseBytes(bytes, 0, n, System.nanoTime());
+                current.onResponseBytes(bytes, 0, n, nowNs);
             }
             response.write(chunk);
             if (response.writeQueueFull())
@@ -324,12 +302,12 @@ final class ProxyExchange
             }
         });
         answer.exceptionHandler(err -> onUpstreamError(current, up, err));
-        lastChunkNs = System.nanoTime();
+        lastChunkNs = flow.nowNs();
         armIdleTimer(current, up, routes.options.idleTimeoutMs());
         answer.endHandler(v ->
         {
             cancelTimer();
-            final boolean ended = status < 400 ? current.complete(status) : current.fail(status, retryAfterMs);
+            final boolean ended = current.finish(status, retryAfterMs);
             if (ended && !response.ended())
             {
                 response.end();
@@ -339,10 +317,6 @@ final class ProxyExchange
 
     private void onUpstreamError(final RequestLifecycle current, final HttpClientRequest up, final Throwable err)
     {
-        if (current != lifecycle)
-        {
-            return;
-        }
         cancelTimer();
         if (!current.fail(0, 0))
         {
@@ -363,7 +337,7 @@ final class ProxyExchange
                 message(err));
             return;
         }
-        answerError(timeout ? 504 : 502, "upstream_error", "backend of model " + modelName(current.modelId()) +
+        answerError(timeout ? 504 : 502, RequestFlow.UPSTREAM_ERROR, "backend of model " + modelName(current.modelId()) +
             (timeout ? " went silent for longer than " + routes.options.idleTimeoutMs() + " ms" : " failed: " +
             message(err)));
     }
@@ -371,13 +345,13 @@ final class ProxyExchange
     private void onFirstByteTimeout(final RequestLifecycle current, final HttpClientRequest up)
     {
         timerId = -1;
-        if (current != lifecycle || upstreamAnswered || !current.fail(0, 0))
+        if (upstreamAnswered || !current.fail(0, 0))
         {
             return;
         }
         routes.meters.timeouts.increment();
         up.reset();
-        answerError(504, "upstream_timeout", "backend of model " + modelName(current.modelId()) +
+        answerError(504, RequestFlow.UPSTREAM_TIMEOUT, "backend of model " + modelName(current.modelId()) +
             " sent no response within " + routes.options.firstByteTimeoutMs() + " ms");
     }
 
@@ -387,12 +361,12 @@ final class ProxyExchange
         timerId = vertx.setTimer(Math.max(1, delayMs), id ->
         {
             timerId = -1;
-            if (current != lifecycle || current.endKind() != RequestLifecycle.OPEN)
+            if (current.endKind() != RequestLifecycle.OPEN)
             {
                 return;
             }
             final long idleMs = routes.options.idleTimeoutMs();
-            final long silentMs = (System.nanoTime() - lastChunkNs) / 1_000_000L;
+            final long silentMs = (flow.nowNs() - lastChunkNs) / 1_000_000L;
             if (silentMs < idleMs)
             {
                 armIdleTimer(current, up, idleMs - silentMs);
@@ -410,7 +384,7 @@ final class ProxyExchange
         }
         clientGone = true;
         cancelTimer();
-        if (lifecycle != null && lifecycle.cancel() && upstream != null)
+        if (lifecycle.cancel() && upstream != null)
         {
             upstream.reset();
         }
@@ -418,60 +392,74 @@ final class ProxyExchange
         finished(0);
     }
 
+    /** After a failed attempt: the flow's next attempt, or its answer when none remains or no candidate is left. */
     private void retryOrAnswer(final String failure)
     {
-        if (attempt == 0 && !clientGone)
+        if (clientGone)
         {
-            attempt = 1;
-            firstFailure = failure;
-            if (exclusions == null)
-            {
-                exclusions = new Exclusions();
-            }
-            exclusions.add(lifecycle.modelId());
-            upstream = null;
-            routes.meters.retries.increment();
-            attempt();
             return;
         }
-        answerError(502, "upstream_error", firstFailure == null || firstFailure.equals(failure)
-            ? failure : firstFailure + "; retry: " + failure);
+        if (flow.mayRetry())
+        {
+            upstream = null;
+            routes.meters.retries.increment();
+        }
+        if (flow.retry(failure))
+        {
+            send();
+            return;
+        }
+        answerFlowError();
     }
 
     private void selectionHeaders(final RequestLifecycle current)
     {
-        response.putHeader(DecisionResolver.HEADER, decisionName);
-        response.putHeader("x-selected-model", modelName(current.modelId()));
-        if ("1".equals(request.getHeader("x-mf-explain")))
+        response.putHeader(ServingHeaders.DECISION, flow.decisionName());
+        response.putHeader(ServingHeaders.SELECTED_MODEL, modelName(current.modelId()));
+        if (RequestFlow.explainAsked(request.getHeader(ServingHeaders.EXPLAIN)))
         {
-            final String explain = ExplainJson.compact(routes.engine.plans(), current.selection());
+            final String explain = flow.explainJson();
             if (explain != null)
             {
-                response.putHeader("x-mf-explain", explain);
+                response.putHeader(ServingHeaders.EXPLAIN, explain);
             }
         }
     }
 
     private void answerError(final int status, final String type, final String message)
     {
+        flow.error(status, type, message);
+        answerFlowError();
+    }
+
+    /** Answers the flow's error, with the decision and (but for a 503) the model that was tried. */
+    private void answerFlowError()
+    {
         if (clientGone || response.ended() || response.headWritten())
         {
             return;
         }
-        if (decisionName != null)
+        final int status = flow.errorStatus();
+        if (flow.decisionName() != null)
         {
-            response.putHeader(DecisionResolver.HEADER, decisionName);
+            response.putHeader(ServingHeaders.DECISION, flow.decisionName());
         }
-        if (lifecycle != null && lifecycle.modelId() != Handles.NONE && status != 503)
+        final String model = flow.selectedModelName();
+        if (model != null && status != 503)
         {
-            response.putHeader("x-selected-model", modelName(lifecycle.modelId()));
+            response.putHeader(ServingHeaders.SELECTED_MODEL, model);
         }
-        response.setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(JsonText.error(type, message));
+        response.setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(flow.errorBody());
     }
 
     private void refuse(final int status, final String type, final String message)
     {
         refused = true;
+        refuse(status, JsonText.error(type, message));
+    }
+
+    private void refuse(final int status, final String json)
+    {
         if (!response.ended() && !clientGone)
         {
             if (status == 413)
@@ -479,7 +467,7 @@ final class ProxyExchange
                 // The rest of the body is not read: the connection cannot carry another request.
                 response.putHeader(HttpHeaders.CONNECTION, "close");
             }
-            response.setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(JsonText.error(type, message));
+            response.setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(json);
         }
     }
 
@@ -491,7 +479,7 @@ final class ProxyExchange
         }
         finished = true;
         routes.meters.active.decrementAndGet();
-        routes.meters.record(uri, status, System.nanoTime() - startNs);
+        routes.meters.record(uri, status, flow.nowNs() - startNs);
     }
 
     private void cancelTimer()
@@ -528,24 +516,6 @@ final class ProxyExchange
         try
         {
             return Math.max(0, Long.parseLong(text.trim()));
-        }
-        catch (final NumberFormatException ex)
-        {
-            return 0;
-        }
-    }
-
-    /** @return a {@code Retry-After} of delta-seconds in milliseconds, 0 when absent or a date. */
-    static long retryAfterMs(final String value)
-    {
-        if (value == null)
-        {
-            return 0;
-        }
-        try
-        {
-            final long seconds = Long.parseLong(value.trim());
-            return seconds <= 0 ? 0 : Math.min(seconds, 86_400L) * 1_000L;
         }
         catch (final NumberFormatException ex)
         {

@@ -15,9 +15,9 @@ import java.util.function.BooleanSupplier;
  * The gateway served by Vert.x core: one {@link GatewayVerticle} per event loop, each with its HTTP server on the
  * shared port and its pooled HTTP client.
  * <p>
- * This class is threadsafe: {@link #close()} may be called from any thread.
+ * This class is threadsafe: {@link #close()} may be called from any thread, more than once.
  */
-final class VertxFront implements GatewayFront
+final class VertxFront
 {
     private final Vertx vertx;
 
@@ -40,7 +40,7 @@ final class VertxFront implements GatewayFront
         final VertxFront front = new VertxFront(Vertx.vertx(new VertxOptions().setEventLoopPoolSize(eventLoops)));
         try
         {
-            Gateway.await(front.vertx.deployVerticle(() -> new GatewayVerticle(routes, registry, ready),
+            await(front.vertx.deployVerticle(() -> new GatewayVerticle(routes, registry, ready),
                 new DeploymentOptions().setInstances(eventLoops)).toCompletionStage().toCompletableFuture());
         }
         catch (final IOException | RuntimeException ex)
@@ -51,8 +51,8 @@ final class VertxFront implements GatewayFront
         return front;
     }
 
-    @Override
-    public void close()
+    /** Stops listening and closes every connection (in-flight requests are cut); waits up to 10 s. */
+    void close()
     {
         try
         {
@@ -65,6 +65,28 @@ final class VertxFront implements GatewayFront
         catch (final ExecutionException | TimeoutException ex)
         {
             // Closing anyway: the caller stops the engine next.
+        }
+    }
+
+    private static void await(final java.util.concurrent.Future<?> future) throws IOException
+    {
+        try
+        {
+            future.get(30, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while starting the gateway", ex);
+        }
+        catch (final ExecutionException ex)
+        {
+            final Throwable cause = ex.getCause() == null ? ex : ex.getCause();
+            throw new IOException("cannot start the gateway: " + cause.getMessage(), cause);
+        }
+        catch (final TimeoutException ex)
+        {
+            throw new IOException("the gateway did not start within 30 s", ex);
         }
     }
 }

@@ -99,12 +99,6 @@ class GatewayLoadTest
         }
     }
 
-    /** @return the HTTP stack under test (a subclass runs the same tests on another). */
-    GatewayServer server()
-    {
-        return GatewayServer.VERTX;
-    }
-
     long inflight(final String model)
     {
         final MultiFactorEngine engine = gateway.engine();
@@ -116,7 +110,7 @@ class GatewayLoadTest
     {
         final Path file = dir.resolve("g.yaml");
         Files.writeString(file, config(""));
-        gateway = Gateway.start(file, GatewayOptions.defaults().withPort(0).withServer(server()), r -> { });
+        gateway = Gateway.start(file, GatewayOptions.defaults().withPort(0), r -> { });
         final int total = 10_000;
         final int concurrency = 64;
         final Vertx clients = Vertx.vertx();
@@ -202,7 +196,7 @@ class GatewayLoadTest
     {
         final Path file = dir.resolve("g.yaml");
         Files.writeString(file, config(""));
-        gateway = Gateway.start(file, GatewayOptions.defaults().withPort(0).withServer(server()), r -> { });
+        gateway = Gateway.start(file, GatewayOptions.defaults().withPort(0), r -> { });
         final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         final List<CompletableFuture<HttpResponse<String>>> streams = new ArrayList<>();
         for (int i = 0; i < 5; i++)

@@ -1,5 +1,7 @@
 package io.multifactor.servers;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * Reads a model server's load from an ORCA {@code endpoint-load-metrics} response header, as vLLM sends it when the
  * request asked with {@code endpoint-load-metrics-format}: {@code TEXT named_metrics.kv_cache_usage_perc=0.4,
@@ -21,9 +23,16 @@ public final class OrcaLoadReportParser
     private static final String WAITING = "num_requests_waiting";
     private static final String RUNNING = "num_requests_running";
     private static final String KV = "kv_cache_usage_perc";
+    /** Deepest nesting read in the JSON format (the root object is level 1). */
+    private static final int MAX_JSON_DEPTH = 32;
+    private static final byte[] NAMED_METRICS = ascii("named_metrics");
+    private static final byte[] WAITING_BYTES = ascii(WAITING);
+    private static final byte[] RUNNING_BYTES = ascii(RUNNING);
+    private static final byte[] KV_BYTES = ascii(KV);
 
     private final byte[] buffer = new byte[MAX_HEADER_CHARS];
     private final NumberDecoder decoder = new NumberDecoder();
+    private final JsonScanner json = new JsonScanner(MAX_JSON_DEPTH);
     private int length;
     private int position;
     private double waiting;
@@ -141,50 +150,27 @@ public final class OrcaLoadReportParser
         }
     }
 
-    /** The top-level object; only {@code named_metrics} is entered, every other value skipped. */
+    /**
+     * The top-level object, read by the strict {@link JsonScanner} (the SSE meter's too): only {@code named_metrics} is
+     * entered, every other value skipped; the first byte that is not valid JSON ends the reading.
+     */
     private void json()
     {
-        skipBlanks();
-        if (!take('{'))
+        json.reset(buffer, position, length);
+        if (!json.enter('{') || json.emptyContainer('}'))
         {
             return;
         }
-        while (position < length)
+        while (true)
         {
-            skipBlanks();
-            if (take('}'))
+            final int name = json.name(NAMED_METRICS, null, null);
+            if (name < 0 || !json.colon())
             {
                 return;
             }
-            final int keyStart = position + 1;
-            if (!skipString())
+            final boolean ok = name == 1 && json.at('{') ? namedMetrics() : json.skipValue();
+            if (!ok || json.next('}') != 1)
             {
-                return;
-            }
-            final int keyEnd = position - 1;
-            skipBlanks();
-            if (!take(':'))
-            {
-                return;
-            }
-            skipBlanks();
-            if (equals(keyStart, keyEnd, "", "named_metrics") && position < length && buffer[position] == '{')
-            {
-                position++;
-                if (!namedMetrics())
-                {
-                    return;
-                }
-            }
-            else if (!skipValue())
-            {
-                return;
-            }
-            skipBlanks();
-            if (!take(','))
-            {
-                skipBlanks();
-                take('}');
                 return;
             }
         }
@@ -192,124 +178,36 @@ public final class OrcaLoadReportParser
 
     private boolean namedMetrics()
     {
-        while (position < length)
-        {
-            skipBlanks();
-            if (take('}'))
-            {
-                return true;
-            }
-            final int keyStart = position + 1;
-            if (!skipString())
-            {
-                return false;
-            }
-            final int keyEnd = position - 1;
-            skipBlanks();
-            if (!take(':'))
-            {
-                return false;
-            }
-            skipBlanks();
-            final int valueStart = position;
-            if (!skipValue())
-            {
-                return false;
-            }
-            final int valueEnd = position;
-            if (equals(keyStart, keyEnd, "", WAITING))
-            {
-                store(0, valueStart, valueEnd);
-            }
-            else if (equals(keyStart, keyEnd, "", RUNNING))
-            {
-                store(1, valueStart, valueEnd);
-            }
-            else if (equals(keyStart, keyEnd, "", KV))
-            {
-                store(2, valueStart, valueEnd);
-            }
-            skipBlanks();
-            if (!take(','))
-            {
-                skipBlanks();
-                return take('}');
-            }
-        }
-        return false;
-    }
-
-    /** Skips a string, number, literal, object or array; nesting is bounded by the header's length. */
-    private boolean skipValue()
-    {
-        if (position >= length)
+        if (!json.enter('{'))
         {
             return false;
         }
-        final byte c = buffer[position];
-        if (c == '"')
+        if (json.emptyContainer('}'))
         {
-            return skipString();
+            return true;
         }
-        if (c == '{' || c == '[')
+        while (true)
         {
-            int depth = 0;
-            while (position < length)
+            final int name = json.name(WAITING_BYTES, RUNNING_BYTES, KV_BYTES);
+            if (name < 0 || !json.colon())
             {
-                final byte d = buffer[position];
-                if (d == '"')
-                {
-                    if (!skipString())
-                    {
-                        return false;
-                    }
-                    continue;
-                }
-                if (d == '{' || d == '[')
-                {
-                    depth++;
-                }
-                else if (d == '}' || d == ']')
-                {
-                    depth--;
-                    if (depth == 0)
-                    {
-                        position++;
-                        return true;
-                    }
-                }
-                position++;
+                return false;
             }
-            return false;
-        }
-        final int start = position;
-        while (position < length && buffer[position] != ',' && buffer[position] != '}' && buffer[position] != ']' &&
-            buffer[position] != ' ')
-        {
-            position++;
-        }
-        return position > start;
-    }
-
-    private boolean skipString()
-    {
-        if (!take('"'))
-        {
-            return false;
-        }
-        while (position < length)
-        {
-            final byte c = buffer[position++];
-            if (c == '\\')
+            final int valueStart = json.position();
+            if (!json.skipValue())
             {
-                position++;
+                return false;
             }
-            else if (c == '"')
+            if (name > 0)
             {
-                return true;
+                store(name - 1, valueStart, json.position());
+            }
+            final int next = json.next('}');
+            if (next != 1)
+            {
+                return next == 0;
             }
         }
-        return false;
     }
 
     private void store(final int which, final int from, final int to)
@@ -363,6 +261,11 @@ public final class OrcaLoadReportParser
         return true;
     }
 
+    private static byte[] ascii(final String name)
+    {
+        return name.getBytes(StandardCharsets.US_ASCII);
+    }
+
     private boolean startsWith(final String word)
     {
         if (length - position < word.length())
@@ -377,16 +280,6 @@ public final class OrcaLoadReportParser
             }
         }
         return true;
-    }
-
-    private boolean take(final char c)
-    {
-        if (position < length && buffer[position] == c)
-        {
-            position++;
-            return true;
-        }
-        return false;
     }
 
     private void skipBlanks()

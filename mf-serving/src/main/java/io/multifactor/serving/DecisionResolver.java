@@ -12,16 +12,13 @@ import io.multifactor.kernel.plan.Plans;
  */
 public final class DecisionResolver
 {
-    /** The request header that names the decision. */
-    public static final String HEADER = "x-mf-decision";
-
     private DecisionResolver()
     {
     }
 
     /**
      * @param plans the current plans.
-     * @param headerOrNull the {@code x-mf-decision} header's value, or {@code null}.
+     * @param headerOrNull the {@link ServingHeaders#DECISION} header's value, or {@code null}.
      * @param bodyModelOrNull the body's {@code model}, or {@code null}.
      * @return the decision's handle, or {@link Handles#NONE} (then {@link #problem} says why).
      */
@@ -47,16 +44,16 @@ public final class DecisionResolver
         final String asked;
         if (headerOrNull != null)
         {
-            asked = "unknown decision \"" + shorten(headerOrNull) + "\" in header " + HEADER;
+            asked = "unknown decision \"" + shorten(headerOrNull) + "\" in header " + ServingHeaders.DECISION;
         }
         else if (bodyModelOrNull != null)
         {
-            asked = "\"model\": \"" + shorten(bodyModelOrNull) + "\" names no decision and header " + HEADER +
-                " is absent";
+            asked = "\"model\": \"" + shorten(bodyModelOrNull) + "\" names no decision and header " +
+                ServingHeaders.DECISION + " is absent";
         }
         else
         {
-            asked = "no decision: set header " + HEADER + " or the body's \"model\" to a decision";
+            asked = "no decision: set header " + ServingHeaders.DECISION + " or the body's \"model\" to a decision";
         }
         return asked + "; decisions: " + decisions(plans);
     }

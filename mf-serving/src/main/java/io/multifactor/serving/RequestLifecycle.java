@@ -46,11 +46,7 @@ public final class RequestLifecycle
 
     private static final int IDLE = -1;
 
-    /** Request header that asks a server for its ORCA load report on the response. */
-    public static final String LOAD_REPORT_FORMAT_HEADER = "endpoint-load-metrics-format";
-
-    /** Response header that carries a server's ORCA load report. */
-    public static final String LOAD_REPORT_HEADER = "endpoint-load-metrics";
+    private static final String EVENT_STREAM = "text/event-stream";
 
     private static final ThreadLocal<OrcaLoadReportParser> LOAD_REPORTS =
         ThreadLocal.withInitial(OrcaLoadReportParser::new);
@@ -143,7 +139,7 @@ public final class RequestLifecycle
         return STARTED;
     }
 
-    /** @param nowNs when the request was written upstream ({@link System#nanoTime()} scale). */
+    /** @param nowNs when the request was written upstream (the engine's clock: {@link RequestFlow#nowNs()}). */
     public void onRequestSent(final long nowNs)
     {
         sentNs = nowNs;
@@ -161,13 +157,13 @@ public final class RequestLifecycle
 
     /**
      * As {@link #onResponseStatus(int, boolean)}, and feeds the response's ORCA load report (header
-     * {@code endpoint-load-metrics}), when it has one, to the engine as a scrape of the backend that answered
+     * {@link ServingHeaders#LOAD_REPORT}), when it has one, to the engine as a scrape of the backend that answered
      * ({@link MultiFactorEngine#reportServerLoad}); a report the parser refuses, or for a model whose {@code server} is
      * not set, changes nothing. The parser is the calling thread's own; nothing is allocated per report.
      *
      * @param status the backend's HTTP status.
      * @param eventStream whether the response is a server-sent-event stream.
-     * @param loadReportOrNull the value of {@code endpoint-load-metrics}, or null.
+     * @param loadReportOrNull the value of {@link ServingHeaders#LOAD_REPORT}, or null.
      * @param backendKey the answering backend's origin ({@code http://host:port}, see {@link #backendKey}).
      * @return whether a load report was taken.
      */
@@ -196,13 +192,13 @@ public final class RequestLifecycle
 
     /**
      * Follows the response's next bytes; records TTFT on the chosen model when they complete the first content chunk.
-     * Each complete {@code data:} line is read by a Jackson streaming parser (one short-lived parser per line; no tree,
-     * no copy of the line beyond the meter's reusable buffer).
+     * The bytes are read by the attempt's {@link SseStreamMeter} (the one definition of content, TTFT and TPOT), which
+     * allocates nothing.
      *
      * @param bytes the bytes.
      * @param offset where they start.
      * @param length how many.
-     * @param nowNs when they arrived.
+     * @param nowNs when they arrived (on the clock of {@link #onRequestSent}).
      */
     public void onResponseBytes(final byte[] bytes, final int offset, final int length, final long nowNs)
     {
@@ -244,6 +240,29 @@ public final class RequestLifecycle
         }
         end(status, 0, true);
         return true;
+    }
+
+    /**
+     * The response reached its end with the backend's status: {@link #complete} below 400, else {@link #fail} (the
+     * engine's ejection reads the status either way: a 4xx but 429 counts as a success, DESIGN 4.5).
+     *
+     * @param status the backend's status.
+     * @param retryAfterMs the backend's {@code Retry-After} in milliseconds ({@link RetryAfter}), 0 when absent.
+     * @return whether this call ended the attempt.
+     */
+    public boolean finish(final int status, final long retryAfterMs)
+    {
+        return status < 400 ? complete(status) : fail(status, retryAfterMs);
+    }
+
+    /**
+     * @param contentTypeOrNull a response's {@code content-type}, or {@code null}.
+     * @return whether it is a server-sent-event stream ({@code text/event-stream}, case ignored), whose chunks the
+     *     lifecycle measures.
+     */
+    public static boolean isEventStream(final String contentTypeOrNull)
+    {
+        return contentTypeOrNull != null && contentTypeOrNull.regionMatches(true, 0, EVENT_STREAM, 0, EVENT_STREAM.length());
     }
 
     /**

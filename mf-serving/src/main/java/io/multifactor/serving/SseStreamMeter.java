@@ -1,5 +1,7 @@
 package io.multifactor.serving;
 
+import io.multifactor.servers.JsonScanner;
+
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -8,8 +10,9 @@ import java.util.Arrays;
  * and last {@code data:} line whose JSON has a non-empty {@code choices[].delta.content} (chat) or
  * {@code choices[].text} (completions), how many such lines, and the last {@code usage.completion_tokens}. Role-only
  * chunks, empty content, {@code [DONE]}, comments and lines that are not JSON do not count. Each {@code data:} line is
- * read on its own (OpenAI-compatible servers send one line per event), by a strict JSON scanner that allocates nothing
- * (a line that is not valid JSON, or nests deeper than {@link #MAX_DEPTH}, is skipped). Memory is bounded: a line
+ * read on its own (OpenAI-compatible servers send one line per event), by the strict JSON scanner that the ORCA
+ * load-report parser uses too ({@link JsonScanner}), which allocates nothing (a line that is not valid JSON, or nests
+ * deeper than {@link #MAX_DEPTH}, is skipped). Memory is bounded: a line
  * longer than {@link #MAX_LINE_BYTES} is skipped.
  * <p>
  * This class is not threadsafe: one stream, fed by one thread at a time.
@@ -24,8 +27,6 @@ public final class SseStreamMeter
 
     /** Deepest nesting of arrays and objects read in a data line (the root object is level 1); deeper is skipped. */
     public static final int MAX_DEPTH = 32;
-    /** Most digits of a number's integer, fraction or exponent part; more is skipped. */
-    static final int MAX_NUMBER_DIGITS = 1000;
 
     // The member names read, as ASCII bytes: compared byte for byte with the line's (escapes decoded).
     private static final byte[] CHOICES = ascii("choices");
@@ -34,9 +35,6 @@ public final class SseStreamMeter
     private static final byte[] DELTA = ascii("delta");
     private static final byte[] CONTENT = ascii("content");
     private static final byte[] COMPLETION_TOKENS = ascii("completion_tokens");
-    private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
-    private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
-    private static final byte[] NULL = {'n', 'u', 'l', 'l'};
 
     private byte[] line = new byte[256];
     private int lineLength;
@@ -48,9 +46,8 @@ public final class SseStreamMeter
     private long usageCompletionTokens = -1;
     private long skippedLines;
     private boolean done;
-    // The data line being read: next byte, nesting depth, whether content was seen.
-    private int pos;
-    private int depth;
+    // The data line being read: its scanner, whether content was seen.
+    private final JsonScanner json = new JsonScanner(MAX_DEPTH);
     private boolean lineContent;
 
     private static byte[] ascii(final String name)
@@ -164,8 +161,7 @@ public final class SseStreamMeter
             done = true;
             return;
         }
-        pos = start;
-        depth = 0;
+        json.reset(line, start, lineLength);
         lineContent = false;
         if (!root())
         {
@@ -184,43 +180,42 @@ public final class SseStreamMeter
         }
     }
 
-    // The reader of one data line below: a strict JSON (RFC 8259) scanner over line[pos..lineLength) that allocates
-    // nothing. Each method returns false on the first byte that is not valid JSON (the line is then skipped); what the
-    // root object holds after its closing brace is not read.
+    // The reader of one data line below walks the structure through the shared strict JSON scanner; each method returns
+    // false on the first byte that is not valid JSON (the line is then skipped); what the root object holds after its
+    // closing brace is not read.
 
     /** The root: an object whose {@code choices} (an array) and {@code usage} (an object) are read. */
     private boolean root()
     {
-        whitespace();
-        if (pos >= lineLength || line[pos] != '{' || !enter())
+        if (!json.enter('{'))
         {
             return false;
         }
-        if (emptyContainer('}'))
+        if (json.emptyContainer('}'))
         {
             return true;
         }
         while (true)
         {
-            final int name = name(CHOICES, USAGE);
-            if (name < 0 || !colon())
+            final int name = json.name(CHOICES, USAGE, null);
+            if (name < 0 || !json.colon())
             {
                 return false;
             }
             final boolean ok;
-            if (name == 1 && pos < lineLength && line[pos] == '[')
+            if (name == 1 && json.at('['))
             {
                 ok = choices();
             }
-            else if (name == 2 && pos < lineLength && line[pos] == '{')
+            else if (name == 2 && json.at('{'))
             {
                 ok = usage();
             }
             else
             {
-                ok = skipValue();
+                ok = json.skipValue();
             }
-            final int next = ok ? next('}') : -1;
+            final int next = ok ? json.next('}') : -1;
             if (next != 1)
             {
                 return next == 0;
@@ -231,19 +226,18 @@ public final class SseStreamMeter
     /** {@code choices}: each object's {@code text} or {@code delta.content}, when a non-empty string, is content. */
     private boolean choices()
     {
-        if (!enter())
+        if (!json.enter('['))
         {
             return false;
         }
-        if (emptyContainer(']'))
+        if (json.emptyContainer(']'))
         {
             return true;
         }
         while (true)
         {
-            whitespace();
-            final boolean ok = pos < lineLength && line[pos] == '{' ? choice() : skipValue();
-            final int next = ok ? next(']') : -1;
+            final boolean ok = json.at('{') ? choice() : json.skipValue();
+            final int next = ok ? json.next(']') : -1;
             if (next != 1)
             {
                 return next == 0;
@@ -253,37 +247,35 @@ public final class SseStreamMeter
 
     private boolean choice()
     {
-        if (!enter())
+        if (!json.enter('{'))
         {
             return false;
         }
-        if (emptyContainer('}'))
+        if (json.emptyContainer('}'))
         {
             return true;
         }
         while (true)
         {
-            final int name = name(TEXT, DELTA);
-            if (name < 0 || !colon())
+            final int name = json.name(TEXT, DELTA, null);
+            if (name < 0 || !json.colon())
             {
                 return false;
             }
             final boolean ok;
-            if (name == 1 && pos < lineLength && line[pos] == '"')
+            if (name == 1 && json.at('"'))
             {
-                final int string = string();
-                ok = string >= 0;
-                lineContent |= string > 0;
+                ok = content();
             }
-            else if (name == 2 && pos < lineLength && line[pos] == '{')
+            else if (name == 2 && json.at('{'))
             {
                 ok = delta();
             }
             else
             {
-                ok = skipValue();
+                ok = json.skipValue();
             }
-            final int next = ok ? next('}') : -1;
+            final int next = ok ? json.next('}') : -1;
             if (next != 1)
             {
                 return next == 0;
@@ -293,462 +285,75 @@ public final class SseStreamMeter
 
     private boolean delta()
     {
-        if (!enter())
+        if (!json.enter('{'))
         {
             return false;
         }
-        if (emptyContainer('}'))
+        if (json.emptyContainer('}'))
         {
             return true;
         }
         while (true)
         {
-            final int name = name(CONTENT, null);
-            if (name < 0 || !colon())
+            final int name = json.name(CONTENT, null, null);
+            if (name < 0 || !json.colon())
             {
                 return false;
             }
-            final boolean ok;
-            if (name == 1 && pos < lineLength && line[pos] == '"')
-            {
-                final int string = string();
-                ok = string >= 0;
-                lineContent |= string > 0;
-            }
-            else
-            {
-                ok = skipValue();
-            }
-            final int next = ok ? next('}') : -1;
+            final boolean ok = name == 1 && json.at('"') ? content() : json.skipValue();
+            final int next = ok ? json.next('}') : -1;
             if (next != 1)
             {
                 return next == 0;
             }
         }
+    }
+
+    /** A {@code text} or {@code content} string: content when not empty. */
+    private boolean content()
+    {
+        final int string = json.string();
+        lineContent |= string > 0;
+        return string >= 0;
     }
 
     /** {@code usage}: its {@code completion_tokens}, when an integer that fits a long, is kept. */
     private boolean usage()
     {
-        if (!enter())
+        if (!json.enter('{'))
         {
             return false;
         }
-        if (emptyContainer('}'))
+        if (json.emptyContainer('}'))
         {
             return true;
         }
         while (true)
         {
-            final int name = name(COMPLETION_TOKENS, null);
-            if (name < 0 || !colon())
+            final int name = json.name(COMPLETION_TOKENS, null, null);
+            if (name < 0 || !json.colon())
             {
                 return false;
             }
             final boolean ok;
-            if (name == 1 && pos < lineLength && (line[pos] == '-' || (line[pos] >= '0' && line[pos] <= '9')))
+            if (name == 1 && json.atNumber())
             {
-                ok = number(true);
+                ok = json.number();
+                if (ok && json.integerFitsLong())
+                {
+                    usageCompletionTokens = json.integerValue();
+                }
             }
             else
             {
-                ok = skipValue();
+                ok = json.skipValue();
             }
-            final int next = ok ? next('}') : -1;
+            final int next = ok ? json.next('}') : -1;
             if (next != 1)
             {
                 return next == 0;
             }
         }
-    }
-
-    /** Opens the container at {@code pos} (its bracket); false beyond {@link #MAX_DEPTH} levels. */
-    private boolean enter()
-    {
-        pos++;
-        return ++depth <= MAX_DEPTH;
-    }
-
-    /** After an opening bracket: true (and past it) when the container closes at once. */
-    private boolean emptyContainer(final char close)
-    {
-        whitespace();
-        if (pos < lineLength && line[pos] == close)
-        {
-            pos++;
-            depth--;
-            return true;
-        }
-        return false;
-    }
-
-    /** After a member: 1 for a comma (another member follows), 0 for the closing bracket (past it), -1 otherwise. */
-    private int next(final char close)
-    {
-        whitespace();
-        if (pos >= lineLength)
-        {
-            return -1;
-        }
-        final byte b = line[pos++];
-        if (b == ',')
-        {
-            return 1;
-        }
-        if (b == close)
-        {
-            depth--;
-            return 0;
-        }
-        return -1;
-    }
-
-    private boolean colon()
-    {
-        whitespace();
-        if (pos >= lineLength || line[pos] != ':')
-        {
-            return false;
-        }
-        pos++;
-        whitespace();
-        return true;
-    }
-
-    private void whitespace()
-    {
-        while (pos < lineLength)
-        {
-            final byte b = line[pos];
-            if (b != ' ' && b != '\t' && b != '\n' && b != '\r')
-            {
-                return;
-            }
-            pos++;
-        }
-    }
-
-    /**
-     * Reads a member's name (escapes decoded for the comparison).
-     *
-     * @return 1 when it is {@code first}, 2 when it is {@code secondOrNull}, 0 for another name, -1 when not a string.
-     */
-    private int name(final byte[] first, final byte[] secondOrNull)
-    {
-        whitespace();
-        if (pos >= lineLength || line[pos] != '"')
-        {
-            return -1;
-        }
-        pos++;
-        boolean matchFirst = true;
-        boolean matchSecond = secondOrNull != null;
-        int index = 0;
-        while (true)
-        {
-            if (pos >= lineLength)
-            {
-                return -1;
-            }
-            int c = line[pos] & 0xFF;
-            if (c == '"')
-            {
-                pos++;
-                break;
-            }
-            if (c == '\\')
-            {
-                c = escape();
-                if (c < 0)
-                {
-                    return -1;
-                }
-            }
-            else if (c < 0x20)
-            {
-                return -1;
-            }
-            else if (c >= 0x80)
-            {
-                if (!utf8())
-                {
-                    return -1;
-                }
-                matchFirst = false;
-                matchSecond = false;
-                index++;
-                continue;
-            }
-            else
-            {
-                pos++;
-            }
-            matchFirst &= index < first.length && first[index] == c;
-            matchSecond &= matchSecond && index < secondOrNull.length && secondOrNull[index] == c;
-            index++;
-        }
-        if (matchFirst && index == first.length)
-        {
-            return 1;
-        }
-        return matchSecond && index == secondOrNull.length ? 2 : 0;
-    }
-
-    /**
-     * Reads a string value.
-     *
-     * @return 1 when it is not empty, 0 when empty, -1 when not a valid string.
-     */
-    private int string()
-    {
-        pos++;
-        boolean empty = true;
-        while (true)
-        {
-            if (pos >= lineLength)
-            {
-                return -1;
-            }
-            final int c = line[pos] & 0xFF;
-            if (c == '"')
-            {
-                pos++;
-                return empty ? 0 : 1;
-            }
-            empty = false;
-            if (c == '\\')
-            {
-                if (escape() < 0)
-                {
-                    return -1;
-                }
-            }
-            else if (c < 0x20)
-            {
-                return -1;
-            }
-            else if (c >= 0x80)
-            {
-                if (!utf8())
-                {
-                    return -1;
-                }
-            }
-            else
-            {
-                pos++;
-            }
-        }
-    }
-
-    /** At a backslash: reads the escape; returns the character, or -1 for an invalid escape. */
-    private int escape()
-    {
-        if (pos + 1 >= lineLength)
-        {
-            return -1;
-        }
-        final byte e = line[pos + 1];
-        pos += 2;
-        switch (e)
-        {
-            case '"':
-                return '"';
-            case '\\':
-                return '\\';
-            case '/':
-                return '/';
-            case 'b':
-                return '\b';
-            case 'f':
-                return '\f';
-            case 'n':
-                return '\n';
-            case 'r':
-                return '\r';
-            case 't':
-                return '\t';
-            case 'u':
-                if (pos + 4 > lineLength)
-                {
-                    return -1;
-                }
-                int value = 0;
-                for (int i = 0; i < 4; i++)
-                {
-                    final int digit = Character.digit(line[pos + i], 16);
-                    if (digit < 0)
-                    {
-                        return -1;
-                    }
-                    value = value << 4 | digit;
-                }
-                pos += 4;
-                return value;
-            default:
-                return -1;
-        }
-    }
-
-    /** At a byte of 0x80 or above: reads one UTF-8 encoded character; false when it is not well formed. */
-    private boolean utf8()
-    {
-        final int lead = line[pos] & 0xFF;
-        final int continuations = lead >= 0xC0 && lead < 0xE0 ? 1 : lead >= 0xE0 && lead < 0xF0 ? 2 :
-            lead >= 0xF0 && lead < 0xF8 ? 3 : -1;
-        if (continuations < 0 || pos + continuations >= lineLength)
-        {
-            return false;
-        }
-        for (int i = 1; i <= continuations; i++)
-        {
-            if ((line[pos + i] & 0xC0) != 0x80)
-            {
-                return false;
-            }
-        }
-        pos += continuations + 1;
-        return true;
-    }
-
-    /** Skips any value (nested containers to {@link #MAX_DEPTH} levels). */
-    private boolean skipValue()
-    {
-        whitespace();
-        if (pos >= lineLength)
-        {
-            return false;
-        }
-        final byte b = line[pos];
-        switch (b)
-        {
-            case '"':
-                return string() >= 0;
-            case '{':
-            case '[':
-                return skipContainer(b == '{');
-            case 't':
-                return literal(TRUE);
-            case 'f':
-                return literal(FALSE);
-            case 'n':
-                return literal(NULL);
-            default:
-                return (b == '-' || (b >= '0' && b <= '9')) && number(false);
-        }
-    }
-
-    private boolean skipContainer(final boolean object)
-    {
-        if (!enter())
-        {
-            return false;
-        }
-        final char close = object ? '}' : ']';
-        if (emptyContainer(close))
-        {
-            return true;
-        }
-        while (true)
-        {
-            if (object && (name(CONTENT, null) < 0 || !colon()))
-            {
-                return false;
-            }
-            final int next = skipValue() ? next(close) : -1;
-            if (next != 1)
-            {
-                return next == 0;
-            }
-        }
-    }
-
-    private boolean literal(final byte[] word)
-    {
-        if (pos + word.length > lineLength)
-        {
-            return false;
-        }
-        for (int i = 0; i < word.length; i++)
-        {
-            if (line[pos + i] != word[i])
-            {
-                return false;
-            }
-        }
-        pos += word.length;
-        return true;
-    }
-
-    /**
-     * Reads a number: {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?}.
-     *
-     * @param keep when true, an integer that fits a long goes to {@link #usageCompletionTokens}.
-     */
-    private boolean number(final boolean keep)
-    {
-        final boolean negative = line[pos] == '-';
-        if (negative)
-        {
-            pos++;
-        }
-        final int digitsStart = pos;
-        // Accumulated negatively, so that Long.MIN_VALUE fits.
-        long value = 0;
-        boolean overflow = false;
-        while (pos < lineLength && line[pos] >= '0' && line[pos] <= '9')
-        {
-            final int digit = line[pos] - '0';
-            if (value < (Long.MIN_VALUE + digit) / 10)
-            {
-                overflow = true;
-            }
-            value = value * 10 - digit;
-            pos++;
-        }
-        final int digits = pos - digitsStart;
-        if (digits == 0 || digits > MAX_NUMBER_DIGITS || (digits > 1 && line[digitsStart] == '0'))
-        {
-            return false;
-        }
-        boolean integer = true;
-        if (pos < lineLength && line[pos] == '.')
-        {
-            integer = false;
-            pos++;
-            if (!digits())
-            {
-                return false;
-            }
-        }
-        if (pos < lineLength && (line[pos] == 'e' || line[pos] == 'E'))
-        {
-            integer = false;
-            pos++;
-            if (pos < lineLength && (line[pos] == '+' || line[pos] == '-'))
-            {
-                pos++;
-            }
-            if (!digits())
-            {
-                return false;
-            }
-        }
-        if (keep && integer && !overflow && (negative || value != Long.MIN_VALUE))
-        {
-            usageCompletionTokens = negative ? value : -value;
-        }
-        return true;
-    }
-
-    private boolean digits()
-    {
-        final int from = pos;
-        while (pos < lineLength && line[pos] >= '0' && line[pos] <= '9')
-        {
-            pos++;
-        }
-        return pos > from && pos - from <= MAX_NUMBER_DIGITS;
     }
 
     /** @return when the first content line arrived, or {@link #NONE}. */

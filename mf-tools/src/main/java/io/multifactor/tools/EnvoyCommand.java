@@ -4,10 +4,14 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.multifactor.api.ConfigProblem;
 import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.ConfigLoader;
+import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.reload.ReloadResult;
 import io.multifactor.envoy.EnvoyMode;
 import io.multifactor.envoy.ExtProcApp;
 import io.multifactor.envoy.MetricsEndpoint;
+import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.serving.EngineHost;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -100,29 +104,27 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
         final String where = unixSocket == null ? host + ':' + port : "unix:" + unixSocket;
         final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         final ExtProcApp app;
+        final FleetJoin fleet;
         try
         {
-            app = ExtProcApp.start(config, overlay, envoyMode, address, graceMs, registry,
-                result -> reported(err, result));
+            final LoadedConfig loaded =
+                ConfigLoader.load(config, overlay, null, MultiFactorEngine.DEFAULT_COUNTER_CAPACITY);
+            fleet = FleetJoin.ofOrNull(loaded.config().fleet());
+            app = ExtProcApp.start(EngineHost.start(loaded, config, overlay, FleetJoin.exchangeOrNull(fleet)),
+                envoyMode, address, graceMs, registry, result -> reported(err, result));
         }
         catch (final InvalidConfigurationException ex)
         {
             return Problems.report(err, config.toString(), ex);
         }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("mf envoy: fleet: " + ex.getMessage());
+            return ExitCodes.INVALID_INPUT;
+        }
         catch (final IOException ex)
         {
             err.println("mf envoy: cannot serve on " + where + ": " + ex.getMessage());
-            return ExitCodes.INVALID_INPUT;
-        }
-        final FleetJoin fleet;
-        try
-        {
-            fleet = FleetJoin.startOrNull(app.host().loaded().config().fleet(), app.host().engine());
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            app.close();
-            err.println("mf envoy: fleet: " + ex.getMessage());
             return ExitCodes.INVALID_INPUT;
         }
         MetricsEndpoint metrics = null;
@@ -135,7 +137,6 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
         }
         catch (final IOException ex)
         {
-            FleetJoin.leave(fleet);
             app.close();
             err.println("mf envoy: cannot serve metrics on " + host + ':' + metricsPort + ": " + ex.getMessage());
             return ExitCodes.INVALID_INPUT;
@@ -155,7 +156,6 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
             {
                 metricsEndpoint.close();
             }
-            FleetJoin.leave(fleet);
             app.close();
             stopped.countDown();
         }, "mf-envoy-shutdown");
@@ -163,7 +163,7 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
         out.println("mf envoy: serving ext_proc (mode " + envoyMode.word() + ") on " +
             (unixSocket == null ? host + ':' + app.port() : "unix:" + unixSocket) +
             (metricsEndpoint == null ? "" : ", metrics on http://" + host + ':' + metricsEndpoint.port() + "/metrics") +
-            (fleet == null ? "" : "; joined " + fleet.description()));
+            FleetJoin.joined(fleet));
         out.flush();
         stopped.await();
         return ExitCodes.OK;

@@ -2,11 +2,13 @@ package io.multifactor.tools;
 
 import io.multifactor.api.ConfigProblem;
 import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.ConfigLoader;
+import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.read.Durations;
 import io.multifactor.config.reload.ReloadResult;
 import io.multifactor.gateway.Gateway;
 import io.multifactor.gateway.GatewayOptions;
-import io.multifactor.gateway.GatewayServer;
+import io.multifactor.kernel.engine.MultiFactorEngine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -60,62 +62,49 @@ final class ServeCommand implements Callable<Integer>
         description = "Event loops serving requests (default 2).")
     private int eventLoops;
 
-    @Option(names = "--server", paramLabel = "STACK", defaultValue = "vertx",
-        description = "The HTTP stack serving requests: vertx (Vert.x core, the default) or netty (Netty used directly).")
-    private String server;
-
     @Override
     public Integer call()
     {
         final PrintWriter err = spec.commandLine().getErr();
         final long firstByteNs = Durations.parseNs(firstByteTimeout);
         final long idleNs = Durations.parseNs(idleTimeout);
-        final GatewayServer stack = GatewayServer.ofFlag(server);
-        if (firstByteNs <= 0 || idleNs <= 0 || port < 0 || port > 65535 || eventLoops < 1 || stack == null)
+        if (firstByteNs <= 0 || idleNs <= 0 || port < 0 || port > 65535 || eventLoops < 1)
         {
             err.println("mf serve: invalid option: --port " + port + " (0..65535), --first-byte-timeout " +
                 firstByteTimeout + ", --idle-timeout " + idleTimeout + " (durations such as 500ms, 60s, 5m), " +
-                "--event-loops " + eventLoops + " (>= 1), --server " + server + " (vertx or netty)");
+                "--event-loops " + eventLoops + " (>= 1)");
             return ExitCodes.INVALID_INPUT;
         }
         final GatewayOptions defaults = GatewayOptions.defaults();
         final GatewayOptions options = new GatewayOptions(host, port, Math.max(1, firstByteNs / 1_000_000L),
-            Math.max(1, idleNs / 1_000_000L), eventLoops, defaults.maxConnectionsPerBackend(), defaults.reloadDebounceMs(),
-            stack);
+            Math.max(1, idleNs / 1_000_000L), eventLoops, defaults.maxConnectionsPerBackend(), defaults.reloadDebounceMs());
         final Gateway gateway;
         final FleetJoin fleet;
         try
         {
-            gateway = Gateway.start(config, overlay, options, result -> report(err, result));
+            final LoadedConfig loaded =
+                ConfigLoader.load(config, overlay, null, MultiFactorEngine.DEFAULT_COUNTER_CAPACITY);
+            fleet = FleetJoin.ofOrNull(loaded.config().fleet());
+            gateway = Gateway.start(loaded, config, overlay, FleetJoin.exchangeOrNull(fleet), options,
+                result -> report(err, result));
         }
         catch (final InvalidConfigurationException ex)
         {
             return Problems.report(err, config.toString(), ex);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("mf serve: fleet: " + ex.getMessage());
+            return ExitCodes.INVALID_INPUT;
         }
         catch (final IOException ex)
         {
             err.println("mf serve: " + ex.getMessage());
             return ExitCodes.INTERNAL_ERROR;
         }
-        try
-        {
-            fleet = FleetJoin.startOrNull(FleetJoin.configured(config, overlay), gateway.engine());
-        }
-        catch (final InvalidConfigurationException ex)
-        {
-            gateway.close();
-            return Problems.report(err, config.toString(), ex);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            gateway.close();
-            err.println("mf serve: fleet: " + ex.getMessage());
-            return ExitCodes.INVALID_INPUT;
-        }
         final CountDownLatch stopped = new CountDownLatch(1);
         final Thread hook = new Thread(() ->
         {
-            FleetJoin.leave(fleet);
             gateway.close();
             stopped.countDown();
         }, "mf-serve-shutdown");
@@ -123,7 +112,7 @@ final class ServeCommand implements Callable<Integer>
         final PrintWriter out = spec.commandLine().getOut();
         out.println("mf serve: listening on http://" + host + ':' + gateway.port() + " (" +
             gateway.engine().plans().decisionCount() + " decisions, " + gateway.engine().plans().modelCount() +
-            " models); " + config + " is watched for changes" + (fleet == null ? "" : "; joined " + fleet.description()));
+            " models); " + config + " is watched for changes" + FleetJoin.joined(fleet));
         out.flush();
         for (final String warning : gateway.warnings())
         {
@@ -138,7 +127,6 @@ final class ServeCommand implements Callable<Integer>
         {
             // Stopped by the caller (in-process use): close with the interrupt cleared, so the close waits as it must.
             Runtime.getRuntime().removeShutdownHook(hook);
-            FleetJoin.leave(fleet);
             gateway.close();
             Thread.currentThread().interrupt();
         }

@@ -32,28 +32,19 @@ class ServeCommandTest
             .contains("decisions: must not be empty");
         assertThat(CliRun.of("serve", "--config", file.toString(), "--idle-timeout", "soon").exit())
             .isEqualTo(ExitCodes.INVALID_INPUT);
-        final CliRun badServer = CliRun.of("serve", "--config", file.toString(), "--server", "tomcat");
-        assertThat(badServer.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
-        assertThat(badServer.err()).contains("--server tomcat (vertx or netty)");
     }
 
     @Test
     void shouldServeUntilStoppedAndWarnAboutAModelWithoutBackends() throws Exception
     {
-        serveUntilStopped("vertx");
+        serveUntilStopped();
     }
 
-    @Test
-    void shouldServeOnNettyWhenAsked() throws Exception
-    {
-        serveUntilStopped("netty");
-    }
-
-    private void serveUntilStopped(final String server) throws Exception
+    private void serveUntilStopped() throws Exception
     {
         final Path file = dir.resolve("ok.yaml");
         Files.writeString(file, "models:\n  - name: a\ndecisions:\n  - name: d\n    modelRefs: [{model: a}]\n");
-        final ServeRun serve = ServeRun.start("--config", file.toString(), "--server", server);
+        final ServeRun serve = ServeRun.start("--config", file.toString());
         final int port = serve.port();
         final HttpClient http = HttpClient.newHttpClient();
         final HttpResponse<String> health = serve.awaitHealth(http);

@@ -1,10 +1,10 @@
 package io.multifactor.bench.envoy;
 
-import io.multifactor.envoy.EngineHost;
 import io.multifactor.envoy.EnvoyMode;
 import io.multifactor.envoy.ExtProcContext;
 import io.multifactor.envoy.ExtProcServer;
 import io.multifactor.envoy.ExtProcService;
+import io.multifactor.serving.EngineHost;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

@@ -1,5 +1,7 @@
 package io.multifactor.sim.load;
 
+import io.multifactor.serving.ServingHeaders;
+import io.multifactor.serving.SseStreamMeter;
 import io.vertx.core.Context;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -23,10 +25,11 @@ import java.util.function.Consumer;
 /**
  * Runs one open-loop load: requests leave at seeded Poisson arrival times whatever the responses do (a slow target does
  * not slow the arrivals down, so its queueing shows in the latencies), each request's time counted from its arrival
- * (connection waits included). A streamed response is read as server-sent events as they come: TTFT is the time to the
- * first chunk with non-empty content ({@code choices[0].delta.content}, or {@code text} for completions; role-only
- * chunks and {@code [DONE]} do not count), TPOT the time between the first and last content chunks divided by one less
- * than their number. The run stops sending after {@code durationS} or {@code maxRequests}, waits up to
+ * (connection waits included). A streamed response is read as server-sent events as they come, by the gateway's own
+ * {@link SseStreamMeter} (so TPOT has one definition): TTFT is the time to the first chunk with non-empty content
+ * ({@code choices[].delta.content}, or {@code text} for completions; role-only chunks and {@code [DONE]} do not
+ * count), TPOT the time between the first and last content chunks divided by one less than their number (or than
+ * {@code usage.completion_tokens} when the stream reports it). The run stops sending after {@code durationS} or {@code maxRequests}, waits up to
  * {@code drainS} for the rest, then cuts what is left (status 0).
  * <p>
  * Every request of a run lives on one Vert.x event loop; {@link #run} blocks the calling thread until the run is over.
@@ -260,7 +263,7 @@ public final class LoadGenerator
                 .setURI(path).putHeader("content-type", "application/json");
             if (profile.decision() != null)
             {
-                options.putHeader("x-mf-decision", profile.decision());
+                options.putHeader(ServingHeaders.DECISION, profile.decision());
             }
             client.request(options).onComplete(created ->
             {
@@ -347,13 +350,10 @@ public final class LoadGenerator
             final int index;
             final long sentNs;
             final StringBuilder pending = new StringBuilder();
+            final SseStreamMeter meter = new SseStreamMeter();
             HttpClientRequest request;
             int status;
             String model;
-            long firstNs = -1;
-            long lastNs = -1;
-            int chunks;
-            boolean sawDone;
             boolean over;
 
             Flight(final int index, final long sentNs)
@@ -365,7 +365,7 @@ public final class LoadGenerator
             void onResponse(final HttpClientResponse response)
             {
                 status = response.statusCode();
-                model = response.getHeader("x-selected-model");
+                model = response.getHeader(ServingHeaders.SELECTED_MODEL);
                 response.exceptionHandler(ex -> fail());
                 final boolean events = status == 200 && profile.stream();
                 response.handler(buffer ->
@@ -384,7 +384,7 @@ public final class LoadGenerator
                     if (events)
                     {
                         onEvents(Buffer.buffer("\n"));
-                        finish(sawDone);
+                        finish(meter.done());
                     }
                     else
                     {
@@ -400,40 +400,29 @@ public final class LoadGenerator
             private void onEvents(final Buffer buffer)
             {
                 final long now = System.nanoTime();
+                final byte[] bytes = buffer.getBytes();
+                meter.onBytes(bytes, 0, bytes.length, now);
+                if (model != null)
+                {
+                    return;
+                }
+                // The model's name, when no header said it: from the first data line that has one.
                 pending.append(buffer.toString());
                 int from = 0;
                 int newline;
                 while ((newline = pending.indexOf("\n", from)) >= 0)
                 {
-                    onLine(from, newline, now);
+                    onLine(from);
                     from = newline + 1;
                 }
                 pending.delete(0, from);
             }
 
-            private void onLine(final int from, final int to, final long now)
+            private void onLine(final int from)
             {
-                if (!startsWith(pending, "data:", from))
+                if (model == null && startsWith(pending, "data:", from))
                 {
-                    return;
-                }
-                final int payload = from + (startsWith(pending, "data: ", from) ? 6 : 5);
-                if (startsWith(pending, "[DONE]", payload))
-                {
-                    sawDone = true;
-                    return;
-                }
-                if (model == null)
-                {
-                    model = field(pending, payload, "\"model\":\"");
-                }
-                final String key = profile.chat() ? "\"content\":\"" : "\"text\":\"";
-                final int at = pending.indexOf(key, payload);
-                if (at >= 0 && at < to && at + key.length() < to && pending.charAt(at + key.length()) != '"')
-                {
-                    firstNs = firstNs < 0 ? now : firstNs;
-                    lastNs = now;
-                    chunks++;
+                    model = field(pending, from + 5, "\"model\":\"");
                 }
             }
 
@@ -444,7 +433,7 @@ public final class LoadGenerator
                     return;
                 }
                 over = true;
-                results.finish(index, status, model, -1L, -1L, chunks, false);
+                results.finish(index, status, model, -1L, -1L, (int)meter.contentChunks(), false);
                 onFinished(this);
             }
 
@@ -455,9 +444,11 @@ public final class LoadGenerator
                     return;
                 }
                 over = true;
-                final long ttft = firstNs < 0 ? -1L : (firstNs - sentNs) / 1000L;
-                final long tpot = chunks > 1 ? (lastNs - firstNs) / 1000L / (chunks - 1) : -1L;
-                results.finish(index, status, model, ttft, tpot, chunks, complete);
+                final long firstNs = meter.firstContentNs();
+                final long ttft = firstNs == SseStreamMeter.NONE ? -1L : (firstNs - sentNs) / 1000L;
+                final long tpotNs = meter.tpotNs();
+                final long tpot = tpotNs < 0 ? -1L : tpotNs / 1000L;
+                results.finish(index, status, model, ttft, tpot, (int)meter.contentChunks(), complete);
                 onFinished(this);
             }
         }

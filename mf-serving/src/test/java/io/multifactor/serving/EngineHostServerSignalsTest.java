@@ -1,4 +1,4 @@
-package io.multifactor.envoy;
+package io.multifactor.serving;
 
 import com.sun.net.httpserver.HttpServer;
 import io.multifactor.api.Selection;
