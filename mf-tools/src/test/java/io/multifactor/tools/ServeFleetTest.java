@@ -7,6 +7,7 @@ import io.multifactor.fakes.FakeBackends;
 import io.multifactor.fakes.FakeModelProfile;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.redis.RedisServer;
+import io.multifactor.serving.EngineHost;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,11 +52,12 @@ class ServeFleetTest
                 "fleet:\n  redis: " + redis.url() + "\n  cluster: serve-test\n  exchange_every: 50ms\n");
             final LoadedConfig loaded = ConfigLoader.load(file);
             final int model = loaded.plans().modelId("m");
-            try (MultiFactorEngine other = MultiFactorEngine.builder(loaded.plans()).settings(loaded.signalSettings())
-                .build();
-                FleetJoin otherJoin = FleetJoin.startOrNull(loaded.config().fleet(), other))
+            final FleetJoin otherJoin = FleetJoin.ofOrNull(loaded.config().fleet());
+            assertThat(FleetJoin.joined(otherJoin)).startsWith("; joined fleet serve-test at " + redis.url() +
+                " as replica ");
+            try (EngineHost otherHost = EngineHost.start(loaded, null, null, FleetJoin.exchangeOrNull(otherJoin)))
             {
-                assertThat(otherJoin.description()).startsWith("fleet serve-test at " + redis.url() + " as replica ");
+                final MultiFactorEngine other = otherHost.engine();
                 final ServeRun serve = ServeRun.start("--config", file.toString());
                 final int port = serve.port();
                 int exit = -1;
