@@ -1,7 +1,7 @@
 package io.multifactor.tools;
 
 /**
- * Exit codes of {@code bin/mf}, a contract (README.md, "bin/mf"): other programs branch on them.
+ * Exit codes of {@code bin/mf}, a contract (docs/cli.md, "Exit codes"): other programs branch on them.
  * <p>
  * This class is stateless and threadsafe.
  */
