@@ -213,7 +213,8 @@ final class PublishedTerms
     // The published values, as a selection stores them; false when the terms cannot serve the plan.
     private boolean copyValues(final DecisionPlan plan, final CandidateSignals signals)
     {
-        if (plan.objective() == Objective.LEXICOGRAPHIC || plan.candidateCount() != signals.candidateCount())
+        if (plan.objective() == Objective.LEXICOGRAPHIC || plan.candidateCount() != signals.candidateCount() ||
+            !weighsOnlyKnownFactors(plan))
         {
             return false;
         }
@@ -344,6 +345,36 @@ final class PublishedTerms
         }
         part.holdsBoundMask = holdsBoundMask;
         return true;
+    }
+
+    // Whether every factor the plan weighs is one the seal works out or a sealed selection reads live: a factor added to
+    // the table since (a per-request value, say) is scored by the full loops, so its decisions are never sealed.
+    private static boolean weighsOnlyKnownFactors(final DecisionPlan plan)
+    {
+        for (int f = 0; f < Factor.COUNT; f++)
+        {
+            if (plan.weight(f) > 0.0 && !known(f))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean known(final int factor)
+    {
+        switch (factor)
+        {
+            case Factor.QUALITY:
+            case Factor.LATENCY:
+            case Factor.COST:
+            case Factor.LOAD:
+            case Factor.QUEUE:
+            case Factor.KV_CACHE:
+                return true;
+            default:
+                return false;
+        }
     }
 
     private static double slope(final Part part, final double w, final int factor)
