@@ -18,7 +18,8 @@ package io.multifactor.api;
  * shared, not copied (one reference per decision); normalized factors are computed when read, from the bounds, by
  * {@link #normalized(double, double, double, boolean)}.
  * <p>
- * Storage is parallel primitive arrays sized by the largest decision seen; the kernel grows them the
+ * Storage is parallel primitive arrays sized by the largest decision seen, the factors' own columns one array per
+ * factor of the table, indexed by factor (allocated by iterating the table); the kernel grows them the
  * first time a larger decision is selected (the only allocation, off the steady state).
  * <p>
  * Callers only read it: it has no writer method. Its state is private, and only the selection kernel of
@@ -99,6 +100,7 @@ public final class Selection
     // missing unless written (tokens, ejections). So a decision without the extensions stores per candidate only what
     // it observed: reason, TPOT, TTFT, in-flight, latency and load; one with some of them stores those too, and only
     // those.
+    // One bit per factor (1 << factor): the table holds fewer than 32 factors.
     private int gathered;
     private boolean tokens;
     private boolean ejections;

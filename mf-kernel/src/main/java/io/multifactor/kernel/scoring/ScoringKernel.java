@@ -63,6 +63,15 @@ import java.util.concurrent.ThreadLocalRandom;
  * scores with the terms without it, kept by the seal for a decision of at most 16 candidates, when it is the only one;
  * otherwise the bounds are worked out over the survivors and the full ranking runs.
  * <p>
+ * <b>Where the factors are written out.</b> The selection's storage, the writer and the ranking's slow paths
+ * iterate the signal table; only this class's loops (and {@link SealedScoring}'s, {@link BaselineKernel}'s over the
+ * seed factors) name the factors, for speed: each loop fetches once the selection's column of every factor it
+ * gathers ({@link SelectionWriter#ownColumn}), marks those beyond latency and load it read this call
+ * ({@link SelectionWriter#gathered}), keeps their bounds in locals and writes them after the loop, and clears the
+ * bounds of the table's other factors ({@link SelectionWriter#noBounds}), which then read missing. A decision that
+ * weighs a factor the seal does not know is never sealed ({@link PublishedTerms}), so a new factor is read and scored
+ * here alone.
+ * <p>
  * A decision that uses none of the extensions pays for them with one test per call of whether its signals have any,
  * one test of its pick, one of the objective and one of the tie settings.
  * <p>
