@@ -18,7 +18,8 @@ package io.multifactor.api;
  * shared, not copied (one reference per decision); normalized factors are computed when read, from the bounds, by
  * {@link #normalized(double, double, double, boolean)}.
  * <p>
- * Storage is parallel primitive arrays sized by the largest decision seen; the kernel grows them the
+ * Storage is parallel primitive arrays sized by the largest decision seen, the factors' own columns one array per
+ * factor of the table, indexed by factor (allocated by iterating the table); the kernel grows them the
  * first time a larger decision is selected (the only allocation, off the steady state).
  * <p>
  * Callers only read it: it has no writer method. Its state is private, and only the selection kernel of
@@ -46,6 +47,8 @@ public final class Selection
         final double[] quality;
         final double[] costPer1M;
         final double[] weights;
+        // The configured column of each factor that has one (quality, and cost at the decision's cost_mix), else null.
+        final double[][] columns = new double[Factor.COUNT][];
 
         /**
          * @param modelIds model handle per candidate, shared (never written through this object).
@@ -66,6 +69,8 @@ public final class Selection
             this.quality = quality;
             this.costPer1M = costPer1M;
             this.weights = weights;
+            columns[Factor.QUALITY] = quality;
+            columns[Factor.COST] = costPer1M;
         }
     }
 
@@ -87,24 +92,23 @@ public final class Selection
     // the decision does.
     private Configured configured = Configured.NONE;
 
-    // Written per call. The factor columns: quality is the plan's array, cost the plan's unless the request prices
-    // the candidates itself (ownCosts), the servers' queue and KV-cache the all-missing column unless the decision's
-    // signals have them (servers); in-flight tokens and ejections read 0 and missing unless written (tokens,
-    // ejections). So a decision without the extensions stores per candidate only what it observed: reason, TPOT,
-    // TTFT, in-flight, latency and load; one with some of them stores those too, and only those.
-    private boolean ownCosts;
-    private boolean servers;
+    // Written per call. The factor columns, one per factor of the table, indexed by factor: a factor whose bit is set
+    // in gathered reads the selection's own column (the kernel wrote it this call), any other its configured column
+    // (quality, and cost unless the request prices the candidates itself) or, without one, the all-missing column. The
+    // factors observed on every call (latency, load) are gathered from the start; the others (a request's own cost,
+    // the servers' queue and KV-cache use) only when the kernel read them. In-flight tokens and ejections read 0 and
+    // missing unless written (tokens, ejections). So a decision without the extensions stores per candidate only what
+    // it observed: reason, TPOT, TTFT, in-flight, latency and load; one with some of them stores those too, and only
+    // those.
+    // One bit per factor (1 << factor): the table holds fewer than 32 factors.
+    private int gathered;
     private boolean tokens;
     private boolean ejections;
     private int[] dropReasons;
     private double[] tpotMs;
     private double[] ttftMs;
     private long[] inflight;
-    private double[] latencyMs;
-    private double[] load;
-    private double[] ownCostPer1M;
-    private double[] queue;
-    private double[] kvCache;
+    private final double[][] columns = new double[Factor.COUNT][];
     private double[] missing;
     private long[] inflightTokens;
     private double[] ejectedMillisLeft;
@@ -266,7 +270,7 @@ public final class Selection
      */
     public double latencyMs(final int index)
     {
-        return latencyMs[index];
+        return column(Factor.LATENCY)[index];
     }
 
     /**
@@ -294,7 +298,7 @@ public final class Selection
      */
     public double costPer1M(final int index)
     {
-        return ownCosts ? ownCostPer1M[index] : configured.costPer1M[index];
+        return column(Factor.COST)[index];
     }
 
     /**
@@ -322,7 +326,7 @@ public final class Selection
      */
     public double load(final int index)
     {
-        return load[index];
+        return column(Factor.LOAD)[index];
     }
 
     /**
@@ -332,7 +336,7 @@ public final class Selection
      */
     public double queue(final int index)
     {
-        return servers ? queue[index] : Double.NaN;
+        return column(Factor.QUEUE)[index];
     }
 
     /**
@@ -342,7 +346,7 @@ public final class Selection
      */
     public double kvCache(final int index)
     {
-        return servers ? kvCache[index] : Double.NaN;
+        return column(Factor.KV_CACHE)[index];
     }
 
     /**
@@ -361,23 +365,12 @@ public final class Selection
      */
     private double[] column(final int factor)
     {
-        switch (factor)
+        if ((gathered & 1 << factor) != 0)
         {
-            case Factor.QUALITY:
-                return configured.quality;
-            case Factor.LATENCY:
-                return latencyMs;
-            case Factor.COST:
-                return ownCosts ? ownCostPer1M : configured.costPer1M;
-            case Factor.LOAD:
-                return load;
-            case Factor.QUEUE:
-                return servers ? queue : missing;
-            case Factor.KV_CACHE:
-                return servers ? kvCache : missing;
-            default:
-                throw new IllegalArgumentException("unknown factor: " + factor);
+            return columns[factor];
         }
+        final double[] configuredColumn = configured.columns[factor];
+        return configuredColumn != null ? configuredColumn : missing;
     }
 
     /**
@@ -486,11 +479,10 @@ public final class Selection
         scores = new double[capacity];
         eliminatedBy = new int[capacity];
         java.util.Arrays.fill(eliminatedBy, NOT_ELIMINATED);
-        latencyMs = new double[capacity];
-        load = new double[capacity];
-        ownCostPer1M = new double[capacity];
-        queue = new double[capacity];
-        kvCache = new double[capacity];
+        for (int f = 0; f < Factor.COUNT; f++)
+        {
+            columns[f] = new double[capacity];
+        }
         missing = new double[capacity];
         java.util.Arrays.fill(missing, Double.NaN);
         inflightTokens = new long[capacity];

@@ -2,6 +2,7 @@ package io.multifactor.kernel.scoring;
 
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Exclusions;
+import io.multifactor.api.Factor;
 import io.multifactor.api.LatencyMetric;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
@@ -57,6 +58,8 @@ public final class BaselineKernel
         SelectionWriter.start(out, plan);
         final int latencyMetric = plan.latencyMetric();
         final boolean anyExcluded = exclusionsOrNull != null && !exclusionsOrNull.isEmpty();
+        final double[] latencyColumn = SelectionWriter.ownColumn(out, Factor.LATENCY);
+        final double[] loadColumn = SelectionWriter.ownColumn(out, Factor.LOAD);
 
         double qMin = Double.POSITIVE_INFINITY;
         double qMax = Double.NEGATIVE_INFINITY;
@@ -79,13 +82,15 @@ public final class BaselineKernel
             final double cost = plan.costPer1M(i);
             final double latency = LatencyMetric.select(latencyMetric, tpot, ttft);
             final double load = inflight;
-            SelectionWriter.publishedValues(out, i, tpot, ttft, latency);
+            SelectionWriter.publishedValues(out, i, tpot, ttft);
+            latencyColumn[i] = latency;
+            loadColumn[i] = load;
             if (anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
-                SelectionWriter.liveValues(out, i, DropReason.EXCLUDED, load, inflight);
+                SelectionWriter.liveValues(out, i, DropReason.EXCLUDED, inflight);
                 continue;
             }
-            SelectionWriter.liveValues(out, i, DropReason.NONE, load, inflight);
+            SelectionWriter.liveValues(out, i, DropReason.NONE, inflight);
             SelectionWriter.score(out, i, 0.0);
             survivors++;
             // Strict comparisons keep the earlier of equal values; a NaN latency never moves a bound.
@@ -111,8 +116,11 @@ public final class BaselineKernel
             nMax = load > nMax ? load : nMax;
         }
         // A baseline reads no server signals: their columns are missing, so no survivor has them.
-        FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax, Double.POSITIVE_INFINITY,
-            Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY);
+        SelectionWriter.bounds(out, Factor.QUALITY, qMin, qMax);
+        SelectionWriter.bounds(out, Factor.LATENCY, lMin, lMax);
+        SelectionWriter.bounds(out, Factor.COST, cMin, cMax);
+        SelectionWriter.bounds(out, Factor.LOAD, nMin, nMax);
+        SelectionWriter.noBounds(out, Factor.SEED_COUNT);
         if (survivors == 0)
         {
             SelectionWriter.outcome(out, Outcome.FAILED, -1);

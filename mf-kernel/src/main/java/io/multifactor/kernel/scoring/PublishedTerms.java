@@ -22,9 +22,9 @@ import java.lang.invoke.VarHandle;
  * <p>
  * The terms come in two {@link Part}s: one for a selection at the decision's {@code cost_mix}, whose cost is published
  * with the rest, and one for a request that prices the candidates itself (its token counts), whose cost the selection
- * reads live, as it reads the in-flight counts. A decision that is ranked lexicographically, or whose range of a factor
- * is so small that a slope overflows, has no usable part ({@link Part#usable} false): its selections take the full
- * loops.
+ * reads live, as it reads the in-flight counts. A decision that is ranked lexicographically, that weighs a factor the
+ * terms do not know (one added to the table since), or whose range of a factor is so small that a slope overflows, has
+ * no usable part ({@link Part#usable} false): its selections take the full loops.
  * <p>
  * Concurrency: one publisher writes (the one that publishes the signals), any thread reads. A {@link CandidateSignals}
  * keeps two of these and writes the one it did not write last, so a reader of the other is undisturbed; a reader
@@ -213,7 +213,8 @@ final class PublishedTerms
     // The published values, as a selection stores them; false when the terms cannot serve the plan.
     private boolean copyValues(final DecisionPlan plan, final CandidateSignals signals)
     {
-        if (plan.objective() == Objective.LEXICOGRAPHIC || plan.candidateCount() != signals.candidateCount())
+        if (plan.objective() == Objective.LEXICOGRAPHIC || plan.candidateCount() != signals.candidateCount() ||
+            !weighsOnlyKnownFactors(plan))
         {
             return false;
         }
@@ -344,6 +345,36 @@ final class PublishedTerms
         }
         part.holdsBoundMask = holdsBoundMask;
         return true;
+    }
+
+    // Whether every factor the plan weighs is one the seal works out or a sealed selection reads live: a factor added
+    // to the table since (a per-request value, say) is scored by the full loops, so its decisions are never sealed.
+    private static boolean weighsOnlyKnownFactors(final DecisionPlan plan)
+    {
+        for (int f = 0; f < Factor.COUNT; f++)
+        {
+            if (plan.weight(f) > 0.0 && !known(f))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean known(final int factor)
+    {
+        switch (factor)
+        {
+            case Factor.QUALITY:
+            case Factor.LATENCY:
+            case Factor.COST:
+            case Factor.LOAD:
+            case Factor.QUEUE:
+            case Factor.KV_CACHE:
+                return true;
+            default:
+                return false;
+        }
     }
 
     private static double slope(final Part part, final double w, final int factor)

@@ -63,6 +63,15 @@ import java.util.concurrent.ThreadLocalRandom;
  * scores with the terms without it, kept by the seal for a decision of at most 16 candidates, when it is the only one;
  * otherwise the bounds are worked out over the survivors and the full ranking runs.
  * <p>
+ * <b>Where the factors are written out.</b> The selection's storage, the writer and the ranking's slow paths
+ * iterate the signal table; only this class's loops (and {@link SealedScoring}'s, {@link BaselineKernel}'s over the
+ * seed factors) name the factors, for speed: each loop fetches once the selection's column of every factor it
+ * gathers ({@link SelectionWriter#ownColumn}), marks those beyond latency and load it read this call
+ * ({@link SelectionWriter#gathered}), keeps their bounds in locals and writes them after the loop, and clears the
+ * bounds of the table's other factors ({@link SelectionWriter#noBounds}), which then read missing. A decision that
+ * weighs a factor the seal does not know is never sealed ({@link PublishedTerms}), so a new factor is read and scored
+ * here alone.
+ * <p>
  * A decision that uses none of the extensions pays for them with one test per call of whether its signals have any,
  * one test of its pick, one of the objective and one of the tie settings.
  * <p>
@@ -141,7 +150,7 @@ public final class ScoringKernel
         final boolean requestMix = requestOrNull != null && requestOrNull.hasTokens();
         if (requestMix)
         {
-            SelectionWriter.ownCosts(out);
+            SelectionWriter.gathered(out, Factor.COST);
         }
         final Exclusions exclusions = exclusionsOrNull != null && !exclusionsOrNull.isEmpty() ? exclusionsOrNull : null;
         // Sealed signals (CandidateSignals#seal): what the selection owes to configuration and to published values is
@@ -157,7 +166,7 @@ public final class ScoringKernel
             SelectionWriter.start(out, plan);
             if (requestMix)
             {
-                SelectionWriter.ownCosts(out);
+                SelectionWriter.gathered(out, Factor.COST);
             }
         }
         // Signals beyond latency and in-flight requests are read only once one was published (ejection: while a model
@@ -211,6 +220,10 @@ public final class ScoringKernel
         final double maxTtftMs = plan.effectiveMaxTtftMs();
         final double maxCost = plan.effectiveMaxCostPer1M();
         final long maxInflight = plan.effectiveMaxInflight();
+        // The factors' columns this loop writes, fetched once.
+        final double[] latencyColumn = SelectionWriter.ownColumn(out, Factor.LATENCY);
+        final double[] loadColumn = SelectionWriter.ownColumn(out, Factor.LOAD);
+        final double[] costColumn = SelectionWriter.ownColumn(out, Factor.COST);
 
         double qMin = Double.POSITIVE_INFINITY;
         double qMax = Double.NEGATIVE_INFINITY;
@@ -234,10 +247,12 @@ public final class ScoringKernel
             final double latency = latencyMetric == LatencyMetric.AUTO ? (tpot == tpot ? tpot : ttft) :
                 latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
             final double load = inflight;
-            SelectionWriter.publishedValues(out, i, tpot, ttft, latency);
+            SelectionWriter.publishedValues(out, i, tpot, ttft);
+            latencyColumn[i] = latency;
+            loadColumn[i] = load;
             if (requestMix)
             {
-                SelectionWriter.costPer1M(out, i, cost);
+                costColumn[i] = cost;
             }
             // NaN compares false: a missing observation never breaks a ceiling; an off ceiling is +Infinity. A floor is
             // off for most decisions; a missing quality fails >= and breaks it. Non-short-circuit ORs: one branch for
@@ -247,11 +262,11 @@ public final class ScoringKernel
             if (broken || exclusionsOrNull != null && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
                 final int reason = dropReason(plan, signals, exclusionsOrNull, i, false, quality, tpot, ttft, cost);
-                SelectionWriter.liveValues(out, i, reason, load, inflight);
+                SelectionWriter.liveValues(out, i, reason, inflight);
                 dropped = noteDrop(dropped, i, reason, signals, dropCountsOrNull);
                 continue;
             }
-            SelectionWriter.liveValues(out, i, DropReason.NONE, load, inflight);
+            SelectionWriter.liveValues(out, i, DropReason.NONE, inflight);
             survivors++;
             // Selects, not Math.min/max: a NaN fails both comparisons, so a missing signal never moves a bound.
             qMin = quality < qMin ? quality : qMin;
@@ -263,8 +278,11 @@ public final class ScoringKernel
             nMin = load < nMin ? load : nMin;
             nMax = load > nMax ? load : nMax;
         }
-        FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax,
-            Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY);
+        SelectionWriter.bounds(out, Factor.QUALITY, qMin, qMax);
+        SelectionWriter.bounds(out, Factor.LATENCY, lMin, lMax);
+        SelectionWriter.bounds(out, Factor.COST, cMin, cMax);
+        SelectionWriter.bounds(out, Factor.LOAD, nMin, nMax);
+        SelectionWriter.noBounds(out, Factor.SEED_COUNT);
         if (dropped != 0L && dropCountsOrNull != null)
         {
             countDrops(signals, out, dropped, dropCountsOrNull);
@@ -305,7 +323,18 @@ public final class ScoringKernel
         final boolean servers = signals.hasServerSignals();
         final boolean dropsStale = plan.dropsStale() && servers;
         final boolean ejecting = signals.readsEjections();
-        SelectionWriter.sources(out, servers, tokens, ejecting);
+        SelectionWriter.sources(out, tokens, ejecting);
+        if (servers)
+        {
+            SelectionWriter.gathered(out, Factor.QUEUE);
+            SelectionWriter.gathered(out, Factor.KV_CACHE);
+        }
+        // The factors' columns this loop writes, fetched once.
+        final double[] latencyColumn = SelectionWriter.ownColumn(out, Factor.LATENCY);
+        final double[] loadColumn = SelectionWriter.ownColumn(out, Factor.LOAD);
+        final double[] costColumn = SelectionWriter.ownColumn(out, Factor.COST);
+        final double[] queueColumn = SelectionWriter.ownColumn(out, Factor.QUEUE);
+        final double[] kvCacheColumn = SelectionWriter.ownColumn(out, Factor.KV_CACHE);
 
         double qMin = Double.POSITIVE_INFINITY;
         double qMax = Double.NEGATIVE_INFINITY;
@@ -343,14 +372,17 @@ public final class ScoringKernel
                 latencyMetric == LatencyMetric.TPOT ? tpot : ttft;
             // load_metric: requests (the default) or tokens.
             final double load = tokenLoad ? inflightTokens : inflight;
-            SelectionWriter.publishedValues(out, i, tpot, ttft, latency);
+            SelectionWriter.publishedValues(out, i, tpot, ttft);
+            latencyColumn[i] = latency;
+            loadColumn[i] = load;
             if (requestMix)
             {
-                SelectionWriter.costPer1M(out, i, cost);
+                costColumn[i] = cost;
             }
             if (servers)
             {
-                SelectionWriter.serverValues(out, i, queue, kvCache);
+                queueColumn[i] = queue;
+                kvCacheColumn[i] = kvCache;
             }
             if (tokens)
             {
@@ -371,7 +403,7 @@ public final class ScoringKernel
                 final int reason =
                     dropReason(plan, signals, exclusionsOrNull, i, ejectedLeft == ejectedLeft, quality, tpot, ttft,
                         cost);
-                SelectionWriter.liveValues(out, i, reason, load, inflight);
+                SelectionWriter.liveValues(out, i, reason, inflight);
                 if (reason == DropReason.EJECTED)
                 {
                     // Counted once the cap is applied: max_ejection_percent may keep it a candidate.
@@ -383,7 +415,7 @@ public final class ScoringKernel
                 }
                 continue;
             }
-            SelectionWriter.liveValues(out, i, DropReason.NONE, load, inflight);
+            SelectionWriter.liveValues(out, i, DropReason.NONE, inflight);
             survivors++;
             qMin = quality < qMin ? quality : qMin;
             qMax = quality > qMax ? quality : qMax;
@@ -398,7 +430,13 @@ public final class ScoringKernel
             kMin = kvCache < kMin ? kvCache : kMin;
             kMax = kvCache > kMax ? kvCache : kMax;
         }
-        FactorBounds.write(out, qMin, qMax, lMin, lMax, cMin, cMax, nMin, nMax, wMin, wMax, kMin, kMax);
+        SelectionWriter.bounds(out, Factor.QUALITY, qMin, qMax);
+        SelectionWriter.bounds(out, Factor.LATENCY, lMin, lMax);
+        SelectionWriter.bounds(out, Factor.COST, cMin, cMax);
+        SelectionWriter.bounds(out, Factor.LOAD, nMin, nMax);
+        SelectionWriter.bounds(out, Factor.QUEUE, wMin, wMax);
+        SelectionWriter.bounds(out, Factor.KV_CACHE, kMin, kMax);
+        SelectionWriter.noBounds(out, Factor.KV_CACHE + 1);
         if (dropped != 0L && dropCountsOrNull != null)
         {
             countDrops(signals, out, dropped, dropCountsOrNull);

@@ -74,9 +74,14 @@ final class SealedScoring
         final boolean tokenLoad = plan.tokenLoad();
         final boolean servers = terms.servers;
         final boolean tokens = plan.readsTokens() || signals.hasTokenSignals();
-        if (servers || tokens)
+        if (servers)
         {
-            SelectionWriter.sources(out, servers, tokens, false);
+            SelectionWriter.gathered(out, Factor.QUEUE);
+            SelectionWriter.gathered(out, Factor.KV_CACHE);
+        }
+        if (tokens)
+        {
+            SelectionWriter.sources(out, true, false);
         }
         final int[] sealedDrops = part.dropReasons;
         final boolean[] holdsBound = part.holdsBound;
@@ -85,6 +90,12 @@ final class SealedScoring
         final double[] latency = terms.latencyMs;
         final double[] queue = terms.queue;
         final double[] kvCache = terms.kvCache;
+        // The factors' columns this loop writes, fetched once.
+        final double[] latencyColumn = SelectionWriter.ownColumn(out, Factor.LATENCY);
+        final double[] loadColumn = SelectionWriter.ownColumn(out, Factor.LOAD);
+        final double[] costColumn = SelectionWriter.ownColumn(out, Factor.COST);
+        final double[] queueColumn = SelectionWriter.ownColumn(out, Factor.QUEUE);
+        final double[] kvCacheColumn = SelectionWriter.ownColumn(out, Factor.KV_CACHE);
         // The published values: in passes of their own in a large decision, else in the loop.
         final boolean copied = n >= COPY_PASS_MIN_CANDIDATES;
         if (copied)
@@ -92,7 +103,7 @@ final class SealedScoring
             SelectionWriter.publishedValues(out, tpot, ttft, latency, n);
             if (servers)
             {
-                SelectionWriter.serverValues(out, queue, kvCache, n);
+                copyServerValues(queue, kvCache, queueColumn, kvCacheColumn, n);
             }
         }
         double cMin = Double.POSITIVE_INFINITY;
@@ -111,15 +122,18 @@ final class SealedScoring
                 CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i)) : Double.NaN;
             if (!copied)
             {
-                SelectionWriter.publishedValues(out, i, tpot[i], ttft[i], latency[i]);
+                SelectionWriter.publishedValues(out, i, tpot[i], ttft[i]);
+                latencyColumn[i] = latency[i];
                 if (servers)
                 {
-                    SelectionWriter.serverValues(out, i, queue[i], kvCache[i]);
+                    queueColumn[i] = queue[i];
+                    kvCacheColumn[i] = kvCache[i];
                 }
             }
+            loadColumn[i] = load;
             if (costLive)
             {
-                SelectionWriter.costPer1M(out, i, cost);
+                costColumn[i] = cost;
             }
             if (tokens)
             {
@@ -139,11 +153,11 @@ final class SealedScoring
                 final int reason = liveReason != DropReason.NONE &&
                     (sealedReason == DropReason.NONE || sealedReason > liveReason) ? liveReason : sealedReason;
                 boundsMoved |= sealedReason == DropReason.NONE && holdsBound[i];
-                SelectionWriter.liveValues(out, i, reason, load, inflight);
+                SelectionWriter.liveValues(out, i, reason, inflight);
                 dropped |= i < Long.SIZE ? 1L << i : 0L;
                 continue;
             }
-            SelectionWriter.liveValues(out, i, DropReason.NONE, load, inflight);
+            SelectionWriter.liveValues(out, i, DropReason.NONE, inflight);
             survivors++;
             cMin = cost < cMin ? cost : cMin;
             cMax = cost > cMax ? cost : cMax;
@@ -266,15 +280,36 @@ final class SealedScoring
         return best;
     }
 
-    /** Writes the sealed bounds with the live ones of the cost (a request's own) and the load. */
+    /**
+     * Writes the sealed bounds with the live ones of the cost (a request's own) and the load: the sealed ones of the
+     * factors beyond the seed four are the part's, whatever the table holds (none where the terms do not bound it).
+     */
     private static void writeBounds(
         final Selection out, final PublishedTerms.Part part, final double cMin, final double cMax, final double nMin,
         final double nMax)
     {
         final double[] bMin = part.boundMin;
         final double[] bMax = part.boundMax;
-        FactorBounds.write(out, bMin[Factor.QUALITY], bMax[Factor.QUALITY], bMin[Factor.LATENCY], bMax[Factor.LATENCY],
-            cMin, cMax, nMin, nMax, bMin[Factor.QUEUE], bMax[Factor.QUEUE], bMin[Factor.KV_CACHE], bMax[Factor.KV_CACHE]);
+        SelectionWriter.bounds(out, Factor.QUALITY, bMin[Factor.QUALITY], bMax[Factor.QUALITY]);
+        SelectionWriter.bounds(out, Factor.LATENCY, bMin[Factor.LATENCY], bMax[Factor.LATENCY]);
+        SelectionWriter.bounds(out, Factor.COST, cMin, cMax);
+        SelectionWriter.bounds(out, Factor.LOAD, nMin, nMax);
+        for (int f = Factor.SEED_COUNT; f < Factor.COUNT; f++)
+        {
+            SelectionWriter.bounds(out, f, bMin[f], bMax[f]);
+        }
+    }
+
+    /** Stores the queue and KV-cache use of the first {@code n} candidates in a pass of their own. */
+    private static void copyServerValues(
+        final double[] queue, final double[] kvCache, final double[] queueColumn, final double[] kvCacheColumn,
+        final int n)
+    {
+        for (int i = 0; i < n; i++)
+        {
+            queueColumn[i] = queue[i];
+            kvCacheColumn[i] = kvCache[i];
+        }
     }
 
     /** Counts a sealed selection's drops: the first 64 candidates' from the mask, the others' from the selection. */

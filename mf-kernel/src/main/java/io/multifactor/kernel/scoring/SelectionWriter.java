@@ -2,6 +2,7 @@ package io.multifactor.kernel.scoring;
 
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Factor;
+import io.multifactor.api.FactorSource;
 import io.multifactor.api.InflightTracker;
 import io.multifactor.api.LatencyMetric;
 import io.multifactor.api.Objective;
@@ -36,19 +37,14 @@ public final class SelectionWriter
     private static final VarHandle LEASE = field("lease", long.class);
     private static final VarHandle RUNNER_UP = field("runnerUp", int.class);
     private static final VarHandle CONFIGURED = field("configured", Selection.Configured.class);
-    private static final VarHandle OWN_COSTS = field("ownCosts", boolean.class);
-    private static final VarHandle SERVERS = field("servers", boolean.class);
+    private static final VarHandle GATHERED = field("gathered", int.class);
     private static final VarHandle TOKENS = field("tokens", boolean.class);
     private static final VarHandle EJECTIONS = field("ejections", boolean.class);
     private static final VarHandle DROP_REASONS = field("dropReasons", int[].class);
     private static final VarHandle TPOT_MS = field("tpotMs", double[].class);
     private static final VarHandle TTFT_MS = field("ttftMs", double[].class);
     private static final VarHandle INFLIGHT = field("inflight", long[].class);
-    private static final VarHandle LATENCY_MS = field("latencyMs", double[].class);
-    private static final VarHandle LOAD = field("load", double[].class);
-    private static final VarHandle OWN_COST_PER_1M = field("ownCostPer1M", double[].class);
-    private static final VarHandle QUEUE = field("queue", double[].class);
-    private static final VarHandle KV_CACHE = field("kvCache", double[].class);
+    private static final VarHandle COLUMNS = field("columns", double[][].class);
     private static final VarHandle MISSING = field("missing", double[].class);
     private static final VarHandle INFLIGHT_TOKENS = field("inflightTokens", long[].class);
     private static final VarHandle EJECTED_MILLIS_LEFT = field("ejectedMillisLeft", double[].class);
@@ -59,6 +55,11 @@ public final class SelectionWriter
     private static final VarHandle BOUND_MAX = field("boundMax", double[].class);
     private static final MethodHandle GROW = method("growSlowPath", MethodType.methodType(void.class, int.class));
     private static final MethodHandle COLUMN = method("column", MethodType.methodType(double[].class, int.class));
+    /**
+     * The factors whose values the kernel stores for every candidate on every call, so a selection reads its own
+     * column of them from the start: those a latency estimator or the leases observe (latency, load).
+     */
+    private static final int OBSERVED_EVERY_CALL = observedEveryCall();
 
     private SelectionWriter()
     {
@@ -109,8 +110,7 @@ public final class SelectionWriter
         OBJECTIVE.set(out, objective);
         LATENCY_METRIC.set(out, latencyMetric);
         LEASE.set(out, InflightTracker.NO_LEASE);
-        OWN_COSTS.set(out, false);
-        SERVERS.set(out, false);
+        GATHERED.set(out, OBSERVED_EVERY_CALL);
         TOKENS.set(out, false);
         EJECTIONS.set(out, false);
         if ((Selection.Configured)CONFIGURED.get(out) != configured)
@@ -131,53 +131,44 @@ public final class SelectionWriter
     }
 
     /**
-     * Makes the selection read costs written by {@link #costPer1M(Selection, int, double)} for this call instead of
-     * the plan's (the request prices the candidates with its own token counts).
+     * Makes the selection read, for this call, the kernel's own column of a factor ({@link #ownColumn}) instead of its
+     * configured column or the all-missing one: a request's own cost, the servers' queue or KV-cache use. The factors
+     * a latency estimator or the leases observe (latency, load) are read from their own columns from the start.
      *
      * @param out the selection.
+     * @param factor a {@link Factor} index.
      */
-    public static void ownCosts(final Selection out)
+    public static void gathered(final Selection out, final int factor)
     {
-        OWN_COSTS.set(out, true);
+        GATHERED.set(out, (int)GATHERED.get(out) | 1 << factor);
     }
 
     /**
+     * The selection's own column of a factor, for the kernel to write each candidate's value into: fetched once before
+     * a loop over the candidates, so that each write is one store into a local array. The selection reads it this
+     * call for latency and load, and for another factor once {@link #gathered} was called.
+     *
      * @param out the selection.
-     * @param index candidate position.
-     * @param costPer1M its cost in USD per 1M tokens for this request, NaN when a price it needs is not configured.
+     * @param factor a {@link Factor} index.
+     * @return the column (not a copy), at least {@code candidateCount} long.
      */
-    public static void costPer1M(final Selection out, final int index, final double costPer1M)
+    public static double[] ownColumn(final Selection out, final int factor)
     {
-        ((double[])OWN_COST_PER_1M.get(out))[index] = costPer1M;
+        return ((double[][])COLUMNS.get(out))[factor];
     }
 
     /**
-     * Makes the selection read, for this call, the sources the kernel gathered: the servers' queue and KV-cache use
-     * ({@link #serverValues}), in-flight tokens ({@link #inflightTokens}) and ejections ({@link #ejectedMillisLeft});
-     * a source not read reads missing, 0 or not ejected.
+     * Makes the selection read, for this call, the raw signals the kernel gathered beyond the factors: in-flight tokens
+     * ({@link #inflightTokens}) and ejections ({@link #ejectedMillisLeft}); a source not read reads 0 or not ejected.
      *
      * @param out the selection.
-     * @param servers whether the servers' queue and KV-cache use were gathered.
      * @param tokens whether the in-flight tokens were gathered.
      * @param ejections whether the ejections were gathered.
      */
-    public static void sources(final Selection out, final boolean servers, final boolean tokens, final boolean ejections)
+    public static void sources(final Selection out, final boolean tokens, final boolean ejections)
     {
-        SERVERS.set(out, servers);
         TOKENS.set(out, tokens);
         EJECTIONS.set(out, ejections);
-    }
-
-    /**
-     * @param out the selection.
-     * @param index candidate position.
-     * @param queue the smallest queue among its fresh servers, NaN when missing.
-     * @param kvCache the smallest KV-cache use among its fresh servers, NaN when missing.
-     */
-    public static void serverValues(final Selection out, final int index, final double queue, final double kvCache)
-    {
-        ((double[])QUEUE.get(out))[index] = queue;
-        ((double[])KV_CACHE.get(out))[index] = kvCache;
     }
 
     /**
@@ -195,7 +186,7 @@ public final class SelectionWriter
     {
         final double[] outTpot = (double[])TPOT_MS.get(out);
         final double[] outTtft = (double[])TTFT_MS.get(out);
-        final double[] outLatency = (double[])LATENCY_MS.get(out);
+        final double[] outLatency = ownColumn(out, Factor.LATENCY);
         for (int i = 0; i < n; i++)
         {
             outTpot[i] = tpotMs[i];
@@ -205,58 +196,34 @@ public final class SelectionWriter
     }
 
     /**
-     * Stores the queue and KV-cache use of the first {@code n} candidates in a pass of their own.
-     *
-     * @param out the selection.
-     * @param queue per candidate, the smallest queue among its fresh servers, NaN when missing.
-     * @param kvCache per candidate, the smallest KV-cache use among its fresh servers, NaN when missing.
-     * @param n how many candidates.
-     */
-    public static void serverValues(final Selection out, final double[] queue, final double[] kvCache, final int n)
-    {
-        final double[] outQueue = (double[])QUEUE.get(out);
-        final double[] outKvCache = (double[])KV_CACHE.get(out);
-        for (int i = 0; i < n; i++)
-        {
-            outQueue[i] = queue[i];
-            outKvCache[i] = kvCache[i];
-        }
-    }
-
-    /**
-     * Stores one candidate's published latencies, as {@link #publishedValues(Selection, double[], double[], double[],
-     * int)} does for all of them (quality and cost are the plan's columns).
+     * Stores one candidate's published latencies, TPOT and TTFT, as {@link #publishedValues(Selection, double[],
+     * double[], double[], int)} does for all of them; the latency it ranks by goes into the latency factor's column
+     * ({@link #ownColumn}).
      *
      * @param out the selection.
      * @param index candidate position.
      * @param tpotMs its TPOT in milliseconds, NaN when missing.
      * @param ttftMs its TTFT in milliseconds, NaN when missing.
-     * @param latencyMs the latency its decision ranks by, NaN when missing.
      */
-    public static void publishedValues(
-        final Selection out, final int index, final double tpotMs, final double ttftMs, final double latencyMs)
+    public static void publishedValues(final Selection out, final int index, final double tpotMs, final double ttftMs)
     {
         ((double[])TPOT_MS.get(out))[index] = tpotMs;
         ((double[])TTFT_MS.get(out))[index] = ttftMs;
-        ((double[])LATENCY_MS.get(out))[index] = latencyMs;
     }
 
     /**
-     * What a selection stores per candidate besides its published values
-     * ({@link #publishedValues(Selection, int, double, double, double)}): why it was dropped, its load and its in-flight
-     * count.
+     * What a selection stores per candidate besides its published values and its factors' values
+     * ({@link #publishedValues(Selection, int, double, double)}, {@link #ownColumn}): why it was dropped and its
+     * in-flight count.
      *
      * @param out the selection.
      * @param index candidate position.
      * @param dropReason a {@link DropReason} code, {@link DropReason#NONE} for a survivor.
-     * @param load its load: in-flight requests, or tokens with {@code load_metric: tokens}.
      * @param inflight its in-flight count.
      */
-    public static void liveValues(
-        final Selection out, final int index, final int dropReason, final double load, final long inflight)
+    public static void liveValues(final Selection out, final int index, final int dropReason, final long inflight)
     {
         ((int[])DROP_REASONS.get(out))[index] = dropReason;
-        ((double[])LOAD.get(out))[index] = load;
         ((long[])INFLIGHT.get(out))[index] = inflight;
     }
 
@@ -337,6 +304,24 @@ public final class SelectionWriter
     public static double[] missingColumn(final Selection out)
     {
         return (double[])MISSING.get(out);
+    }
+
+    /**
+     * Records that no survivor has a value of the factors from {@code fromFactor} on (+Infinity and -Infinity): for
+     * the factors of the table a kernel's loop does not gather, whatever the table holds beyond those it knows.
+     *
+     * @param out the selection.
+     * @param fromFactor the first {@link Factor} index the loop does not bound.
+     */
+    public static void noBounds(final Selection out, final int fromFactor)
+    {
+        final double[] min = (double[])BOUND_MIN.get(out);
+        final double[] max = (double[])BOUND_MAX.get(out);
+        for (int f = fromFactor; f < Factor.COUNT; f++)
+        {
+            min[f] = Double.POSITIVE_INFINITY;
+            max[f] = Double.NEGATIVE_INFINITY;
+        }
     }
 
     /**
@@ -438,6 +423,20 @@ public final class SelectionWriter
         {
             throw new IllegalStateException(ex);
         }
+    }
+
+    private static int observedEveryCall()
+    {
+        int mask = 0;
+        for (int f = 0; f < Factor.COUNT; f++)
+        {
+            final int source = Factor.source(f);
+            if (source == FactorSource.LATENCY_ESTIMATOR || source == FactorSource.LEASES)
+            {
+                mask |= 1 << f;
+            }
+        }
+        return mask;
     }
 
     private static MethodHandles.Lookup privateLookup()
