@@ -14,23 +14,25 @@
 #                   inflight refresh parse threads); the report says "not run" for the other goals
 #     --base JAR    also run a baseline benchmarks.jar (for example one built from the previous commit) in the same
 #                   rounds, and print every row's time against it: "nothing got slower beyond the interval"
+#     --base-steps REGEX  run the baseline jar only in the steps whose name matches (default: every step run)
 #     --out DIR     where the JMH results, steps.tsv and report.md go (default mf-bench/target/verdicts-DATE)
 # The whole release set takes about 80 minutes (about 10 s per row per fork); the select step alone about 15.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jar="$root/mf-bench/target/benchmarks.jar"
-only="" base="" rounds=3 forks=3 out="" build=1 wait_s=300
+only="" base="" base_steps="" rounds=3 forks=3 out="" build=1 wait_s=300
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --only) only="$2"; shift 2 ;;
     --base) base="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
+    --base-steps) base_steps="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --forks) forks="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
     --wait) wait_s="$2"; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "verdicts.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -77,7 +79,9 @@ for round in $(seq 1 "$rounds"); do
   for step in "${steps[@]}"; do
     IFS=';' read -r name include params <<<"$step"
     [[ -z "$only" || "$name" =~ $only ]] || continue
-    for label in new ${base:+base}; do
+    labels=(new)
+    [[ -n "$base" && ( -z "$base_steps" || "$name" =~ $base_steps ) ]] && labels+=(base)
+    for label in "${labels[@]}"; do
       [[ $label == new ]] && run_jar="$out/new.jar" || run_jar="$base"
       wait_quiet
       load="$(load_now)"
