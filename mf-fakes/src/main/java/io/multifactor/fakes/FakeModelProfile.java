@@ -25,6 +25,8 @@ import java.util.List;
  *     at most 1), in (0, 1].
  * @param degraded degradation windows.
  * @param rateLimited 429 windows.
+ * @param prefixCachingOrNull how it caches prompt prefixes (TTFT then also grows with the uncached prompt tokens, and
+ *     {@code /metrics} reports vLLM's prefix-cache counters and cache configuration), or {@code null} for no cache.
  */
 public record FakeModelProfile(
     String name,
@@ -37,7 +39,8 @@ public record FakeModelProfile(
     double errorRate,
     double kvPerRequest,
     List<TimeWindow> degraded,
-    List<TimeWindow> rateLimited)
+    List<TimeWindow> rateLimited,
+    PrefixCaching prefixCachingOrNull)
 {
     /**
      * @param name model name.
@@ -51,11 +54,35 @@ public record FakeModelProfile(
      * @param kvPerRequest KV-cache share per running request.
      * @param degraded degradation windows; copied.
      * @param rateLimited 429 windows; copied.
+     * @param prefixCachingOrNull prefix caching, or null for none.
      */
     public FakeModelProfile
     {
         degraded = List.copyOf(degraded);
         rateLimited = List.copyOf(rateLimited);
+    }
+
+    /**
+     * A server without a prefix cache.
+     *
+     * @param name model name.
+     * @param port port, 0 for any.
+     * @param ttftMs mean TTFT.
+     * @param tpotMs mean TPOT.
+     * @param sigma lognormal shape.
+     * @param batch batch size.
+     * @param outputTokens chunks per response.
+     * @param errorRate share answered 500.
+     * @param kvPerRequest KV-cache share per running request.
+     * @param degraded degradation windows; copied.
+     * @param rateLimited 429 windows; copied.
+     */
+    public FakeModelProfile(final String name, final int port, final double ttftMs, final double tpotMs,
+        final double sigma, final int batch, final int outputTokens, final double errorRate, final double kvPerRequest,
+        final List<TimeWindow> degraded, final List<TimeWindow> rateLimited)
+    {
+        this(name, port, ttftMs, tpotMs, sigma, batch, outputTokens, errorRate, kvPerRequest, degraded, rateLimited,
+            null);
     }
 
     /**
@@ -82,7 +109,7 @@ public record FakeModelProfile(
     public FakeModelProfile withDegraded(final List<TimeWindow> windows)
     {
         return new FakeModelProfile(name, port, ttftMs, tpotMs, sigma, batch, outputTokens, errorRate, kvPerRequest,
-            windows, rateLimited);
+            windows, rateLimited, prefixCachingOrNull);
     }
 
     /**
@@ -92,7 +119,7 @@ public record FakeModelProfile(
     public FakeModelProfile withRateLimited(final List<TimeWindow> windows)
     {
         return new FakeModelProfile(name, port, ttftMs, tpotMs, sigma, batch, outputTokens, errorRate, kvPerRequest,
-            degraded, windows);
+            degraded, windows, prefixCachingOrNull);
     }
 
     /**
@@ -102,7 +129,7 @@ public record FakeModelProfile(
     public FakeModelProfile withErrorRate(final double share)
     {
         return new FakeModelProfile(name, port, ttftMs, tpotMs, sigma, batch, outputTokens, share, kvPerRequest,
-            degraded, rateLimited);
+            degraded, rateLimited, prefixCachingOrNull);
     }
 
     /**
@@ -112,6 +139,16 @@ public record FakeModelProfile(
     public FakeModelProfile withSigma(final double sigmaShape)
     {
         return new FakeModelProfile(name, port, ttftMs, tpotMs, sigmaShape, batch, outputTokens, errorRate,
-            kvPerRequest, degraded, rateLimited);
+            kvPerRequest, degraded, rateLimited, prefixCachingOrNull);
+    }
+
+    /**
+     * @param caching how it caches prompt prefixes, or null for no cache.
+     * @return this profile with it.
+     */
+    public FakeModelProfile withPrefixCaching(final PrefixCaching caching)
+    {
+        return new FakeModelProfile(name, port, ttftMs, tpotMs, sigma, batch, outputTokens, errorRate, kvPerRequest,
+            degraded, rateLimited, caching);
     }
 }

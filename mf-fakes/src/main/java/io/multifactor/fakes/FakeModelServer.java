@@ -26,6 +26,16 @@ import java.util.concurrent.atomic.AtomicLong;
  *   vllm:num_requests_waiting{model_name="M"} 0.0
  *   vllm:kv_cache_usage_perc{model_name="M"} 0.1875
  * </pre>
+ * With a {@link PrefixCaching} in its profile it keeps its own LRU of prompt blocks ({@link PromptBlockCache}): when a
+ * request starts running its blocks are looked up and cached, and its first token comes after its drawn TTFT plus its
+ * uncached prompt tokens / the prefill rate (so TTFT = queue wait + uncached tokens / prefill rate + base); the KV-cache
+ * use is then the blocks of the running requests' prompts and outputs over the cache's blocks, and {@code /metrics}
+ * adds vLLM's counters (in tokens) and cache configuration:
+ * <pre>
+ *   vllm:prefix_cache_queries_total{model_name="M"} 4096.0
+ *   vllm:prefix_cache_hits_total{model_name="M"} 3072.0
+ *   vllm:cache_config_info{block_size="16",enable_prefix_caching="True",num_gpu_blocks="8192"} 1.0
+ * </pre>
  * A streamed response sends a role-only chunk when the request starts running, its content chunks
  * ({@code choices[0].delta.content}, or {@code choices[0].text} for completions) after its TTFT and then one per TPOT,
  * a chunk with {@code finish_reason}, a usage chunk when the request asked for it ({@code stream_options.include_usage}),
@@ -56,6 +66,8 @@ public final class FakeModelServer
     private final AtomicLong cancelled = new AtomicLong();
     private volatile int running;
     private volatile int waitingCount;
+    private volatile long runningBlocks;
+    private final PromptBlockCache cacheOrNull;
     private volatile int port = -1;
     private long startNs;
     private long nextId;
@@ -72,6 +84,7 @@ public final class FakeModelServer
         this.vertx = vertx;
         this.profile = profile;
         this.random = new SplittableRandom(seed);
+        this.cacheOrNull = profile.prefixCachingOrNull() == null ? null : new PromptBlockCache(profile.prefixCachingOrNull());
     }
 
     /**
@@ -156,6 +169,18 @@ public final class FakeModelServer
     public long failed()
     {
         return failed.get();
+    }
+
+    /** @return prompt tokens looked up in the prefix cache so far (0 without one). */
+    public long prefixQueriedTokens()
+    {
+        return cacheOrNull == null ? 0L : cacheOrNull.queriedTokens();
+    }
+
+    /** @return prompt tokens found in the prefix cache so far (0 without one). */
+    public long prefixHitTokens()
+    {
+        return cacheOrNull == null ? 0L : cacheOrNull.hitTokens();
     }
 
     /** @return requests whose client went away before the end. */
@@ -303,7 +328,16 @@ public final class FakeModelServer
             response.setChunked(true).putHeader("content-type", "text/event-stream").putHeader("cache-control", "no-cache");
             response.write(chunk(job, null, false));
         }
-        job.dueNs = System.nanoTime() + (long)(job.ttftMs * ttftFactor(elapsedS()) * 1e6);
+        double prefillMs = 0.0;
+        if (cacheOrNull != null)
+        {
+            final PrefixCaching caching = profile.prefixCachingOrNull();
+            final long hit = cacheOrNull.admit(job.blockHashes, job.prefillTokens);
+            prefillMs = (job.prefillTokens - hit) * 1000.0 / caching.prefillTokensPerS();
+            job.blocks = (job.prefillTokens + job.tokens + caching.blockTokens() - 1) / caching.blockTokens();
+            runningBlocks += job.blocks;
+        }
+        job.dueNs = System.nanoTime() + (long)((job.ttftMs * ttftFactor(elapsedS()) + prefillMs) * 1e6);
         schedule(job);
     }
 
@@ -363,7 +397,7 @@ public final class FakeModelServer
                 (job.chat ? "chat.completion" : "text_completion") + "\",\"created\":" + job.created + ",\"model\":\"" +
                 profile.name() + "\",\"choices\":[" + choice + "],\"usage\":" + usage(job) + '}');
         }
-        release();
+        release(job);
     }
 
     private void onClientGone(final Job job)
@@ -376,7 +410,7 @@ public final class FakeModelServer
         else if (job.state == Job.RUNNING)
         {
             vertx.cancelTimer(job.timer);
-            release();
+            release(job);
         }
         else
         {
@@ -386,9 +420,10 @@ public final class FakeModelServer
         cancelled.incrementAndGet();
     }
 
-    private void release()
+    private void release(final Job job)
     {
         running--;
+        runningBlocks -= job.blocks;
         final Job next = waiting.pollFirst();
         waitingCount = waiting.size();
         if (next != null)
@@ -432,7 +467,32 @@ public final class FakeModelServer
             "vllm:num_requests_waiting" + label + ' ' + (double)waitingCount + '\n' +
             "# HELP vllm:kv_cache_usage_perc KV-cache usage. 1 means 100 percent usage.\n" +
             "# TYPE vllm:kv_cache_usage_perc gauge\n" +
-            "vllm:kv_cache_usage_perc" + label + ' ' + Math.min(1.0, runningNow * profile.kvPerRequest()) + '\n';
+            "vllm:kv_cache_usage_perc" + label + ' ' + kvCacheUse(runningNow) + '\n' + prefixMetrics(label);
+    }
+
+    private double kvCacheUse(final int runningNow)
+    {
+        return cacheOrNull == null ? Math.min(1.0, runningNow * profile.kvPerRequest()) :
+            Math.min(1.0, (double)runningBlocks / profile.prefixCachingOrNull().gpuBlocks());
+    }
+
+    private String prefixMetrics(final String label)
+    {
+        if (cacheOrNull == null)
+        {
+            return "";
+        }
+        final PrefixCaching caching = profile.prefixCachingOrNull();
+        return "# HELP vllm:prefix_cache_queries_total Prefix cache queries, in terms of number of queried tokens.\n" +
+            "# TYPE vllm:prefix_cache_queries_total counter\n" +
+            "vllm:prefix_cache_queries_total" + label + ' ' + (double)cacheOrNull.queriedTokens() + '\n' +
+            "# HELP vllm:prefix_cache_hits_total Prefix cache hits, in terms of number of cached tokens.\n" +
+            "# TYPE vllm:prefix_cache_hits_total counter\n" +
+            "vllm:prefix_cache_hits_total" + label + ' ' + (double)cacheOrNull.hitTokens() + '\n' +
+            "# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig\n" +
+            "# TYPE vllm:cache_config_info gauge\n" +
+            "vllm:cache_config_info{block_size=\"" + caching.blockTokens() +
+            "\",enable_prefix_caching=\"True\",num_gpu_blocks=\"" + caching.gpuBlocks() + "\"} 1.0\n";
     }
 
     private static void error(final HttpServerResponse response, final int status, final String type, final String message)
@@ -460,7 +520,10 @@ public final class FakeModelServer
         final long created = System.currentTimeMillis() / 1000L;
         int state = WAITING;
         int sent;
+        long blocks;
         long dueNs;
+        final long prefillTokens;
+        final long[] blockHashes;
         long timer;
 
         Job(final HttpServerResponse response, final boolean chat, final JsonObject json, final double ttftMs,
@@ -478,6 +541,17 @@ public final class FakeModelServer
                 (int)Math.min(Integer.MAX_VALUE, ((Number)max).longValue()) : Integer.MAX_VALUE;
             this.tokens = Math.min(profile.outputTokens(), cap);
             this.promptTokens = json.toBuffer().length() / 4;
+            if (cacheOrNull == null)
+            {
+                this.prefillTokens = 0L;
+                this.blockHashes = null;
+            }
+            else
+            {
+                final byte[] prompt = PromptBlockCache.promptBytes(chat, json);
+                this.prefillTokens = (prompt.length + PrefixCaching.BYTES_PER_TOKEN - 1) / PrefixCaching.BYTES_PER_TOKEN;
+                this.blockHashes = cacheOrNull.blockHashes(prompt);
+            }
             this.ttftMs = ttftMs;
             this.tpotMs = tpotMs;
             this.id = "fake-" + profile.name() + '-' + nextId++;

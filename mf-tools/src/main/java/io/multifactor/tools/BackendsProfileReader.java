@@ -11,6 +11,7 @@ import io.multifactor.config.yaml.YamlSequence;
 import io.multifactor.config.yaml.YamlTreeReader;
 import io.multifactor.fakes.BackendsProfile;
 import io.multifactor.fakes.FakeModelProfile;
+import io.multifactor.fakes.PrefixCaching;
 import io.multifactor.fakes.TimeWindow;
 
 import java.nio.file.Path;
@@ -38,6 +39,10 @@ import java.util.Map;
  *       - {from_s: 3, until_s: 8, ttft_factor: 5, tpot_factor: 2}
  *     rate_limited:          # optional: 429 with Retry-After, seconds from start
  *       - {from_s: 1, until_s: 5, retry_after_s: 1, share: 1.0}
+ *     prefix_cache:          # optional: its own LRU of prompt blocks; TTFT adds uncached tokens / prefill rate
+ *       block_tokens: 16     # tokens per block, 4 bytes of message text each (default 16)
+ *       gpu_blocks: 8192     # blocks the KV cache holds (default 8192)
+ *       prefill_tokens_per_s: 10000   # (default 10000)
  * </pre>
  * This class is stateless and threadsafe.
  */
@@ -45,7 +50,8 @@ public final class BackendsProfileReader
 {
     private static final List<String> ROOT_KEYS = List.of("seed", "models");
     private static final List<String> MODEL_KEYS = List.of("port", "ttft_ms", "tpot_ms", "sigma", "batch",
-        "output_tokens", "error_rate", "kv_per_request", "degraded", "rate_limited");
+        "output_tokens", "error_rate", "kv_per_request", "degraded", "rate_limited", "prefix_cache");
+    private static final List<String> PREFIX_CACHE_KEYS = List.of("block_tokens", "gpu_blocks", "prefill_tokens_per_s");
     private static final List<String> DEGRADED_KEYS = List.of("from_s", "until_s", "ttft_factor", "tpot_factor");
     private static final List<String> LIMITED_KEYS = List.of("from_s", "until_s", "retry_after_s", "share");
 
@@ -139,12 +145,21 @@ public final class BackendsProfileReader
         }
         final List<TimeWindow> degraded = windows(reader, "degraded", DEGRADED_KEYS);
         final List<TimeWindow> limited = windows(reader, "rate_limited", LIMITED_KEYS);
+        final MappingReader cache = reader.optionalMapping("prefix_cache", PREFIX_CACHE_KEYS);
+        PrefixCaching caching = null;
+        if (cache != null)
+        {
+            final int blockTokens = (int)cache.optionalInteger("block_tokens", 16L, 1L, 65_536L);
+            final int gpuBlocks = (int)cache.optionalInteger("gpu_blocks", 8192L, 1L, 16_777_216L);
+            final double prefill = positive(cache, "prefill_tokens_per_s", 10_000.0);
+            caching = prefill > 0.0 ? new PrefixCaching(blockTokens, gpuBlocks, prefill) : null;
+        }
         if (!complete || reader.problems().errors().size() != errorsBefore)
         {
             return null;
         }
         return new FakeModelProfile(name, port, ttftMs, tpotMs, sigma, batch, outputTokens, errorRate, kvPerRequest,
-            degraded, limited);
+            degraded, limited, caching);
     }
 
     private static List<TimeWindow> windows(final MappingReader reader, final String key, final List<String> keys)
