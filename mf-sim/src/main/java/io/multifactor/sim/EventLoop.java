@@ -12,7 +12,11 @@ import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.signal.ServerBackend;
 import io.multifactor.kernel.signal.ServerMetricsSettings;
+import io.multifactor.serving.Backend;
 import io.multifactor.sim.fleet.InMemoryFleet;
+import io.multifactor.sim.prompt.PromptSchedule;
+import io.multifactor.sim.prompt.PromptTurn;
+import io.multifactor.sim.prompt.PromptWorkload;
 
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -40,6 +44,13 @@ import java.util.SplittableRandom;
  * A server's load is the number of requests in flight on its model over every replica (sent to it and not yet
  * answered), or their tokens with {@code tokens_per_slot}.
  * <p>
+ * A model with {@link BackendServers} (and a backend choice, {@link Simulator}) is simulated server by server instead:
+ * each request goes to the backend that mf-serving's {@link io.multifactor.serving.BackendChooser} picks, takes one of that server's places or
+ * waits for one in arrival order, and when it starts looks its prompt's blocks up in that server's LRU
+ * ({@link SimulatedServer}); its first token comes after the drawn TTFT (at the model's base mean, the queue standing
+ * for load) plus its uncached prompt tokens / the prefill rate, its TTFT counted from its arrival. With a
+ * {@link PromptWorkload}, arrivals follow its sessions ({@link PromptSchedule}) and each request's prompt is its turn's.
+ * <p>
  * Every draw comes from one seeded {@link SplittableRandom} split per purpose, and simultaneous events run in a fixed
  * order (completions, scrape answers, scrapes, refresh, exchange, interval, arrival), so the same plans, settings and
  * profile give the same figures, byte for byte.
@@ -56,7 +67,18 @@ final class EventLoop
 
     /** One request's pending event: its first token, its completion or its error answer. */
     private record Pending(long timeNs, long sequence, int kind, int replica, int modelId, long micros, long lease,
-        long tokens, int status, long retryAfterMs)
+        long tokens, int status, long retryAfterMs, SimulatedServer serverOrNull)
+    {
+        Pending(final long timeNs, final long sequence, final int kind, final int replica, final int modelId,
+            final long micros, final long lease, final long tokens, final int status, final long retryAfterMs)
+        {
+            this(timeNs, sequence, kind, replica, modelId, micros, lease, tokens, status, retryAfterMs, null);
+        }
+    }
+
+    /** A request sent to a simulated server, waiting for a place or about to take one. */
+    record Queued(long arrivalNs, int replica, int modelId, long lease, long requestTokens, long promptTokens,
+        int outputTokens, long[] blockHashes, double baseTtftMs, long tpotMicros, DecisionPlan target)
     {
     }
 
@@ -98,6 +120,8 @@ final class EventLoop
     private final int models;
     private final long[] serverInflight;
     private final long[] tokensInFlight;
+    private final SimulatedServer[][] servers;
+    private final PromptSchedule scheduleOrNull;
     private long sequence;
 
     // What the run measured, read by the reports once it has ended.
@@ -192,6 +216,24 @@ final class EventLoop
         sizes = root.split();
         // After it: a profile without failures draws exactly what it drew before failures existed.
         errors = root.split();
+        // Last: a profile without prompts draws exactly what it drew before.
+        final SplittableRandom prompts = root.split();
+        scheduleOrNull = profile.prompts().active() ?
+            new PromptSchedule(profile.prompts(), profile.arrivalsPerS(), profile.durationS(), prompts.nextLong()) : null;
+        servers = new SimulatedServer[models][];
+        for (int i = 0; i < models; i++)
+        {
+            final BackendServers shapeOfServers = profile.servers().get(modelNames.get(i));
+            if (shapeOfServers != null && shape.chooserOrNull != null)
+            {
+                final List<Backend> backends = shape.chooserOrNull.backends(plans.modelId(modelNames.get(i)));
+                servers[i] = new SimulatedServer[backends.size()];
+                for (int b = 0; b < backends.size(); b++)
+                {
+                    servers[i][b] = new SimulatedServer(backends.get(b).name(), shapeOfServers);
+                }
+            }
+        }
 
         serverInflight = new long[models];
         tokensInFlight = new long[models];
@@ -259,7 +301,8 @@ final class EventLoop
         long nextExchangeNs = fleet ? 0 : Long.MAX_VALUE;
         long nextScrapeNs = scrapedModels.length == 0 ? Long.MAX_VALUE : 0;
         long nextProgressNs = NS_PER_S;
-        long nextArrivalNs = Draws.exponentialGapNs(arrivals, profile.arrivalsPerS());
+        long nextArrivalNs = scheduleOrNull != null ? scheduleOrNull.nextTimeNs() :
+            Draws.exponentialGapNs(arrivals, profile.arrivalsPerS());
 
         while (true)
         {
@@ -317,7 +360,8 @@ final class EventLoop
             else
             {
                 arrive(nextNs);
-                nextArrivalNs = nextNs + Draws.exponentialGapNs(arrivals, profile.arrivalsPerS());
+                nextArrivalNs = scheduleOrNull != null ? scheduleOrNull.nextTimeNs() :
+                    nextNs + Draws.exponentialGapNs(arrivals, profile.arrivalsPerS());
             }
         }
         listener.onProgress(profile.durationS(), profile.durationS(), requests);
@@ -360,10 +404,12 @@ final class EventLoop
         // A request that carries its token counts is priced by its own mix; its length is drawn before it is routed.
         final int drawnOutputTokens = profile.tokensInRequest() ? outputTokens() : 0;
         final RequestSizes requestSizes = profile.sizes();
-        final int promptTokens = requestSizes.longPromptShare() > 0.0 &&
-            sizes.nextDouble() < requestSizes.longPromptShare() ? requestSizes.longPromptTokens() :
-            profile.promptTokens();
+        final PromptTurn turn = scheduleOrNull == null ? null : scheduleOrNull.next();
+        final int promptTokens = turn != null ? (int)Math.min(Integer.MAX_VALUE, turn.promptTokens()) :
+            requestSizes.longPromptShare() > 0.0 && sizes.nextDouble() < requestSizes.longPromptShare() ?
+            requestSizes.longPromptTokens() : profile.promptTokens();
         final Request request = replicaRequestState[replica];
+        // A session's turns carry its key, turn.sessionId(), once the library's Request has session(long).
         if (profile.tokensInRequest())
         {
             request.promptTokens(promptTokens).maxOutputTokens(drawnOutputTokens);
@@ -405,7 +451,9 @@ final class EventLoop
         final int outputTokens = profile.tokensInRequest() ? drawnOutputTokens : outputTokens();
         final long requestTokens = (long)promptTokens + outputTokens;
         tokensInFlight[model] += requestTokens;
-        final long load = requestSizes.load(inflight, tokensInFlight[model]);
+        final SimulatedServer[] pool = servers[model];
+        // Simulated server by server: the queue stands for load, so the base means apply.
+        final long load = pool != null ? 1L : requestSizes.load(inflight, tokensInFlight[model]);
         final double ttftMs = Draws.lognormal(latencies, behaviour.meanTtftMs(nowNs, load), behaviour.sigma());
         final double tpotMs = Draws.lognormal(latencies, behaviour.meanTpotMs(nowNs, load), behaviour.sigma());
 
@@ -430,6 +478,24 @@ final class EventLoop
                 return;
             }
         }
+        if (pool != null)
+        {
+            // mf-serving's backend choice picks the server; the prompt's block hashes are at hand for it here.
+            final Backend backend = shape.chooserOrNull.choose(modelId);
+            final long[] hashes = turn == null ? new long[0] : turn.blockHashes(pool[0].shape.blockTokens());
+            final SimulatedServer server = pool[indexOf(pool, backend)];
+            final Queued queued = new Queued(nowNs, replica, modelId, lease, requestTokens, promptTokens, outputTokens,
+                hashes, ttftMs, tpotMicros, target);
+            if (server.running < server.shape.batch())
+            {
+                start(server, queued, nowNs);
+            }
+            else
+            {
+                server.waiting.addLast(queued);
+            }
+            return;
+        }
         final long firstTokenNs = nowNs + ttftMicros * 1000L;
         final long completionNs = firstTokenNs + tpotMicros * 1000L * outputTokens;
         pending.add(new Pending(firstTokenNs, sequence++, FIRST_TOKEN, replica, modelId, ttftMicros,
@@ -447,6 +513,69 @@ final class EventLoop
         figures.ttftMicros(ttftMicros);
         costUsd += price(plans.modelPromptPer1M(modelId)) * promptTokens / 1e6 +
             price(plans.modelCompletionPer1M(modelId)) * outputTokens / 1e6;
+    }
+
+    private static int indexOf(final SimulatedServer[] pool, final Backend backend)
+    {
+        for (int b = 0; b < pool.length; b++)
+        {
+            if (pool[b].name.equals(backend.name()))
+            {
+                return b;
+            }
+        }
+        return 0;
+    }
+
+    // A request takes a place on its server: its cache lookup decides its prefill, its TTFT counts from its arrival.
+    private void start(final SimulatedServer server, final Queued queued, final long nowNs)
+    {
+        server.running++;
+        final long hit = server.admit(queued.blockHashes(), queued.promptTokens());
+        final double prefillMs = (queued.promptTokens() - hit) * 1000.0 / server.shape.prefillTokensPerS();
+        final long firstTokenNs = nowNs + Math.max(1L, Math.round((queued.baseTtftMs() + prefillMs) * 1e6));
+        final long ttftMicros = Math.max(1L, (firstTokenNs - queued.arrivalNs()) / 1000L);
+        final long completionNs = firstTokenNs + queued.tpotMicros() * 1000L * queued.outputTokens();
+        server.ttft.add(ttftMicros);
+        pending.add(new Pending(firstTokenNs, sequence++, FIRST_TOKEN, queued.replica(), queued.modelId(), ttftMicros,
+            InflightTracker.NO_LEASE, 0L, FailureBehaviour.OK, 0L));
+        pending.add(new Pending(completionNs, sequence++, COMPLETION, queued.replica(), queued.modelId(),
+            queued.tpotMicros(), queued.lease(), queued.requestTokens(), FailureBehaviour.OK, 0L, server));
+        final DecisionPlan target = queued.target();
+        final boolean met = meets(target.maxTtftMs(), ttftMicros) && meets(target.maxTpotMs(), queued.tpotMicros());
+        if (met)
+        {
+            sloMet++;
+            replicaSloMet[queued.replica()]++;
+        }
+        figures.request(met);
+        figures.ttftMicros(ttftMicros);
+        costUsd += price(plans.modelPromptPer1M(queued.modelId())) * queued.promptTokens() / 1e6 +
+            price(plans.modelCompletionPer1M(queued.modelId())) * queued.outputTokens() / 1e6;
+    }
+
+    /** @return what the simulated servers measured, once the run has ended. */
+    ServingFigures servingFigures()
+    {
+        final List<ServingFigures.Server> rows = new ArrayList<>();
+        for (int m = 0; m < models; m++)
+        {
+            if (servers[m] != null)
+            {
+                for (final SimulatedServer server : servers[m])
+                {
+                    rows.add(new ServingFigures.Server(modelNames.get(m), server.name, server.requests,
+                        server.queriedTokens, server.hitTokens, percentileMs(server.ttft, 50),
+                        percentileMs(server.ttft, 90)));
+                }
+            }
+        }
+        return rows.isEmpty() ? ServingFigures.NONE : new ServingFigures(profile.durationS(), rows);
+    }
+
+    private static double percentileMs(final SampleBuffer samples, final int percentile)
+    {
+        return samples.size() == 0 ? Double.NaN : samples.percentileMicros(percentile) / 1000.0;
     }
 
     private int outputTokens()
@@ -478,6 +607,16 @@ final class EventLoop
             engine.end(event.lease, FailureBehaviour.OK);
             serverInflight[model]--;
             tokensInFlight[model] -= event.tokens;
+            final SimulatedServer server = event.serverOrNull;
+            if (server != null)
+            {
+                server.running--;
+                final Queued next = server.waiting.pollFirst();
+                if (next != null)
+                {
+                    start(server, next, event.timeNs);
+                }
+            }
         }
     }
 

@@ -13,6 +13,7 @@ import io.multifactor.config.yaml.YamlNode;
 import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.config.yaml.YamlTreeReader;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.sim.prompt.PromptWorkload;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -44,6 +45,12 @@ import java.util.Map;
  *     error_rate: 0.01       # share of requests answered 500 (default 0)
  *     failing: {from_s: 30, until_s: 50}     # optional: every request answered 500 in this window
  *     rate_limited: {from_s: 70, until_s: 80, retry_after_s: 5}   # optional: 429 with Retry-After in this window
+ *     servers: {batch: 16, gpu_blocks: 4096, block_tokens: 16, prefill_tokens_per_s: 10000}   # optional: one
+ *                            # server per backend_refs entry, each with its own prefix cache (BackendServers)
+ * prompts:                   # optional: sessions and shared system prompts (PromptWorkload)
+ *   system_prompts: 4
+ *   system_tokens: 3000
+ *   turns: 1
  * </pre>
  * This class is stateless and threadsafe.
  */
@@ -51,12 +58,16 @@ public final class ProfileReader
 {
     private static final List<String> ROOT_KEYS = List.of(
         "duration_s", "interval_s", "seed", "arrivals_per_s", "prompt_tokens", "output_tokens", "tokens_in_request",
-        "decisions", "models", "long_prompts", "tokens_per_slot");
+        "decisions", "models", "long_prompts", "tokens_per_slot", "prompts");
+    private static final List<String> PROMPT_KEYS = List.of("system_prompts", "system_tokens", "hot_share", "turns",
+        "think_time_s", "message_tokens", "answer_tokens");
+    private static final List<String> SERVER_KEYS = List.of("batch", "gpu_blocks", "block_tokens",
+        "prefill_tokens_per_s");
     private static final List<String> LONG_PROMPT_KEYS = List.of("share", "prompt_tokens");
     private static final List<String> OUTPUT_KEYS = List.of("mean", "sigma");
     private static final List<String> MODEL_KEYS =
         List.of("ttft_ms", "tpot_ms", "sigma", "capacity", "slowdown_per_request", "degraded", "error_rate", "failing",
-            "rate_limited");
+            "rate_limited", "servers");
     private static final List<String> FAILING_KEYS = List.of("from_s", "until_s");
     private static final List<String> RATE_LIMITED_KEYS = List.of("from_s", "until_s", "retry_after_s");
     private static final List<String> DEGRADED_KEYS = List.of("from_s", "until_s", "ttft_factor", "tpot_factor");
@@ -158,6 +169,8 @@ public final class ProfileReader
             }
         }
 
+        final PromptWorkload prompts = prompts(reader.optionalMapping("prompts", PROMPT_KEYS));
+        final Map<String, BackendServers> servers = new LinkedHashMap<>();
         final Map<String, ModelBehaviour> models = new LinkedHashMap<>();
         reader.require("models");
         final YamlMapping modelNodes = mapping(reader, "models");
@@ -175,11 +188,16 @@ public final class ProfileReader
                     problems.error(entry.keyLine(), entry.keyColumn(), path, "duplicate model \"" + entry.key() + '"');
                     continue;
                 }
-                final ModelBehaviour behaviour = model(entry.key(), MappingReader.open(entry.value(), path, problems,
-                    MODEL_KEYS));
+                final MappingReader modelReader = MappingReader.open(entry.value(), path, problems, MODEL_KEYS);
+                final ModelBehaviour behaviour = model(entry.key(), modelReader);
                 if (behaviour != null)
                 {
                     models.put(entry.key(), behaviour);
+                }
+                final BackendServers modelServers = servers(modelReader.optionalMapping("servers", SERVER_KEYS));
+                if (modelServers != null)
+                {
+                    servers.put(entry.key(), modelServers);
                 }
             }
         }
@@ -191,7 +209,51 @@ public final class ProfileReader
         problems.throwIfErrors();
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputMean, outputSigma,
             shares, models, tokensInRequest,
-            new RequestSizes(Double.isNaN(longShare) ? 0.0 : longShare, Math.max(0, longTokens), Math.max(0, tokensPerSlot)));
+            new RequestSizes(Double.isNaN(longShare) ? 0.0 : longShare, Math.max(0, longTokens), Math.max(0, tokensPerSlot)),
+            prompts, servers);
+    }
+
+    /** @return the workload of a {@code prompts} block, {@link PromptWorkload#NONE} when absent or wrong (reported). */
+    private static PromptWorkload prompts(final MappingReader reader)
+    {
+        if (reader == null)
+        {
+            return PromptWorkload.NONE;
+        }
+        final int errorsBefore = reader.problems().errors().size();
+        final int systemPrompts = (int)reader.optionalInteger("system_prompts", 0L, 0L, 1_000_000L);
+        final int systemTokens = (int)reader.optionalInteger("system_tokens", 2000L, 1L, 1_000_000L);
+        final double hotShare = reader.optionalNumber("hot_share", 0.0, true);
+        if (hotShare > 1.0)
+        {
+            reader.problems().error(reader.value("hot_share"), reader.path("hot_share"), "must be in [0, 1], got " +
+                text(reader.value("hot_share")));
+        }
+        final int turns = (int)reader.optionalInteger("turns", 1L, 1L, 10_000L);
+        final double thinkTimeS = reader.optionalNumber("think_time_s", 10.0, true);
+        final int messageTokens = (int)reader.optionalInteger("message_tokens", 100L, 1L, 1_000_000L);
+        final int answerTokens = (int)reader.optionalInteger("answer_tokens", 200L, 0L, 1_000_000L);
+        if (reader.problems().errors().size() != errorsBefore)
+        {
+            return PromptWorkload.NONE;
+        }
+        return new PromptWorkload(systemPrompts, systemTokens, hotShare, turns, thinkTimeS, messageTokens, answerTokens);
+    }
+
+    /** @return the servers of a model's {@code servers} block, null when absent or wrong (reported). */
+    private static BackendServers servers(final MappingReader reader)
+    {
+        if (reader == null)
+        {
+            return null;
+        }
+        final int errorsBefore = reader.problems().errors().size();
+        final int batch = (int)reader.optionalInteger("batch", 16L, 1L, 1_000_000L);
+        final int gpuBlocks = (int)reader.optionalInteger("gpu_blocks", 8192L, 1L, 16_777_216L);
+        final int blockTokens = (int)reader.optionalInteger("block_tokens", 16L, 1L, 65_536L);
+        final double prefill = positive(reader, "prefill_tokens_per_s", 10_000.0);
+        return reader.problems().errors().size() != errorsBefore ? null :
+            new BackendServers(blockTokens, gpuBlocks, prefill, batch);
     }
 
     /** @return a {@code true}/{@code false} key, false when absent or wrong (reported). */

@@ -1,5 +1,7 @@
 package io.multifactor.sim;
 
+import io.multifactor.sim.prompt.PromptWorkload;
+
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -24,6 +26,10 @@ import java.util.Map;
  *     its drawn output length as {@code max_output_tokens}), pricing the candidates by its own mix instead of the
  *     decision's {@code cost_mix}.
  * @param sizes long prompts and the token load of a request slot ({@link RequestSizes#NONE}: none).
+ * @param prompts prompts that share prefixes: sessions and shared system prompts ({@link PromptWorkload#NONE}: none);
+ *     when active, arrivals follow its sessions and each request's prompt tokens are its prompt's.
+ * @param servers per model name, the servers behind it when the simulator models its backends one by one (empty:
+ *     none).
  */
 public record SimulationProfile(
     double durationS,
@@ -36,7 +42,9 @@ public record SimulationProfile(
     Map<String, Double> decisionShares,
     Map<String, ModelBehaviour> models,
     boolean tokensInRequest,
-    RequestSizes sizes)
+    RequestSizes sizes,
+    PromptWorkload prompts,
+    Map<String, BackendServers> servers)
 {
     /**
      * Checks ranges and freezes the maps, keeping their order.
@@ -74,6 +82,40 @@ public record SimulationProfile(
         }
         decisionShares = Collections.unmodifiableMap(new LinkedHashMap<>(decisionShares));
         models = Collections.unmodifiableMap(new LinkedHashMap<>(models));
+        prompts = prompts == null ? PromptWorkload.NONE : prompts;
+        servers = servers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(servers));
+    }
+
+    /**
+     * A profile without shared prefixes or servers modelled one by one.
+     *
+     * @param durationS simulated seconds.
+     * @param intervalS report interval.
+     * @param seed the seed.
+     * @param arrivalsPerS Poisson arrival rate.
+     * @param promptTokens prompt tokens per request.
+     * @param outputTokensMean mean output length.
+     * @param outputTokensSigma spread of the output length.
+     * @param decisionShares share of arrivals per decision.
+     * @param models behaviour per model.
+     * @param tokensInRequest whether requests carry their token counts.
+     * @param sizes long prompts and the token load of a request slot.
+     */
+    public SimulationProfile(
+        final double durationS,
+        final double intervalS,
+        final long seed,
+        final double arrivalsPerS,
+        final int promptTokens,
+        final double outputTokensMean,
+        final double outputTokensSigma,
+        final Map<String, Double> decisionShares,
+        final Map<String, ModelBehaviour> models,
+        final boolean tokensInRequest,
+        final RequestSizes sizes)
+    {
+        this(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean, outputTokensSigma, decisionShares,
+            models, tokensInRequest, sizes, PromptWorkload.NONE, Map.of());
     }
 
     /**
@@ -141,7 +183,7 @@ public record SimulationProfile(
     public SimulationProfile withDurationS(final double durationS)
     {
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
-            outputTokensSigma, decisionShares, models, tokensInRequest, sizes);
+            outputTokensSigma, decisionShares, models, tokensInRequest, sizes, prompts, servers);
     }
 
     /**
@@ -151,7 +193,7 @@ public record SimulationProfile(
     public SimulationProfile withSeed(final long seed)
     {
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
-            outputTokensSigma, decisionShares, models, tokensInRequest, sizes);
+            outputTokensSigma, decisionShares, models, tokensInRequest, sizes, prompts, servers);
     }
 
     /**
@@ -161,7 +203,7 @@ public record SimulationProfile(
     public SimulationProfile withIntervalS(final double intervalS)
     {
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
-            outputTokensSigma, decisionShares, models, tokensInRequest, sizes);
+            outputTokensSigma, decisionShares, models, tokensInRequest, sizes, prompts, servers);
     }
 
     /**
@@ -173,7 +215,7 @@ public record SimulationProfile(
         final Map<String, ModelBehaviour> next = new LinkedHashMap<>(models);
         next.put(behaviour.name(), behaviour);
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
-            outputTokensSigma, decisionShares, next, tokensInRequest, sizes);
+            outputTokensSigma, decisionShares, next, tokensInRequest, sizes, prompts, servers);
     }
 
     private static void requirePositive(final String what, final double value)

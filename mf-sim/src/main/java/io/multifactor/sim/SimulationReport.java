@@ -30,6 +30,7 @@ public final class SimulationReport
     private final long backendErrors;
     private final double[] recoveryToTrafficS;
     private final ComparisonFigures figures;
+    private final ServingFigures serving;
 
     SimulationReport(
         final double durationS,
@@ -69,6 +70,30 @@ public final class SimulationReport
         final double[] recoveryToTrafficS,
         final ComparisonFigures figures)
     {
+        this(durationS, seed, ceilingsEnforced, requests, failed, fallbacks, sloMet, costUsd, modelNames, selected,
+            sloDrops, peakInflight, rows, backendErrors, recoveryToTrafficS, figures, ServingFigures.NONE);
+    }
+
+    SimulationReport(
+        final double durationS,
+        final long seed,
+        final boolean ceilingsEnforced,
+        final long requests,
+        final long failed,
+        final long fallbacks,
+        final long sloMet,
+        final double costUsd,
+        final List<String> modelNames,
+        final long[] selected,
+        final long[] sloDrops,
+        final long[] peakInflight,
+        final List<IntervalRow> rows,
+        final long backendErrors,
+        final double[] recoveryToTrafficS,
+        final ComparisonFigures figures,
+        final ServingFigures serving)
+    {
+        this.serving = serving;
         this.backendErrors = backendErrors;
         this.recoveryToTrafficS = recoveryToTrafficS.clone();
         this.durationS = durationS;
@@ -216,5 +241,11 @@ public final class SimulationReport
     public ComparisonFigures figures()
     {
         return figures;
+    }
+
+    /** @return what the servers of the models simulated server by server measured ({@link ServingFigures#NONE}). */
+    public ServingFigures serving()
+    {
+        return serving;
     }
 }

@@ -5,6 +5,7 @@ import io.multifactor.config.RecipeDecisionNames;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.engine.SignalSettings;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.serving.BackendChooser;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,6 +38,7 @@ public final class Simulator
     final SimulationProfile profile;
     final int[] modelIndexById;
     final ModelBehaviour[] behaviours;
+    final BackendChooser chooserOrNull;
 
     private final boolean ceilingsEnforced;
     private final List<String> modelNames;
@@ -71,6 +73,30 @@ public final class Simulator
         final SimulationProfile profile,
         final boolean ceilingsEnforced)
     {
+        this(plans, settings, profile, ceilingsEnforced, null);
+    }
+
+    /**
+     * A simulation that models the backends of the models the profile gives {@code servers} one by one: each request
+     * to such a model goes to the backend that mf-serving's backend choice picks among the model's
+     * {@code backend_refs}, and waits, hits or misses that server's cache as {@link BackendServers} says.
+     *
+     * @param plans the compiled configuration; its ceilings are the SLO targets of the report.
+     * @param settings the engine's signal settings (window, refresh, in-flight age).
+     * @param profile the traffic.
+     * @param ceilingsEnforced whether the engine gets the configured ceilings.
+     * @param chooserOrNull the backend choice built from the same configuration, or null when no model has servers.
+     * @throws IllegalArgumentException when the profile does not fit the plans, or gives servers to a model that has
+     *     no backends in the chooser (or there is no chooser).
+     */
+    public Simulator(
+        final Plans plans,
+        final SignalSettings settings,
+        final SimulationProfile profile,
+        final boolean ceilingsEnforced,
+        final BackendChooser chooserOrNull)
+    {
+        this.chooserOrNull = chooserOrNull;
         this.plans = plans;
         this.enginePlans = ceilingsEnforced ? plans : PlanEdits.withoutCeilings(plans);
         this.settings = settings;
@@ -100,6 +126,20 @@ public final class Simulator
         }
         modelNames = Collections.unmodifiableList(names);
         behaviours = found.toArray(new ModelBehaviour[0]);
+        for (final String model : profile.servers().keySet())
+        {
+            final int id = plans.modelId(model);
+            if (chooserOrNull == null)
+            {
+                throw new IllegalArgumentException("the profile gives servers to model " + model + ": simulating " +
+                    "servers one by one needs the configuration's backends, which this simulation does not have");
+            }
+            if (id == Handles.NONE || chooserOrNull.backends(id).isEmpty())
+            {
+                throw new IllegalArgumentException("the profile gives servers to model " + model + ", which has no " +
+                    "backend_refs in the configuration: list one per server");
+            }
+        }
 
         final List<Integer> ids = new ArrayList<>();
         final List<Double> shares = new ArrayList<>();
@@ -183,7 +223,7 @@ public final class Simulator
         loop.run();
         return new SimulationReport(profile.durationS(), profile.seed(), ceilingsEnforced, loop.requests, loop.failed,
             loop.fallbacks, loop.sloMet, loop.costUsd, modelNames, loop.selected, loop.sloDrops, loop.peakInflight,
-            loop.rows, loop.backendErrors, loop.recoveryToTrafficS, loop.figures);
+            loop.rows, loop.backendErrors, loop.recoveryToTrafficS, loop.figures, loop.servingFigures());
     }
 
     /**
