@@ -59,8 +59,6 @@ public final class ProfileReader
     private static final List<String> ROOT_KEYS = List.of(
         "duration_s", "interval_s", "seed", "arrivals_per_s", "prompt_tokens", "output_tokens", "tokens_in_request",
         "decisions", "models", "long_prompts", "tokens_per_slot", "prompts");
-    private static final List<String> PROMPT_KEYS = List.of("system_prompts", "system_tokens", "hot_share", "turns",
-        "think_time_s", "message_tokens", "answer_tokens");
     private static final List<String> SERVER_KEYS = List.of("batch", "gpu_blocks", "block_tokens",
         "prefill_tokens_per_s");
     private static final List<String> LONG_PROMPT_KEYS = List.of("share", "prompt_tokens");
@@ -169,7 +167,7 @@ public final class ProfileReader
             }
         }
 
-        final PromptWorkload prompts = prompts(reader.optionalMapping("prompts", PROMPT_KEYS));
+        final PromptWorkload prompts = PromptWorkload.read(reader.optionalMapping("prompts", PromptWorkload.KEYS));
         final Map<String, BackendServers> servers = new LinkedHashMap<>();
         final Map<String, ModelBehaviour> models = new LinkedHashMap<>();
         reader.require("models");
@@ -211,33 +209,6 @@ public final class ProfileReader
             shares, models, tokensInRequest,
             new RequestSizes(Double.isNaN(longShare) ? 0.0 : longShare, Math.max(0, longTokens), Math.max(0, tokensPerSlot)),
             prompts, servers);
-    }
-
-    /** @return the workload of a {@code prompts} block, {@link PromptWorkload#NONE} when absent or wrong (reported). */
-    private static PromptWorkload prompts(final MappingReader reader)
-    {
-        if (reader == null)
-        {
-            return PromptWorkload.NONE;
-        }
-        final int errorsBefore = reader.problems().errors().size();
-        final int systemPrompts = (int)reader.optionalInteger("system_prompts", 0L, 0L, 1_000_000L);
-        final int systemTokens = (int)reader.optionalInteger("system_tokens", 2000L, 1L, 1_000_000L);
-        final double hotShare = reader.optionalNumber("hot_share", 0.0, true);
-        if (hotShare > 1.0)
-        {
-            reader.problems().error(reader.value("hot_share"), reader.path("hot_share"), "must be in [0, 1], got " +
-                text(reader.value("hot_share")));
-        }
-        final int turns = (int)reader.optionalInteger("turns", 1L, 1L, 10_000L);
-        final double thinkTimeS = reader.optionalNumber("think_time_s", 10.0, true);
-        final int messageTokens = (int)reader.optionalInteger("message_tokens", 100L, 1L, 1_000_000L);
-        final int answerTokens = (int)reader.optionalInteger("answer_tokens", 200L, 0L, 1_000_000L);
-        if (reader.problems().errors().size() != errorsBefore)
-        {
-            return PromptWorkload.NONE;
-        }
-        return new PromptWorkload(systemPrompts, systemTokens, hotShare, turns, thinkTimeS, messageTokens, answerTokens);
     }
 
     /** @return the servers of a model's {@code servers} block, null when absent or wrong (reported). */

@@ -2,6 +2,8 @@ package io.multifactor.sim.load;
 
 import io.multifactor.serving.ServingHeaders;
 import io.multifactor.serving.SseStreamMeter;
+import io.multifactor.sim.prompt.PromptSchedule;
+import io.multifactor.sim.prompt.PromptTurn;
 import io.vertx.core.Context;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -30,13 +32,18 @@ import java.util.function.Consumer;
  * ({@code choices[].delta.content}, or {@code text} for completions; role-only chunks and {@code [DONE]} do not
  * count), TPOT the time between the first and last content chunks divided by one less than their number (or than
  * {@code usage.completion_tokens} when the stream reports it). The run stops sending after {@code durationS} or {@code maxRequests}, waits up to
- * {@code drainS} for the rest, then cuts what is left (status 0).
+ * {@code drainS} for the rest, then cuts what is left (status 0). With the profile's {@code prompts}, the arrivals
+ * are its sessions' turns ({@link PromptSchedule}), each request sending its turn's messages, and a session of more
+ * than one turn its key in {@code x-session-id}.
  * <p>
  * Every request of a run lives on one Vert.x event loop; {@link #run} blocks the calling thread until the run is over.
  * This class is stateless and threadsafe (each run has its own Vert.x instance).
  */
 public final class LoadGenerator
 {
+    /** The header that carries a session's key. */
+    static final String SESSION_HEADER = "x-session-id";
+
     /** Listener of the progress line, called on the run's event loop once per interval. */
     @FunctionalInterface
     public interface Progress extends Consumer<String>
@@ -55,6 +62,16 @@ public final class LoadGenerator
      */
     public static long[] arrivalsNs(final LoadProfile profile)
     {
+        if (profile.prompts().active())
+        {
+            final List<PromptTurn> turns = turns(profile);
+            final long[] out = new long[turns.size()];
+            for (int i = 0; i < out.length; i++)
+            {
+                out[i] = turns.get(i).timeNs();
+            }
+            return out;
+        }
         final SplittableRandom random = new SplittableRandom(profile.seed());
         final List<Long> times = new ArrayList<>();
         double t = 0.0;
@@ -76,6 +93,25 @@ public final class LoadGenerator
     }
 
     /**
+     * The requests of a profile with prompts that share prefixes, in the order they are sent.
+     *
+     * @param profile the load; its prompts active.
+     * @return its sessions' turns within its duration and count.
+     */
+    public static List<PromptTurn> turns(final LoadProfile profile)
+    {
+        final PromptSchedule schedule = new PromptSchedule(profile.prompts(), profile.arrivalsPerS(),
+            profile.durationS(), profile.seed());
+        final List<PromptTurn> turns = new ArrayList<>();
+        for (PromptTurn turn = schedule.next(); turn != null && turns.size() < profile.maxRequests();
+            turn = schedule.next())
+        {
+            turns.add(turn);
+        }
+        return turns;
+    }
+
+    /**
      * Runs the load and waits for its end.
      *
      * @param target base URL of the gateway or server, such as {@code http://127.0.0.1:8080} (its path, if any, is
@@ -94,6 +130,7 @@ public final class LoadGenerator
         }
         final String base = uri.getPath() == null ? "" : uri.getPath().replaceAll("/+$", "").replaceAll("/v1$", "");
         final String path = base + (profile.chat() ? "/v1/chat/completions" : "/v1/completions");
+        final List<PromptTurn> turns = !profile.closedLoop() && profile.prompts().active() ? turns(profile) : null;
         final long[] arrivals = profile.closedLoop() ? new long[0] : arrivalsNs(profile);
         final Vertx vertx = Vertx.vertx();
         try
@@ -102,7 +139,7 @@ public final class LoadGenerator
                 new HttpClientOptions().setKeepAlive(true).setMaxInitialLineLength(8192),
                 new PoolOptions().setHttp1MaxSize(4096).setMaxWaitQueueSize(-1));
             final Run run = new Run(vertx, client, uri.getHost(), uri.getPort() < 0 ? 80 : uri.getPort(), path, profile,
-                arrivals, progressOrNull);
+                arrivals, turns, progressOrNull);
             final long boundS = (long)Math.ceil(profile.durationS() + profile.drainS()) + 30;
             try
             {
@@ -117,6 +154,31 @@ public final class LoadGenerator
         {
             vertx.close();
         }
+    }
+
+    /**
+     * The request body of one turn of a profile with prompts: its messages (or its text for completions).
+     *
+     * @param profile the load.
+     * @param turn the request's prompt.
+     * @return the JSON body.
+     */
+    static String body(final LoadProfile profile, final PromptTurn turn)
+    {
+        final String model = profile.decision() != null ? profile.decision() :
+            profile.model() != null ? profile.model() : "default";
+        final StringBuilder json = new StringBuilder((int)Math.min(Integer.MAX_VALUE - 64, turn.promptTokens() * 4 + 256))
+            .append("{\"model\":\"").append(model).append("\",\"stream\":").append(profile.stream())
+            .append(",\"max_tokens\":").append(profile.maxTokens());
+        if (profile.chat())
+        {
+            turn.appendMessages(json.append(",\"messages\":"));
+        }
+        else
+        {
+            turn.appendText(json.append(",\"prompt\":\"")).append('"');
+        }
+        return json.append('}').toString();
     }
 
     /** The request body of a profile: the same for every request. */
@@ -145,6 +207,7 @@ public final class LoadGenerator
         private final String path;
         private final LoadProfile profile;
         private final long[] arrivals;
+        private final List<PromptTurn> turnsOrNull;
         private final Progress progress;
         private final Buffer body;
         private final LoadResults results;
@@ -161,8 +224,10 @@ public final class LoadGenerator
         private long progressTimer = -1;
 
         Run(final Vertx vertx, final HttpClientAgent client, final String host, final int port, final String path,
-            final LoadProfile profile, final long[] arrivals, final Progress progress)
+            final LoadProfile profile, final long[] arrivals, final List<PromptTurn> turnsOrNull,
+            final Progress progress)
         {
+            this.turnsOrNull = turnsOrNull;
             this.vertx = vertx;
             this.client = client;
             this.host = host;
@@ -229,7 +294,7 @@ public final class LoadGenerator
             final long now = System.nanoTime() - startNs;
             if (!cut && next < limit && now < (long)(profile.durationS() * 1e9))
             {
-                send(results.add(now));
+                send(results.add(now, profile.promptTokens()));
                 next++;
             }
         }
@@ -245,7 +310,8 @@ public final class LoadGenerator
             final long now = System.nanoTime() - startNs;
             while (next < arrivals.length && arrivals[next] <= now)
             {
-                send(results.add(arrivals[next]));
+                send(results.add(arrivals[next], turnsOrNull == null ? profile.promptTokens() :
+                    turnsOrNull.get(next).promptTokens()));
                 next++;
             }
             if (next < arrivals.length)
@@ -265,6 +331,12 @@ public final class LoadGenerator
             {
                 options.putHeader(ServingHeaders.DECISION, profile.decision());
             }
+            final PromptTurn turn = turnsOrNull == null ? null : turnsOrNull.get(index);
+            if (turn != null && profile.prompts().turns() > 1)
+            {
+                options.putHeader(SESSION_HEADER, Long.toHexString(turn.sessionId()));
+            }
+            final Buffer requestBody = turn == null ? body : Buffer.buffer(body(profile, turn));
             client.request(options).onComplete(created ->
             {
                 if (created.failed())
@@ -280,7 +352,7 @@ public final class LoadGenerator
                     return;
                 }
                 request.exceptionHandler(ex -> flight.fail());
-                request.send(body).onComplete(sent ->
+                request.send(requestBody).onComplete(sent ->
                 {
                     if (sent.failed())
                     {

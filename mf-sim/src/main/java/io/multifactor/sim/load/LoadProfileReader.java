@@ -6,6 +6,7 @@ import io.multifactor.config.read.Problems;
 import io.multifactor.config.yaml.YamlNode;
 import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.config.yaml.YamlTreeReader;
+import io.multifactor.sim.prompt.PromptWorkload;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -29,6 +30,9 @@ import java.util.Locale;
  * slo: {max_ttft_ms: 500, max_tpot_ms: 50}   # attainment ceilings (optional; compare takes the decision's)
  * interval_s: 1              # timeline row width (default 1)
  * concurrency: 64            # closed loop instead: keep 64 requests open, each replaced when it ends (default 0: open loop)
+ * prompts:                   # optional, open loop only: sessions and shared system prompts (PromptWorkload)
+ *   turns: 8
+ *   think_time_s: 5
  * </pre>
  * This class is stateless and threadsafe.
  */
@@ -36,7 +40,7 @@ public final class LoadProfileReader
 {
     private static final List<String> ROOT_KEYS = List.of("seed", "arrivals_per_s", "duration_s", "max_requests",
         "drain_s", "decision", "model", "api", "stream", "prompt_tokens", "max_tokens", "slo", "interval_s",
-        "concurrency");
+        "concurrency", "prompts");
     private static final List<String> SLO_KEYS = List.of("max_ttft_ms", "max_tpot_ms");
 
     private LoadProfileReader()
@@ -94,9 +98,15 @@ public final class LoadProfileReader
         }
         final double intervalS = positive(reader, "interval_s", 1.0);
         final int concurrency = (int)reader.optionalInteger("concurrency", 0L, 0L, 4096L);
+        final PromptWorkload prompts = PromptWorkload.read(reader.optionalMapping("prompts", PromptWorkload.KEYS));
+        if (prompts.active() && concurrency > 0)
+        {
+            problems.error(reader.value("prompts"), reader.path("prompts"), "prompts need an open-loop run: remove " +
+                "concurrency or prompts");
+        }
         problems.throwIfErrors();
         return new LoadProfile(seed, rate, durationS, maxRequests, drainS, decision, model, !"completions".equals(api),
-            stream, promptTokens, maxTokens, maxTtftMs, maxTpotMs, intervalS, concurrency);
+            stream, promptTokens, maxTokens, maxTtftMs, maxTpotMs, intervalS, concurrency, prompts);
     }
 
     private static boolean flag(final MappingReader reader, final String key, final boolean absent)

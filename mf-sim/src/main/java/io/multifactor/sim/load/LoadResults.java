@@ -13,6 +13,7 @@ public final class LoadResults
 {
     private final int capacity;
     private final long[] startNs;
+    private final long[] promptTokens;
     private final int[] status;
     private final String[] model;
     private final long[] ttftMicros;
@@ -27,6 +28,7 @@ public final class LoadResults
     {
         this.capacity = capacity;
         startNs = new long[capacity];
+        promptTokens = new long[capacity];
         status = new int[capacity];
         model = new String[capacity];
         ttftMicros = new long[capacity];
@@ -51,8 +53,41 @@ public final class LoadResults
      */
     int add(final long sentNs)
     {
+        return add(sentNs, 0L);
+    }
+
+    /**
+     * Takes the next request's slot.
+     *
+     * @param sentNs when it was sent, nanoseconds from the start of the run.
+     * @param prompt its prompt's tokens.
+     * @return its index.
+     */
+    int add(final long sentNs, final long prompt)
+    {
         startNs[count] = sentNs;
+        promptTokens[count] = prompt;
         return count++;
+    }
+
+    /**
+     * @param index a request.
+     * @return its prompt's tokens (4 bytes of text each).
+     */
+    public long promptTokens(final int index)
+    {
+        return promptTokens[index];
+    }
+
+    /** @return the prompt tokens of the requests answered 2xx, per second of the run (input tokens/s). */
+    public double inputTokensPerS()
+    {
+        long tokens = 0;
+        for (int i = 0; i < count; i++)
+        {
+            tokens += ok(i) ? promptTokens[i] : 0L;
+        }
+        return elapsedS > 0.0 ? tokens / elapsedS : 0.0;
     }
 
     void finish(final int index, final int httpStatus, final String servedBy, final long ttft, final long tpot,

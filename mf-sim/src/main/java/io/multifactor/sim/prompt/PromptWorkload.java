@@ -1,5 +1,9 @@
 package io.multifactor.sim.prompt;
 
+import io.multifactor.config.read.MappingReader;
+
+import java.util.List;
+
 /**
  * What prompts a run sends, when they share prefixes: sessions of {@code turns} turns, turn k (from 1) sending the
  * session's system prompt, its k - 1 earlier questions and answers, and a new question; and a choice among
@@ -40,6 +44,10 @@ public record PromptWorkload(
     /** No shared prefixes: the run's own prompt sizes apply. */
     public static final PromptWorkload NONE = new PromptWorkload(0, 1, 0.0, 1, 0.0, 1, 0);
 
+    /** The keys of a {@code prompts} block. */
+    public static final List<String> KEYS = List.of("system_prompts", "system_tokens", "hot_share", "turns",
+        "think_time_s", "message_tokens", "answer_tokens");
+
     /**
      * Checks the ranges above.
      *
@@ -58,5 +66,37 @@ public record PromptWorkload(
     public boolean active()
     {
         return systemPrompts > 0 || turns > 1;
+    }
+
+    /**
+     * Reads a {@code prompts} block of a simulation or load profile, reporting what is wrong to the reader's problems.
+     *
+     * @param reader the block's reader (opened with {@link #KEYS}), or null when the profile has none.
+     * @return the workload, {@link #NONE} when absent or wrong.
+     */
+    public static PromptWorkload read(final MappingReader reader)
+    {
+        if (reader == null)
+        {
+            return PromptWorkload.NONE;
+        }
+        final int errorsBefore = reader.problems().errors().size();
+        final int systemPrompts = (int)reader.optionalInteger("system_prompts", 0L, 0L, 1_000_000L);
+        final int systemTokens = (int)reader.optionalInteger("system_tokens", 2000L, 1L, 1_000_000L);
+        final double hotShare = reader.optionalNumber("hot_share", 0.0, true);
+        if (hotShare > 1.0)
+        {
+            reader.problems().error(reader.value("hot_share"), reader.path("hot_share"), "must be in [0, 1], got " +
+                hotShare);
+        }
+        final int turns = (int)reader.optionalInteger("turns", 1L, 1L, 10_000L);
+        final double thinkTimeS = reader.optionalNumber("think_time_s", 10.0, true);
+        final int messageTokens = (int)reader.optionalInteger("message_tokens", 100L, 1L, 1_000_000L);
+        final int answerTokens = (int)reader.optionalInteger("answer_tokens", 200L, 0L, 1_000_000L);
+        if (reader.problems().errors().size() != errorsBefore)
+        {
+            return PromptWorkload.NONE;
+        }
+        return new PromptWorkload(systemPrompts, systemTokens, hotShare, turns, thinkTimeS, messageTokens, answerTokens);
     }
 }
