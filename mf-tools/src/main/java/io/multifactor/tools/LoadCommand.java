@@ -3,7 +3,9 @@ package io.multifactor.tools;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
+import io.multifactor.config.model.BackendRef;
 import io.multifactor.config.model.DecisionConfig;
+import io.multifactor.config.model.ModelConfig;
 import io.multifactor.config.model.SloConfig;
 import io.multifactor.fakes.BackendsProfile;
 import io.multifactor.fakes.FakeBackends;
@@ -13,6 +15,7 @@ import io.multifactor.sim.load.LoadProfileReader;
 import io.multifactor.sim.load.LoadResults;
 import io.multifactor.sim.load.LoadSummary;
 import io.multifactor.sim.load.LoadTimeline;
+import io.multifactor.sim.load.PrefixCacheCounters;
 import io.multifactor.tools.report.ChartReport;
 import io.multifactor.tools.report.LoadChartReport;
 import io.multifactor.tools.report.LoadCsvReport;
@@ -26,7 +29,10 @@ import java.io.PrintWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.net.URI;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
@@ -38,6 +44,10 @@ import java.util.concurrent.Callable;
  * The SLO ceilings are the profile's {@code slo}; with {@code --config}, those of the profile's decision in that
  * configuration (its {@code multi_factor} block) unless the profile sets its own. With {@code --backends}, the fake
  * servers of that profile run in this process for the length of the load.
+ * <p>
+ * It also prints the input tokens per second (prompt tokens of the requests answered 2xx) and the prefix hit rate of
+ * the servers' own {@code vllm:prefix_cache_*} counters, read from each server's {@code /metrics} before and after
+ * the run: the servers of {@code --backends}, else the backends of {@code --config}, else the target itself.
  * <p>
  * Exit codes ({@link ExitCodes}): 0 done, 2 invalid input (a refused profile or configuration, a bad URL, an output
  * file that cannot be created), 1 an output file that failed while being written.
@@ -92,6 +102,7 @@ public final class LoadCommand implements Callable<Integer>
         final Path profilePath = profile != null ? profile : Home.path().resolve(EXAMPLE_PROFILE);
         LoadProfile load;
         BackendsProfile servers = null;
+        LoadedConfig loadedOrNull = null;
         try
         {
             load = LoadProfileReader.read(profilePath);
@@ -101,7 +112,8 @@ public final class LoadCommand implements Callable<Integer>
             }
             if (config != null)
             {
-                load = withDecisionCeilings(load, ConfigLoader.load(config), err);
+                loadedOrNull = ConfigLoader.load(config);
+                load = withDecisionCeilings(load, loadedOrNull, err);
                 if (load == null)
                 {
                     return ExitCodes.INVALID_INPUT;
@@ -124,14 +136,20 @@ public final class LoadCommand implements Callable<Integer>
         }
         final LoadResults results;
         FakeBackends started = null;
+        List<URI> cacheServers;
+        PrefixCacheCounters cacheBefore;
+        PrefixCacheCounters cacheRun;
         try
         {
             started = servers == null ? null : FakeBackends.start(servers);
+            cacheServers = cacheServers(started, loadedOrNull, target);
+            cacheBefore = PrefixCacheCounters.read(cacheServers);
             results = LoadGenerator.run(target, load, line ->
             {
                 err.println(line);
                 err.flush();
             });
+            cacheRun = PrefixCacheCounters.read(cacheServers).since(cacheBefore);
         }
         catch (final IllegalArgumentException ex)
         {
@@ -152,8 +170,56 @@ public final class LoadCommand implements Callable<Integer>
         }
         final LoadSummary summary = LoadSummary.of(results, load.maxTtftMs(), load.maxTpotMs());
         out.print(summary.table());
+        out.printf(Locale.ROOT, "input tokens/s: %.1f%n", results.inputTokensPerS());
+        out.println(cacheRun.line());
         out.flush();
         return writeOutputs(results, load, summary, err);
+    }
+
+    /**
+     * @param startedOrNull the fake servers this process runs, or null.
+     * @param loadedOrNull the {@code --config} configuration, or null.
+     * @param target the {@code --target} URL.
+     * @return whose {@code /metrics} to read for the prefix counters: the fake servers, else every backend of the
+     *     configuration, else the target.
+     */
+    static List<URI> cacheServers(final FakeBackends startedOrNull, final LoadedConfig loadedOrNull,
+        final String target)
+    {
+        final List<URI> uris = new ArrayList<>();
+        if (startedOrNull != null)
+        {
+            for (final String model : startedOrNull.models())
+            {
+                uris.add(URI.create("http://127.0.0.1:" + startedOrNull.port(model)));
+            }
+        }
+        else if (loadedOrNull != null)
+        {
+            for (final ModelConfig model : loadedOrNull.config().models())
+            {
+                for (final BackendRef ref : model.backendRefs())
+                {
+                    final URI uri = URI.create((ref.https() ? "https://" : "http://") + ref.host() + ':' + ref.port());
+                    if (!uris.contains(uri))
+                    {
+                        uris.add(uri);
+                    }
+                }
+            }
+        }
+        if (uris.isEmpty())
+        {
+            try
+            {
+                uris.add(URI.create(target));
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                // The load itself says what is wrong with the target.
+            }
+        }
+        return uris;
     }
 
     /**

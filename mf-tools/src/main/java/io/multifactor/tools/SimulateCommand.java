@@ -5,6 +5,7 @@ import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.model.SignalsConfig;
 import io.multifactor.kernel.engine.SignalSettings;
+import io.multifactor.serving.BackendChooser;
 import io.multifactor.sim.ComparisonFigures;
 import io.multifactor.sim.FleetReport;
 import io.multifactor.sim.FleetSimulator;
@@ -35,6 +36,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -194,7 +196,8 @@ public final class SimulateCommand implements Callable<Integer>
         final Simulator simulator;
         try
         {
-            simulator = new Simulator(loaded.plans(), settings(loaded.config().signals()), traffic, !noCeilings);
+            simulator = new Simulator(loaded.plans(), settings(loaded.config().signals()), traffic, !noCeilings,
+                chooser(loaded, traffic));
         }
         catch (final IllegalArgumentException ex)
         {
@@ -216,11 +219,13 @@ public final class SimulateCommand implements Callable<Integer>
         out.print(TextReport.legend());
         out.println();
         out.print(TextReport.summary(report));
+        out.print(TextReport.serving(report.serving()));
         if (comparesEjection(loaded, traffic))
         {
             // The same traffic on the same plans with every reliability removed: what ejection changed.
             final SimulationReport without = new Simulator(loaded.plans().withoutEjectionPolicies(),
-                settings(loaded.config().signals()), traffic, !noCeilings).run(SimulationListener.NONE);
+                settings(loaded.config().signals()), traffic, !noCeilings, chooser(loaded, traffic))
+                .run(SimulationListener.NONE);
             out.println();
             out.print(TextReport.ejectionComparison(without, report, traffic));
         }
@@ -251,6 +256,19 @@ public final class SimulateCommand implements Callable<Integer>
     }
 
     // A configuration with reliability and traffic in which some model fails: the run is compared with one without.
+    /**
+     * A profile that gives a model servers simulates them one by one, behind mf-serving's backend choice.
+     *
+     * @param loaded the configuration simulated.
+     * @param traffic the profile.
+     * @return the backend choice of the configuration, or null when no model has servers.
+     */
+    private static BackendChooser chooser(final LoadedConfig loaded, final SimulationProfile traffic)
+    {
+        // API keys are never sent in a simulation: an empty environment.
+        return traffic.servers().isEmpty() ? null : BackendChooser.of(loaded, Map.of());
+    }
+
     private static boolean comparesEjection(final LoadedConfig loaded, final SimulationProfile traffic)
     {
         if (!loaded.plans().hasEjectionPolicies())
@@ -297,8 +315,8 @@ public final class SimulateCommand implements Callable<Integer>
                 }
                 else
                 {
-                    runs.add(new Simulator(run.plans(), settings(run.config().signals()), traffic, !noCeilings)
-                        .run(SimulationListener.NONE).figures());
+                    runs.add(new Simulator(run.plans(), settings(run.config().signals()), traffic, !noCeilings,
+                        chooser(run, traffic)).run(SimulationListener.NONE).figures());
                 }
             }
             catch (final IllegalArgumentException ex)

@@ -4,6 +4,7 @@ import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.kernel.engine.SignalSettings;
+import io.multifactor.serving.BackendChooser;
 import io.multifactor.sim.ProfileReader;
 import io.multifactor.sim.SimulationProfile;
 import io.multifactor.sim.Simulator;
@@ -143,7 +144,9 @@ class DocsYamlTest
             final SimulationProfile profile = ProfileReader.read(file, yaml);
             assertThat(firstConfig[0]).as(file + ": a profile needs a configuration block before it").isNotNull();
             // The simulator refuses a profile that does not fit the configuration (a model or decision it lacks).
-            new Simulator(firstConfig[0].plans(), SignalSettings.defaults(), profile);
+            // A profile with servers per model simulates that configuration's backends one by one.
+            new Simulator(firstConfig[0].plans(), SignalSettings.defaults(), profile, true,
+                BackendChooser.of(firstConfig[0], java.util.Map.of()));
         }
         else if (hasRootKey(yaml, "static_resources") || hasRootKey(yaml, "clusters"))
         {

@@ -1,6 +1,8 @@
 package io.multifactor.sim.prompt;
 
 import io.multifactor.config.read.MappingReader;
+import io.multifactor.config.yaml.YamlNode;
+import io.multifactor.config.yaml.YamlScalar;
 
 import java.util.List;
 
@@ -86,8 +88,9 @@ public record PromptWorkload(
         final double hotShare = reader.optionalNumber("hot_share", 0.0, true);
         if (hotShare > 1.0)
         {
-            reader.problems().error(reader.value("hot_share"), reader.path("hot_share"), "must be in [0, 1], got " +
-                hotShare);
+            final YamlNode node = reader.value("hot_share");
+            reader.problems().error(node, reader.path("hot_share"), "must be in [0, 1], got " +
+                (node instanceof YamlScalar ? ((YamlScalar)node).text() : node.describe()));
         }
         final int turns = (int)reader.optionalInteger("turns", 1L, 1L, 10_000L);
         final double thinkTimeS = reader.optionalNumber("think_time_s", 10.0, true);

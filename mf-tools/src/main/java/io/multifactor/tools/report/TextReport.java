@@ -2,6 +2,7 @@ package io.multifactor.tools.report;
 
 import io.multifactor.sim.IntervalRow;
 import io.multifactor.sim.ModelBehaviour;
+import io.multifactor.sim.ServingFigures;
 import io.multifactor.sim.SimulationProfile;
 import io.multifactor.sim.SimulationReport;
 
@@ -101,6 +102,39 @@ public final class TextReport
                 report.modelNames().get(m), report.share(m) * 100.0, report.selected(m), report.sloDrops(m),
                 report.peakInflight(m)));
         }
+        return sb.toString();
+    }
+
+    /**
+     * The models simulated server by server: per server its requests, prefix hit rate and TTFT; per model and overall
+     * the hit rate (the servers' hits / queries, in tokens) and the input tokens per simulated second.
+     *
+     * @param serving what the servers measured ({@link ServingFigures#any()}).
+     * @return the block, each line ending with a newline; empty when no model was simulated server by server.
+     */
+    public static String serving(final ServingFigures serving)
+    {
+        if (!serving.any())
+        {
+            return "";
+        }
+        final StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "servers (prefix hit rate = the servers' cached / queried prompt tokens):%n"));
+        sb.append(String.format(Locale.ROOT, "  %-17s %-17s %9s %9s %12s %12s%n", "model", "backend", "requests",
+            "hit rate", "TTFT p50 ms", "TTFT p90 ms"));
+        for (final ServingFigures.Server server : serving.servers())
+        {
+            sb.append(String.format(Locale.ROOT, "  %-17s %-17s %9d %8.1f%% %12.1f %12.1f%n", fit(server.model()),
+                fit(server.backend()), server.requests(), server.hitRate() * 100.0, server.ttftP50Ms(),
+                server.ttftP90Ms()));
+        }
+        for (final String model : serving.models())
+        {
+            sb.append(String.format(Locale.ROOT, "  %-17s prefix hit rate %.1f%%, input %.0f tokens/s%n", fit(model),
+                serving.hitRate(model) * 100.0, serving.inputTokensPerS(model)));
+        }
+        sb.append(String.format(Locale.ROOT, "  %-17s prefix hit rate %.1f%%, input %.0f tokens/s%n", "(all)",
+            serving.hitRate(null) * 100.0, serving.inputTokensPerS(null)));
         return sb.toString();
     }
 
