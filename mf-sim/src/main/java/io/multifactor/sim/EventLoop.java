@@ -536,7 +536,7 @@ final class EventLoop
         final long firstTokenNs = nowNs + Math.max(1L, Math.round((queued.baseTtftMs() + prefillMs) * 1e6));
         final long ttftMicros = Math.max(1L, (firstTokenNs - queued.arrivalNs()) / 1000L);
         final long completionNs = firstTokenNs + queued.tpotMicros() * 1000L * queued.outputTokens();
-        server.ttft.add(ttftMicros);
+        server.ttft(ttftMicros);
         pending.add(new Pending(firstTokenNs, sequence++, FIRST_TOKEN, queued.replica(), queued.modelId(), ttftMicros,
             InflightTracker.NO_LEASE, 0L, FailureBehaviour.OK, 0L));
         pending.add(new Pending(completionNs, sequence++, COMPLETION, queued.replica(), queued.modelId(),
@@ -566,7 +566,7 @@ final class EventLoop
                 {
                     rows.add(new ServingFigures.Server(modelNames.get(m), server.name, server.requests,
                         server.queriedTokens, server.hitTokens, percentileMs(server.ttft, 50),
-                        percentileMs(server.ttft, 90)));
+                        percentileMs(server.ttft, 90), server.intervalHitRates(), server.intervalTtftP90Ms()));
                 }
             }
         }
@@ -633,6 +633,13 @@ final class EventLoop
                 inflight[model] = serverInflight[model];
                 p95TtftMs[model] = intervalTtft[model].percentileMicros(95) / 1000.0;
                 p95TpotMs[model] = intervalTpot[model].percentileMicros(95) / 1000.0;
+            }
+        }
+        for (final SimulatedServer[] pool : servers)
+        {
+            for (int b = 0; pool != null && b < pool.length; b++)
+            {
+                pool[b].closeInterval();
             }
         }
         final IntervalRow row = new IntervalRow(startNs / 1e9, endNs / 1e9, intervalRequests, intervalFailed,

@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * What the simulated servers of the models with {@link BackendServers} measured: per server its model, name, requests,
  * prefix-cache queries and hits (tokens, as vLLM counts them: every prompt token is queried once) and p50/p90 TTFT; and the same summed per model and overall. The prefix hit rate is hits / queries; input tokens per second are
- * the prompt tokens of the requests that got a place, over the run's duration.
+ * the prompt tokens of the requests that got a place, over the run's duration. Per server, the hit rate and p90 TTFT
+ * of each report interval too, in the order of the report's rows (a TTFT counted in the interval its request started).
  * <p>
  * Instances are immutable and threadsafe.
  *
@@ -28,9 +29,11 @@ public record ServingFigures(double durationS, List<Server> servers)
      * @param hitTokens prompt tokens found cached.
      * @param ttftP50Ms median TTFT of its requests (queue wait included), NaN without one.
      * @param ttftP90Ms p90 TTFT, NaN without one.
+     * @param intervalHitRates per report interval, its hit rate (NaN without a query); not copied.
+     * @param intervalTtftP90Ms per report interval, its p90 TTFT in milliseconds (NaN without one); not copied.
      */
     public record Server(String model, String backend, long requests, long queriedTokens, long hitTokens,
-        double ttftP50Ms, double ttftP90Ms)
+        double ttftP50Ms, double ttftP90Ms, double[] intervalHitRates, double[] intervalTtftP90Ms)
     {
         /** @return hits / queries, NaN without a query. */
         public double hitRate()

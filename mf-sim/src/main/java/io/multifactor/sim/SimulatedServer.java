@@ -1,6 +1,7 @@
 package io.multifactor.sim;
 
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -16,6 +17,12 @@ final class SimulatedServer
     final BackendServers shape;
     final ArrayDeque<EventLoop.Queued> waiting = new ArrayDeque<>();
     final SampleBuffer ttft = new SampleBuffer();
+    private final SampleBuffer intervalTtft = new SampleBuffer();
+    private long intervalQueried;
+    private long intervalHits;
+    private double[] intervalHitRates = new double[16];
+    private double[] intervalTtftP90Ms = new double[16];
+    private int intervals;
     int running;
     long requests;
     long queriedTokens;
@@ -62,7 +69,45 @@ final class SimulatedServer
         requests++;
         queriedTokens += promptTokens;
         hitTokens += hit;
+        intervalQueried += promptTokens;
+        intervalHits += hit;
         return hit;
+    }
+
+    /** @param ttftMicros a request's TTFT, queue wait included. */
+    void ttft(final long ttftMicros)
+    {
+        ttft.add(ttftMicros);
+        intervalTtft.add(ttftMicros);
+    }
+
+    /** Closes a report interval: keeps its hit rate and p90 TTFT (NaN when it had none), starts the next. */
+    void closeInterval()
+    {
+        if (intervals == intervalHitRates.length)
+        {
+            intervalHitRates = Arrays.copyOf(intervalHitRates, intervals * 2);
+            intervalTtftP90Ms = Arrays.copyOf(intervalTtftP90Ms, intervals * 2);
+        }
+        intervalHitRates[intervals] = intervalQueried == 0 ? Double.NaN : (double)intervalHits / intervalQueried;
+        intervalTtftP90Ms[intervals] = intervalTtft.size() == 0 ? Double.NaN :
+            intervalTtft.percentileMicros(90) / 1000.0;
+        intervals++;
+        intervalQueried = 0;
+        intervalHits = 0;
+        intervalTtft.clear();
+    }
+
+    /** @return the hit rate of each closed interval. */
+    double[] intervalHitRates()
+    {
+        return Arrays.copyOf(intervalHitRates, intervals);
+    }
+
+    /** @return the p90 TTFT in milliseconds of each closed interval. */
+    double[] intervalTtftP90Ms()
+    {
+        return Arrays.copyOf(intervalTtftP90Ms, intervals);
     }
 
     /** @return blocks cached now. */

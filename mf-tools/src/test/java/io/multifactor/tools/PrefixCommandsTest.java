@@ -13,13 +13,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.imageio.ImageIO;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * Prefix caching in the command line: the backends profile's {@code prefix_cache}, {@code simulate}'s servers block
- * on the bundled 8-backend example, and {@code load}'s hit rate and input tokens/s over real loopback sockets.
+ * and chart panels on the bundled 8-backend example, and {@code load}'s hit rate and input tokens/s over real loopback sockets.
  */
 @Timeout(180)
 class PrefixCommandsTest
@@ -32,6 +33,14 @@ class PrefixCommandsTest
         final Path file = dir.resolve(name);
         Files.writeString(file, text);
         return file;
+    }
+
+    private static int freePort() throws IOException
+    {
+        try (ServerSocket socket = new ServerSocket(0))
+        {
+            return socket.getLocalPort();
+        }
     }
 
     @Test
@@ -51,11 +60,14 @@ class PrefixCommandsTest
     }
 
     @Test
-    void shouldSimulateTheEightServersOfTheSharedPrefixExample()
+    void shouldSimulateTheEightServersOfTheSharedPrefixExampleAndDrawThem() throws IOException
     {
+        final Path plot = dir.resolve("servers.png");
         final CliRun run = CliRun.of("simulate", "--config", "../examples/prefix.yaml", "--profile",
-            "../examples/prefix-shared.profile.yaml");
+            "../examples/prefix-shared.profile.yaml", "--plot", plot.toString());
         assertThat(run.exit()).as(run.err()).isZero();
+        // Two more panels than a run without servers: each backend's hit rate and p90 TTFT.
+        assertThat(ImageIO.read(plot.toFile()).getHeight()).isEqualTo(1400);
         assertThat(run.out()).contains("servers (prefix hit rate = the servers' cached / queried prompt tokens):");
         for (int b = 1; b <= 8; b++)
         {
@@ -73,11 +85,7 @@ class PrefixCommandsTest
     @Test
     void shouldReportTheServersHitRateAfterALoadWithSessions() throws Exception
     {
-        final int port;
-        try (ServerSocket socket = new ServerSocket(0))
-        {
-            port = socket.getLocalPort();
-        }
+        final int port = freePort();
         final Path backends = write("b.yaml", "models:\n  m:\n    port: " + port + "\n    ttft_ms: 5\n    tpot_ms: 1\n" +
             "    output_tokens: 2\n    batch: 64\n    prefix_cache: {gpu_blocks: 100000, prefill_tokens_per_s: 1000000}\n");
         final Path profile = write("l.yaml", "arrivals_per_s: 20\nduration_s: 3\nmodel: m\n" +
@@ -96,11 +104,7 @@ class PrefixCommandsTest
     @Test
     void shouldSayWhenTheTargetReportsNoPrefixCounters() throws Exception
     {
-        final int port;
-        try (ServerSocket socket = new ServerSocket(0))
-        {
-            port = socket.getLocalPort();
-        }
+        final int port = freePort();
         final Path backends = write("b.yaml", "models:\n  m:\n    port: " + port + "\n    ttft_ms: 5\n    tpot_ms: 1\n" +
             "    output_tokens: 2\n");
         final Path profile = write("l.yaml", "arrivals_per_s: 100\nduration_s: 5\nmax_requests: 5\nmodel: m\n");

@@ -4,6 +4,7 @@ import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.sim.IntervalRow;
 import io.multifactor.sim.ModelBehaviour;
+import io.multifactor.sim.ServingFigures;
 import io.multifactor.sim.SimulationProfile;
 import io.multifactor.sim.SimulationReport;
 import org.jfree.chart.ChartUtils;
@@ -34,7 +35,8 @@ import java.util.TreeMap;
 /**
  * Draws a simulation as a PNG with JFreeChart: three panels over simulated time sharing one axis, the traffic share per
  * model, its p95 TTFT and its p95 TPOT (per report interval), with the configured ceilings as dashed lines and each
- * model's degraded window shaded. Runs headless.
+ * model's degraded window shaded; when models were simulated server by server, two more panels: each backend's prefix
+ * hit rate and p90 TTFT. Runs headless.
  * <p>
  * This class is stateless and threadsafe.
  */
@@ -43,7 +45,11 @@ public final class ChartReport
     private static final Color[] PALETTE = {
         new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0xff7f0e), new Color(0x9467bd),
         new Color(0x8c564b) };
+    private static final Color[] BACKEND_PALETTE = {
+        new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0xd62728), new Color(0x9467bd),
+        new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf) };
     private static final BasicStroke LINE = new BasicStroke(2.2f);
+    private static final BasicStroke THIN = new BasicStroke(1.4f);
     private static final BasicStroke DASHED = new BasicStroke(
         1.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] { 6f, 4f }, 0f);
 
@@ -111,6 +117,11 @@ public final class ChartReport
             ttftCeilingsMs, "max_ttft_ms"), 1);
         combined.add(panel(tpot, new NumberAxis("p95 TPOT (ms)"), models.size(), profile, report.modelNames(),
             tpotCeilingsMs, "max_tpot_ms"), 1);
+        final boolean servers = report.serving().any();
+        if (servers)
+        {
+            addServerPanels(combined, report);
+        }
 
         final JFreeChart chart = new JFreeChart(String.format(Locale.ROOT,
             "multi-factor simulation: %d requests, SLO attainment %.1f%%, ceilings %s", report.requests(),
@@ -119,12 +130,54 @@ public final class ChartReport
         chart.setBackgroundPaint(Color.WHITE);
         if (isJpeg(file))
         {
-            ChartUtils.saveChartAsJPEG(file.toFile(), 0.92f, chart, 1200, 900);
+            ChartUtils.saveChartAsJPEG(file.toFile(), 0.92f, chart, 1200, servers ? 1400 : 900);
         }
         else
         {
-            ChartUtils.saveChartAsPNG(file.toFile(), chart, 1200, 900);
+            ChartUtils.saveChartAsPNG(file.toFile(), chart, 1200, servers ? 1400 : 900);
         }
+    }
+
+    // The models simulated server by server: per backend, its prefix hit rate and p90 TTFT in each interval.
+    private static void addServerPanels(final CombinedDomainXYPlot combined, final SimulationReport report)
+    {
+        final XYSeriesCollection hitRates = new XYSeriesCollection();
+        final XYSeriesCollection ttftP90 = new XYSeriesCollection();
+        final List<IntervalRow> rows = report.rows();
+        for (final ServingFigures.Server server : report.serving().servers())
+        {
+            final XYSeries hits = new XYSeries(server.model() + " @ " + server.backend(), false, true);
+            final XYSeries ttft = new XYSeries(server.model() + " @ " + server.backend(), false, true);
+            for (int k = 0; k < rows.size() && k < server.intervalHitRates().length; k++)
+            {
+                final double midS = (rows.get(k).startS() + rows.get(k).endS()) / 2.0;
+                hits.add(midS, nullIfMissing(server.intervalHitRates()[k] * 100.0));
+                ttft.add(midS, nullIfMissing(server.intervalTtftP90Ms()[k]));
+            }
+            hitRates.addSeries(hits);
+            ttftP90.addSeries(ttft);
+        }
+        final NumberAxis hitAxis = new NumberAxis("prefix hit rate per backend (%)");
+        hitAxis.setRange(0.0, 100.0);
+        combined.add(backendPanel(hitRates, hitAxis, true), 1);
+        combined.add(backendPanel(ttftP90, new NumberAxis("p90 TTFT per backend (ms)"), false), 1);
+    }
+
+    private static XYPlot backendPanel(final XYSeriesCollection data, final NumberAxis axis, final boolean legend)
+    {
+        final XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, false);
+        renderer.setDefaultSeriesVisibleInLegend(legend);
+        for (int b = 0; b < data.getSeriesCount(); b++)
+        {
+            renderer.setSeriesPaint(b, BACKEND_PALETTE[b % BACKEND_PALETTE.length]);
+            renderer.setSeriesStroke(b, THIN);
+        }
+        axis.setAutoRangeIncludesZero(true);
+        final XYPlot plot = new XYPlot(data, null, axis, renderer);
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setDomainGridlinePaint(new Color(0xdddddd));
+        plot.setRangeGridlinePaint(new Color(0xdddddd));
+        return plot;
     }
 
     /**
