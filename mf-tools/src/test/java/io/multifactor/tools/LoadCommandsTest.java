@@ -13,6 +13,8 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -159,5 +161,37 @@ class LoadCommandsTest
         assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
         assertThat(run.err()).contains("--policies: unknown policy \"fastest\" (expected multi_factor, round_robin, " +
             "random, least_inflight, lowest_latency)");
+    }
+
+    @Test
+    void shouldReportTheServersHitRateAfterALoadWithSessions() throws Exception
+    {
+        final int port = freePort();
+        final Path backends = write("b.yaml", "models:\n  m:\n    port: " + port + "\n    ttft_ms: 5\n    tpot_ms: 1\n" +
+            "    output_tokens: 2\n    batch: 64\n    prefix_cache: {gpu_blocks: 100000, prefill_tokens_per_s: 1000000}\n");
+        final Path profile = write("l.yaml", "arrivals_per_s: 20\nduration_s: 3\nmodel: m\n" +
+            "prompts: {system_prompts: 1, system_tokens: 400, turns: 3, think_time_s: 0.5, message_tokens: 40, " +
+            "answer_tokens: 40}\n");
+        final CliRun run = CliRun.of("load", "--target", "http://127.0.0.1:" + port, "--profile", profile.toString(),
+            "--backends", backends.toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        assertThat(run.out()).containsPattern("input tokens/s: \\d+\\.\\d\\n");
+        final Matcher rate = Pattern.compile("prefix cache hit rate: (\\d+\\.\\d)% \\((\\d+) of (\\d+) prompt tokens, " +
+            "1 server\\)").matcher(run.out());
+        assertThat(rate.find()).as(run.out()).isTrue();
+        assertThat(Double.parseDouble(rate.group(1))).isGreaterThan(60.0).isLessThan(100.0);
+    }
+
+    @Test
+    void shouldSayWhenTheTargetReportsNoPrefixCounters() throws Exception
+    {
+        final int port = freePort();
+        final Path backends = write("b.yaml", "models:\n  m:\n    port: " + port + "\n    ttft_ms: 5\n    tpot_ms: 1\n" +
+            "    output_tokens: 2\n");
+        final Path profile = write("l.yaml", "arrivals_per_s: 100\nduration_s: 5\nmax_requests: 5\nmodel: m\n");
+        final CliRun run = CliRun.of("load", "--target", "http://127.0.0.1:" + port, "--profile", profile.toString(),
+            "--backends", backends.toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        assertThat(run.out()).contains("prefix cache: the servers report no vllm:prefix_cache_queries_total");
     }
 }

@@ -8,8 +8,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -19,29 +17,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
- * Prefix caching in the command line: the backends profile's {@code prefix_cache}, {@code simulate}'s servers block
- * and chart panels on the bundled 8-backend example, and {@code load}'s hit rate and input tokens/s over real loopback sockets.
+ * Prefix caching in the command line: the backends profile's {@code prefix_cache}, and {@code simulate}'s servers
+ * block and chart panels on the bundled 8-backend example ({@code load}'s hit rate: {@link LoadCommandsTest}).
  */
 @Timeout(180)
 class PrefixCommandsTest
 {
     @TempDir
     Path dir;
-
-    private Path write(final String name, final String text) throws IOException
-    {
-        final Path file = dir.resolve(name);
-        Files.writeString(file, text);
-        return file;
-    }
-
-    private static int freePort() throws IOException
-    {
-        try (ServerSocket socket = new ServerSocket(0))
-        {
-            return socket.getLocalPort();
-        }
-    }
 
     @Test
     void shouldReadAPrefixCacheInABackendsProfileAndLocateABadValue() throws Exception
@@ -80,37 +63,5 @@ class PrefixCommandsTest
         assertThat(Double.parseDouble(all.group(1))).isBetween(5.0, 60.0);
         // About 20 requests/s of 3,100 prompt tokens.
         assertThat(Long.parseLong(all.group(2))).isBetween(50_000L, 75_000L);
-    }
-
-    @Test
-    void shouldReportTheServersHitRateAfterALoadWithSessions() throws Exception
-    {
-        final int port = freePort();
-        final Path backends = write("b.yaml", "models:\n  m:\n    port: " + port + "\n    ttft_ms: 5\n    tpot_ms: 1\n" +
-            "    output_tokens: 2\n    batch: 64\n    prefix_cache: {gpu_blocks: 100000, prefill_tokens_per_s: 1000000}\n");
-        final Path profile = write("l.yaml", "arrivals_per_s: 20\nduration_s: 3\nmodel: m\n" +
-            "prompts: {system_prompts: 1, system_tokens: 400, turns: 3, think_time_s: 0.5, message_tokens: 40, " +
-            "answer_tokens: 40}\n");
-        final CliRun run = CliRun.of("load", "--target", "http://127.0.0.1:" + port, "--profile", profile.toString(),
-            "--backends", backends.toString());
-        assertThat(run.exit()).as(run.err()).isZero();
-        assertThat(run.out()).containsPattern("input tokens/s: \\d+\\.\\d\\n");
-        final Matcher rate = Pattern.compile("prefix cache hit rate: (\\d+\\.\\d)% \\((\\d+) of (\\d+) prompt tokens, " +
-            "1 server\\)").matcher(run.out());
-        assertThat(rate.find()).as(run.out()).isTrue();
-        assertThat(Double.parseDouble(rate.group(1))).isGreaterThan(60.0).isLessThan(100.0);
-    }
-
-    @Test
-    void shouldSayWhenTheTargetReportsNoPrefixCounters() throws Exception
-    {
-        final int port = freePort();
-        final Path backends = write("b.yaml", "models:\n  m:\n    port: " + port + "\n    ttft_ms: 5\n    tpot_ms: 1\n" +
-            "    output_tokens: 2\n");
-        final Path profile = write("l.yaml", "arrivals_per_s: 100\nduration_s: 5\nmax_requests: 5\nmodel: m\n");
-        final CliRun run = CliRun.of("load", "--target", "http://127.0.0.1:" + port, "--profile", profile.toString(),
-            "--backends", backends.toString());
-        assertThat(run.exit()).as(run.err()).isZero();
-        assertThat(run.out()).contains("prefix cache: the servers report no vllm:prefix_cache_queries_total");
     }
 }

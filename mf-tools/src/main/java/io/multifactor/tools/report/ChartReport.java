@@ -45,11 +45,7 @@ public final class ChartReport
     private static final Color[] PALETTE = {
         new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0xff7f0e), new Color(0x9467bd),
         new Color(0x8c564b) };
-    private static final Color[] BACKEND_PALETTE = {
-        new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0xd62728), new Color(0x9467bd),
-        new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf) };
     private static final BasicStroke LINE = new BasicStroke(2.2f);
-    private static final BasicStroke THIN = new BasicStroke(1.4f);
     private static final BasicStroke DASHED = new BasicStroke(
         1.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] { 6f, 4f }, 0f);
 
@@ -159,25 +155,8 @@ public final class ChartReport
         }
         final NumberAxis hitAxis = new NumberAxis("prefix hit rate per backend (%)");
         hitAxis.setRange(0.0, 100.0);
-        combined.add(backendPanel(hitRates, hitAxis, true), 1);
-        combined.add(backendPanel(ttftP90, new NumberAxis("p90 TTFT per backend (ms)"), false), 1);
-    }
-
-    private static XYPlot backendPanel(final XYSeriesCollection data, final NumberAxis axis, final boolean legend)
-    {
-        final XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, false);
-        renderer.setDefaultSeriesVisibleInLegend(legend);
-        for (int b = 0; b < data.getSeriesCount(); b++)
-        {
-            renderer.setSeriesPaint(b, BACKEND_PALETTE[b % BACKEND_PALETTE.length]);
-            renderer.setSeriesStroke(b, THIN);
-        }
-        axis.setAutoRangeIncludesZero(true);
-        final XYPlot plot = new XYPlot(data, null, axis, renderer);
-        plot.setBackgroundPaint(Color.WHITE);
-        plot.setDomainGridlinePaint(new Color(0xdddddd));
-        plot.setRangeGridlinePaint(new Color(0xdddddd));
-        return plot;
+        combined.add(LoadChartReport.plot(hitRates, hitAxis, true), 1);
+        combined.add(LoadChartReport.plot(ttftP90, new NumberAxis("p90 TTFT per backend (ms)"), false), 1);
     }
 
     /**

@@ -35,7 +35,7 @@ public final class LoadChartReport
 {
     private static final Color[] PALETTE = {
         new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0xff7f0e), new Color(0x9467bd),
-        new Color(0x8c564b) };
+        new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf) };
     private static final BasicStroke LINE = new BasicStroke(2.2f);
     private static final BasicStroke DASHED = new BasicStroke(
         1.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] { 6f, 4f }, 0f);
@@ -167,7 +167,15 @@ public final class LoadChartReport
         return plot;
     }
 
-    private static XYPlot plot(final XYSeriesCollection data, final NumberAxis axis, final boolean legend)
+    /**
+     * One panel of lines with markers, a series per colour of the palette, on a white background.
+     *
+     * @param data the series.
+     * @param axis its value axis.
+     * @param legend whether its series appear in the chart's legend.
+     * @return the panel.
+     */
+    static XYPlot plot(final XYSeriesCollection data, final NumberAxis axis, final boolean legend)
     {
         final XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
         renderer.setDefaultSeriesVisibleInLegend(legend);
