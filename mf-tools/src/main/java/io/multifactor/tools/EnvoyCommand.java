@@ -51,8 +51,9 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
         description = "gRPC port (default: ${DEFAULT-VALUE}; 0 picks a free one).")
     private int port;
 
-    @Option(names = "--host", paramLabel = "ADDRESS", defaultValue = "0.0.0.0",
-        description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--host", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+        description = "Address to listen on (default: ${DEFAULT-VALUE}, loopback only, as serve; 0.0.0.0 for every " +
+            "interface).")
     private String host;
 
     @Option(names = "--unix", paramLabel = "PATH",

@@ -157,6 +157,24 @@ class EnvoyCommandTest
         }
     }
 
+    @Test
+    void shouldListenOnLoopbackByDefault() throws Exception
+    {
+        final Process process = startEnvoy("--port", "0");
+        try
+        {
+            final String line = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8)).readLine();
+            assertThat(line).as("stderr: " + Files.readString(dir.resolve("stderr.txt")))
+                .startsWith("mf envoy: serving ext_proc (mode vsr) on 127.0.0.1:");
+        }
+        finally
+        {
+            process.destroyForcibly();
+            process.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
     // bin/mf envoy in a child process on the test's configuration, its stderr in dir/stderr.txt, its stdin closed.
     private Process startEnvoy(final String... options) throws IOException
     {
