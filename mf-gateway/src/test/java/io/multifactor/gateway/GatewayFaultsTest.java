@@ -146,7 +146,7 @@ class GatewayFaultsTest
             final MultiFactorEngine engine = gateway.engine();
             for (final String model : MODELS)
             {
-                GatewayOperationsTest.poll("in-flight of " + model + " back to 0",
+                GatewayProxyTest.poll("in-flight of " + model + " back to 0",
                     () -> engine.inflight(engine.modelId(model)) == 0);
             }
             int expectedWhole = 0;

@@ -25,8 +25,9 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
+import static io.multifactor.gateway.GatewayProxyTest.chat;
+import static io.multifactor.gateway.GatewayProxyTest.poll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -117,25 +118,6 @@ class GatewayOperationsTest
     {
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
             .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    static String chat(final String model, final boolean streamed)
-    {
-        return "{\"model\": \"" + model + "\", \"stream\": " + streamed + ", \"max_tokens\": 32, " +
-            "\"messages\": [{\"role\": \"user\", \"content\": \"hello there\"}]}";
-    }
-
-    static void poll(final String what, final BooleanSupplier condition) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() > deadline)
-            {
-                throw new AssertionError("timed out waiting for: " + what);
-            }
-            Thread.sleep(10);
-        }
     }
 
     long inflight(final String model)
