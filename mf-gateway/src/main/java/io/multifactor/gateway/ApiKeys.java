@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -180,7 +179,18 @@ public final class ApiKeys
     public boolean allows(final int key, final String decision)
     {
         final String[] allowed = decisionsOrNull[key];
-        return allowed == null || Arrays.asList(allowed).contains(decision);
+        if (allowed == null)
+        {
+            return true;
+        }
+        for (final String name : allowed)
+        {
+            if (name.equals(decision))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

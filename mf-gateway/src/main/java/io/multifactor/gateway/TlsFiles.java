@@ -19,7 +19,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * connections that follow (open ones keep theirs), a pair that does not load is reported and the running one stays.
  * <p>
  * This class is threadsafe: the current pair is published through a volatile field, servers are kept in a
- * copy-on-write list, and the check runs on one Vert.x timer at a time.
+ * copy-on-write list, and checks are serialized by this object's lock (off the event loops, once a second).
  */
 public final class TlsFiles
 {
@@ -92,7 +92,7 @@ public final class TlsFiles
      *
      * @return true when a changed pair was loaded and handed to the servers.
      */
-    boolean check()
+    synchronized boolean check()
     {
         final byte[][] now;
         try

@@ -90,9 +90,12 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
             err.println("mf envoy: --mode: " + ex.getMessage());
             return ExitCodes.INVALID_INPUT;
         }
-        if (port < 0 || port > 65535 || metricsPort < -1 || metricsPort > 65535 || graceMs < 0)
+        final String invalid = port < 0 || port > 65535 ? "--port " + port + " (0..65535)" :
+            metricsPort < -1 || metricsPort > 65535 ? "--metrics-port " + metricsPort + " (0..65535)" :
+            graceMs < 0 ? "--grace-ms " + graceMs + " (a number >= 0)" : null;
+        if (invalid != null)
         {
-            err.println("mf envoy: --port and --metrics-port take 0..65535, --grace-ms a number >= 0");
+            err.println("mf envoy: invalid option " + invalid);
             return ExitCodes.INVALID_INPUT;
         }
         if (unixSocket != null && spec.commandLine().getParseResult().hasMatchedOption("--port"))

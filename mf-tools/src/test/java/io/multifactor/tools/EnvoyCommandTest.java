@@ -158,6 +158,18 @@ class EnvoyCommandTest
     }
 
     @Test
+    void shouldNameOnlyTheInvalidOptionAndItsValue() throws Exception
+    {
+        final Path config = Files.writeString(dir.resolve("router.yaml"), CONFIG);
+        final String[] grace = run("envoy", "--config", config.toString(), "--grace-ms", "-1");
+        assertThat(grace[0]).isEqualTo("2");
+        assertThat(grace[2]).isEqualTo("mf envoy: invalid option --grace-ms -1 (a number >= 0)" + System.lineSeparator());
+        final String[] metrics = run("envoy", "--config", config.toString(), "--metrics-port", "70000");
+        assertThat(metrics[2]).isEqualTo("mf envoy: invalid option --metrics-port 70000 (0..65535)" +
+            System.lineSeparator());
+    }
+
+    @Test
     void shouldListenOnLoopbackByDefault() throws Exception
     {
         final Process process = startEnvoy("--port", "0");
