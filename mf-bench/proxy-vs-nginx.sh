@@ -111,6 +111,8 @@ http {
 }
 EOF
 
+# Build the tool first if it needs it (bin/mf builds on first use), so the servers below start at once.
+"$mf" --version >/dev/null
 echo "proxy-vs-nginx: $duration s of $rate streams/s through each proxy ($(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg))"
 "$mf" backends --profile "$root/examples/overhead-backends.yaml" >"$tmp/backends.out" 2>&1 &
 pids+=($!)
