@@ -87,6 +87,16 @@ public final class AccessLog implements AutoCloseable
         return true;
     }
 
+    /**
+     * @param headerOrNull the request's {@code x-request-id}.
+     * @return that id, or a new one ({@link #newRequestId()}) when it is missing, empty or longer than 200 characters.
+     */
+    public static String requestId(final String headerOrNull)
+    {
+        return headerOrNull == null || headerOrNull.isEmpty() || headerOrNull.length() > 200 ? newRequestId() :
+            headerOrNull;
+    }
+
     /** @return a new request id for a request that carries no {@code x-request-id}: 32 random hex digits. */
     public static String newRequestId()
     {

@@ -1,6 +1,7 @@
 package io.multifactor.gateway;
 
 import io.multifactor.serving.JsonText;
+import io.multifactor.serving.ServingHeaders;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -99,8 +100,7 @@ final class GatewayVerticle extends VerticleBase
             if (key == ApiKeys.NO_KEY)
             {
                 routes.meters.unauthorized.increment();
-                plain(request, 401, JsonText.error("invalid_request_error", "invalid_api_key",
-                    "a valid API key is required: Authorization: Bearer KEY"));
+                unauthorized(request);
                 return;
             }
         }
@@ -121,6 +121,24 @@ final class GatewayVerticle extends VerticleBase
             default:
                 plain(request, 404, JsonText.error("invalid_request_error", "no route for " + request.method() + ' ' +
                     path + ": POST /v1/chat/completions or /v1/completions, GET /metrics, /healthz, /readyz"));
+        }
+    }
+
+    /** A 401, with its request id echoed and its access-log line (no decision, no attempt, no key). */
+    private void unauthorized(final HttpServerRequest request)
+    {
+        final String requestId = AccessLog.requestId(request.getHeader(ServingHeaders.REQUEST_ID));
+        request.response().putHeader(ServingHeaders.REQUEST_ID, requestId);
+        plain(request, 401, JsonText.error("invalid_request_error", "invalid_api_key",
+            "a valid API key is required: Authorization: Bearer KEY"));
+        final AccessLog log = routes.operating.accessLogOrNull();
+        if (log != null)
+        {
+            final AccessLog.Entry entry = new AccessLog.Entry();
+            entry.timeMs = System.currentTimeMillis();
+            entry.requestId = requestId;
+            entry.status = 401;
+            log.offer(entry);
         }
     }
 

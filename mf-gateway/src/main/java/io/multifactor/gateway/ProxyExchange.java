@@ -89,11 +89,7 @@ final class ProxyExchange
     {
         key = clientKey;
         startMs = System.currentTimeMillis();
-        requestId = request.getHeader(ServingHeaders.REQUEST_ID);
-        if (requestId == null || requestId.isEmpty() || requestId.length() > 200)
-        {
-            requestId = AccessLog.newRequestId();
-        }
+        requestId = AccessLog.requestId(request.getHeader(ServingHeaders.REQUEST_ID));
         response.putHeader(ServingHeaders.REQUEST_ID, requestId);
         routes.meters.active.incrementAndGet();
         response.endHandler(v -> finished(response.getStatusCode()));

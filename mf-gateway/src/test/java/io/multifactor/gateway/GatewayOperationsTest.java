@@ -247,13 +247,15 @@ class GatewayOperationsTest
         final String generated = plain.headers().firstValue("x-request-id").orElseThrow();
         assertThat(generated).matches("[0-9a-f]{32}");
         assertThat(post("{not json", "authorization", "Bearer sk-log").statusCode()).isEqualTo(400);
-        assertThat(post(chat("chat", false)).statusCode()).isEqualTo(401);
-        poll("three lines written", () -> log.written() == 3);
+        final HttpResponse<String> unauthorized = post(chat("chat", false), "x-request-id", "no-key-1");
+        assertThat(unauthorized.statusCode()).isEqualTo(401);
+        assertThat(unauthorized.headers().firstValue("x-request-id")).hasValue("no-key-1");
+        poll("four lines written", () -> log.written() == 4);
         gateway.close();
         gateway = null;
 
         final List<String> lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
-        assertThat(lines).hasSize(3);
+        assertThat(lines).hasSize(4);
         final List<String> keysInOrder = List.of("time", "request_id", "decision", "model", "backend", "status",
             "attempts", "ttft_ms", "tpot_ms", "prompt_tokens", "completion_tokens", "outcome", "key_id");
         for (final String line : lines)
@@ -261,8 +263,16 @@ class GatewayOperationsTest
             final JsonObject json = new JsonObject(line);
             assertThat(json.fieldNames()).containsExactlyInAnyOrderElementsOf(keysInOrder);
             assertThat(java.time.Instant.parse(json.getString("time"))).isNotNull();
-            assertThat(json.getString("key_id")).isEqualTo(sha256Hex("sk-log").substring(0, 8));
         }
+        for (final String line : lines.subList(0, 3))
+        {
+            assertThat(new JsonObject(line).getString("key_id")).isEqualTo(sha256Hex("sk-log").substring(0, 8));
+        }
+        final JsonObject noKey = new JsonObject(lines.get(3));
+        assertThat(noKey.getString("request_id")).isEqualTo("no-key-1");
+        assertThat(noKey.getInteger("status")).isEqualTo(401);
+        assertThat(noKey.getValue("key_id")).isNull();
+        assertThat(noKey.getValue("decision")).isNull();
         final JsonObject first = new JsonObject(lines.get(0));
         assertThat(first.getString("request_id")).isEqualTo("req-42");
         assertThat(first.getString("decision")).isEqualTo("chat");
