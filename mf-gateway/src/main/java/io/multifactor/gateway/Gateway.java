@@ -1,5 +1,6 @@
 package io.multifactor.gateway;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.multifactor.api.InvalidConfigurationException;
@@ -25,7 +26,8 @@ import java.util.function.Consumer;
  * A running OpenAI-compatible gateway: the engine built from a configuration file, its refresh agent, Vert.x event
  * loops serving {@code POST /v1/chat/completions} and {@code /v1/completions} (proxied to the chosen model's
  * backends), {@code GET /metrics}, {@code /healthz} and {@code /readyz}, and a watcher that reloads the file when it
- * changes (a bad file is refused and the running configuration stays).
+ * changes (a bad file is refused and the running configuration stays). With {@link OperatingOptions}: client keys, a
+ * separate admin port, TLS, an access log, and a {@link #drain()} for a graceful shutdown.
  * <p>
  * This class is threadsafe: {@link #reload()} and {@link #close()} may be called from any thread.
  */
@@ -38,23 +40,33 @@ public final class Gateway implements AutoCloseable
     private final GatewayRoutes routes;
     private final VertxFront front;
     private final int port;
+    private final int adminPort;
+    private final OperatingOptions operating;
     private volatile boolean closing;
 
     private Gateway(final LoadedConfig loaded, final Path configFile, final Path overlayOrNull,
-        final FleetExchange fleetExchangeOrNull, final GatewayOptions options,
+        final FleetExchange fleetExchangeOrNull, final GatewayOptions options, final OperatingOptions operating,
         final Consumer<ReloadResult> reloadListener) throws IOException
     {
+        this.operating = operating;
         this.host = EngineHost.start(loaded, configFile, overlayOrNull, fleetExchangeOrNull);
         this.engine = host.engine();
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         this.metrics = new MultiFactorMetrics(engine);
         metrics.bindTo(registry);
         this.port = options.port() == 0 ? freePort(options.host()) : options.port();
-        this.routes = new GatewayRoutes(engine, new GatewayMeters(registry), options.withPort(port),
+        this.adminPort = operating.adminPort() == 0 ? freePort(options.host()) : operating.adminPort();
+        this.routes = new GatewayRoutes(engine, new GatewayMeters(registry), options.withPort(port), operating,
             BackendChooser.following(loaded, engine));
+        final AccessLog accessLog = operating.accessLogOrNull();
+        if (accessLog != null)
+        {
+            FunctionCounter.builder("mf.gateway.access_log.dropped", accessLog, AccessLog::dropped)
+                .description("access log lines dropped because the writer fell behind").register(registry);
+        }
         try
         {
-            this.front = VertxFront.start(routes, registry, () -> !closing);
+            this.front = VertxFront.start(routes, registry, () -> !closing, adminPort);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -147,7 +159,30 @@ public final class Gateway implements AutoCloseable
         final FleetExchange fleetExchangeOrNull, final GatewayOptions options,
         final Consumer<ReloadResult> reloadListener) throws IOException
     {
-        return new Gateway(loaded, configFile, overlayOrNull, fleetExchangeOrNull, options, reloadListener);
+        return start(loaded, configFile, overlayOrNull, fleetExchangeOrNull, options, OperatingOptions.defaults(),
+            reloadListener);
+    }
+
+    /**
+     * As {@link #start(LoadedConfig, Path, Path, FleetExchange, GatewayOptions, Consumer)}, run as an operator runs
+     * it: with client keys, an admin port, TLS, an access log and a drain, as {@code operating} says.
+     *
+     * @param loaded the configuration, as loaded from {@code configFile} and {@code overlayOrNull}.
+     * @param configFile the configuration file, watched for changes, or {@code null} to watch nothing.
+     * @param overlayOrNull the overlay file, or {@code null} for none.
+     * @param fleetExchangeOrNull the fleet's transport (the gateway closes it), or {@code null} for none.
+     * @param options where to listen, timeouts.
+     * @param operating keys, admin port, TLS, access log (the gateway closes it) and drain.
+     * @param reloadListener told the result of every reload, on the watcher's thread.
+     * @return the running gateway.
+     * @throws IOException when a port cannot be bound ({@link java.net.BindException} in the cause chain) or a
+     *     file cannot be watched.
+     */
+    public static Gateway start(final LoadedConfig loaded, final Path configFile, final Path overlayOrNull,
+        final FleetExchange fleetExchangeOrNull, final GatewayOptions options, final OperatingOptions operating,
+        final Consumer<ReloadResult> reloadListener) throws IOException
+    {
+        return new Gateway(loaded, configFile, overlayOrNull, fleetExchangeOrNull, options, operating, reloadListener);
     }
 
     /**
@@ -160,7 +195,7 @@ public final class Gateway implements AutoCloseable
      */
     public static Gateway start(final LoadedConfig loaded, final GatewayOptions options) throws IOException
     {
-        return new Gateway(loaded, null, null, null, options, result -> { });
+        return new Gateway(loaded, null, null, null, options, OperatingOptions.defaults(), result -> { });
     }
 
     /** Before a reloaded configuration's plans are swapped in: its backends (the host follows its scraping). */
@@ -184,6 +219,12 @@ public final class Gateway implements AutoCloseable
     public int port()
     {
         return port;
+    }
+
+    /** @return the admin port, or {@link OperatingOptions#NO_ADMIN_PORT} when the main port serves the admin paths. */
+    public int adminPort()
+    {
+        return adminPort;
     }
 
     /** @return the engine that selects for the gateway. */
@@ -212,9 +253,34 @@ public final class Gateway implements AutoCloseable
         closeQuietly();
     }
 
+    /**
+     * A graceful shutdown (what {@code bin/mf serve} does on SIGTERM): {@code /readyz} answers 503 at once, new
+     * connections are still accepted for the drain delay (load balancers notice meanwhile), then the port stops
+     * accepting and open requests may finish within the drain timeout; those still open are then cut (their leases
+     * ended, as for a client that hangs up) and the gateway is closed. Blocks the calling thread throughout.
+     */
+    public void drain()
+    {
+        closing = true;
+        final long delayMs = operating.drainDelayMs();
+        if (delayMs > 0)
+        {
+            try
+            {
+                Thread.sleep(delayMs);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        routes.shutdownGraceMs = operating.drainTimeoutMs();
+        closeQuietly();
+    }
+
     private void closeQuietly()
     {
-        front.close();
+        front.close(routes.shutdownGraceMs);
         closeEngine();
     }
 
@@ -223,6 +289,11 @@ public final class Gateway implements AutoCloseable
         metrics.close();
         host.close();
         registry.close();
+        final AccessLog accessLog = operating.accessLogOrNull();
+        if (accessLog != null)
+        {
+            accessLog.close();
+        }
     }
 
     private static int freePort(final String host)

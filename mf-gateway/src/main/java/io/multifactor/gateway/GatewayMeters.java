@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The gateway's own meters, beside the engine's: {@code http.server.requests{method,uri,status}} (a timer per route
  * and status class), {@code mf.gateway.retries}, {@code mf.gateway.upstream.errors{cause}} and
- * {@code mf.gateway.active} (requests being served). Tags are bounded: routes and status classes, never request data.
+ * {@code mf.gateway.active} (requests being served), {@code mf.gateway.auth.refused{code}} (client-key refusals).
+ * Tags are bounded: routes and status classes, never request data.
  * <p>
  * This class is threadsafe: meters are Micrometer's, updated from any event loop.
  */
@@ -28,6 +29,10 @@ final class GatewayMeters
     final Counter timeouts;
     final Counter resets;
     final AtomicLong active = new AtomicLong();
+    /** Requests refused for a missing or unknown client key (401). */
+    final Counter unauthorized;
+    /** Requests refused because their key may not use their decision (403). */
+    final Counter forbidden;
 
     GatewayMeters(final MeterRegistry registry)
     {
@@ -47,6 +52,14 @@ final class GatewayMeters
         timeouts = error(registry, "timeout");
         resets = error(registry, "reset");
         registry.gauge("mf.gateway.active", active);
+        unauthorized = refused(registry, "invalid_api_key");
+        forbidden = refused(registry, "decision_not_allowed");
+    }
+
+    private static Counter refused(final MeterRegistry registry, final String code)
+    {
+        return Counter.builder("mf.gateway.auth.refused").description("requests refused by the client-key check, by code")
+            .tag("code", code).register(registry);
     }
 
     private static Counter error(final MeterRegistry registry, final String cause)

@@ -1,6 +1,7 @@
 package io.multifactor.gateway;
 
 import io.multifactor.serving.JsonText;
+import io.multifactor.serving.ServingHeaders;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -13,6 +14,8 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.PoolOptions;
 
+import java.security.MessageDigest;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -30,6 +33,8 @@ final class GatewayVerticle extends VerticleBase
     private HttpServer server;
     /** This verticle's event loop's copy buffer for the SSE meter. */
     private final ChunkScratch scratch = new ChunkScratch();
+    /** This verticle's event loop's digest for the client keys. */
+    private final MessageDigest sha256 = ApiKeys.sha256();
 
     GatewayVerticle(final GatewayRoutes routes, final PrometheusMeterRegistry registry, final BooleanSupplier ready)
     {
@@ -44,26 +49,61 @@ final class GatewayVerticle extends VerticleBase
         client = vertx.createHttpClient(
             new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true).setVerifyHost(true),
             new PoolOptions().setHttp1MaxSize(routes.options.maxConnectionsPerBackend()).setMaxWaitQueueSize(-1));
-        server = vertx.createHttpServer(new HttpServerOptions()
+        final HttpServerOptions serverOptions = new HttpServerOptions()
             .setHost(routes.options.host())
             .setPort(routes.options.port())
             .setTcpNoDelay(true)
             // curl and others send "Expect: 100-continue" before a large body: answer at once instead of stalling.
             .setHandle100ContinueAutomatically(true)
-            .setCompressionSupported(false));
+            .setCompressionSupported(false);
+        final TlsFiles tls = routes.operating.tlsOrNull();
+        if (tls != null)
+        {
+            serverOptions.setSsl(true).setUseAlpn(true).setKeyCertOptions(tls.current());
+        }
+        server = vertx.createHttpServer(serverOptions);
         server.requestHandler(this::handle);
-        return server.listen();
+        return server.listen().onSuccess(s ->
+        {
+            if (tls != null)
+            {
+                tls.follow(server);
+            }
+        });
     }
 
     @Override
     public Future<?> stop()
     {
-        return server.close().eventually(() -> client.close());
+        final TlsFiles tls = routes.operating.tlsOrNull();
+        if (tls != null)
+        {
+            tls.unfollow(server);
+        }
+        // A drain lets open requests finish within its grace, refusing new connections; a plain close cuts them.
+        return server.shutdown(routes.shutdownGraceMs, TimeUnit.MILLISECONDS).eventually(() -> client.close());
     }
 
     private void handle(final HttpServerRequest request)
     {
         final String path = request.path();
+        if (AdminEndpoints.isAdminPath(path) && !routes.operating.separateAdminPort())
+        {
+            AdminEndpoints.serve(request, registry, ready);
+            return;
+        }
+        final ApiKeys keys = routes.operating.apiKeysOrNull();
+        int key = ApiKeys.NO_KEY;
+        if (keys != null)
+        {
+            key = keys.find(request.getHeader(HttpHeaders.AUTHORIZATION), sha256);
+            if (key == ApiKeys.NO_KEY)
+            {
+                routes.meters.unauthorized.increment();
+                unauthorized(request);
+                return;
+            }
+        }
         if (GatewayMeters.CHAT.equals(path) || GatewayMeters.COMPLETIONS.equals(path))
         {
             if (request.method() != HttpMethod.POST)
@@ -73,25 +113,32 @@ final class GatewayVerticle extends VerticleBase
             }
             final boolean chat = GatewayMeters.CHAT.equals(path);
             new ProxyExchange(routes, vertx, client, request, chat ? 0 : 1, chat ? "/chat/completions" : "/completions",
-                scratch).begin();
+                scratch).begin(key);
             return;
         }
         switch (path)
         {
-            case "/metrics":
-                request.response().putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
-                    .end(registry.scrape());
-                return;
-            case "/healthz":
-                plain(request, 200, "{\"status\":\"ok\"}");
-                return;
-            case "/readyz":
-                plain(request, ready.getAsBoolean() ? 200 : 503,
-                    ready.getAsBoolean() ? "{\"status\":\"ready\"}" : "{\"status\":\"not ready\"}");
-                return;
             default:
                 plain(request, 404, JsonText.error("invalid_request_error", "no route for " + request.method() + ' ' +
                     path + ": POST /v1/chat/completions or /v1/completions, GET /metrics, /healthz, /readyz"));
+        }
+    }
+
+    /** A 401, with its request id echoed and its access-log line (no decision, no attempt, no key). */
+    private void unauthorized(final HttpServerRequest request)
+    {
+        final String requestId = AccessLog.requestId(request.getHeader(ServingHeaders.REQUEST_ID));
+        request.response().putHeader(ServingHeaders.REQUEST_ID, requestId);
+        plain(request, 401, JsonText.error("invalid_request_error", "invalid_api_key",
+            "a valid API key is required: Authorization: Bearer KEY"));
+        final AccessLog log = routes.operating.accessLogOrNull();
+        if (log != null)
+        {
+            final AccessLog.Entry entry = new AccessLog.Entry();
+            entry.timeMs = System.currentTimeMillis();
+            entry.requestId = requestId;
+            entry.status = 401;
+            log.offer(entry);
         }
     }
 

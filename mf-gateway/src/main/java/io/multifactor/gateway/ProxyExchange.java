@@ -1,5 +1,6 @@
 package io.multifactor.gateway;
 
+import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.kernel.signal.ServerLoadTable;
 import io.multifactor.serving.Backend;
@@ -62,6 +63,10 @@ final class ProxyExchange
     private long lastChunkNs;
     private final ChunkScratch scratch;
     private Backend upstreamBackend;
+    /** The client key's index in the running {@link ApiKeys}, {@link ApiKeys#NO_KEY} without keys. */
+    private int key = ApiKeys.NO_KEY;
+    private String requestId;
+    private long startMs;
 
     ProxyExchange(final GatewayRoutes routes, final Vertx vertx, final HttpClient client, final HttpServerRequest request,
         final int uri, final String suffix, final ChunkScratch scratch)
@@ -79,8 +84,13 @@ final class ProxyExchange
         this.startNs = flow.nowNs();
     }
 
-    void begin()
+    /** @param clientKey the index of the key the request carries, {@link ApiKeys#NO_KEY} without keys. */
+    void begin(final int clientKey)
     {
+        key = clientKey;
+        startMs = System.currentTimeMillis();
+        requestId = AccessLog.requestId(request.getHeader(ServingHeaders.REQUEST_ID));
+        response.putHeader(ServingHeaders.REQUEST_ID, requestId);
         routes.meters.active.incrementAndGet();
         response.endHandler(v -> finished(response.getStatusCode()));
         response.closeHandler(v -> onClientGone());
@@ -125,6 +135,15 @@ final class ProxyExchange
         {
             refused = true;
             refuse(flow.errorStatus(), flow.errorBody());
+            return;
+        }
+        final ApiKeys keys = routes.operating.apiKeysOrNull();
+        if (keys != null && !keys.allows(key, flow.decisionName()))
+        {
+            refused = true;
+            routes.meters.forbidden.increment();
+            refuse(403, JsonText.error(RequestFlow.INVALID_REQUEST, "decision_not_allowed", "this API key may not use " +
+                "decision " + flow.decisionName()));
             return;
         }
         body = null;
@@ -196,18 +215,12 @@ final class ProxyExchange
         {
             up.putHeader(HttpHeaders.ACCEPT, accept);
         }
+        // The client's own Authorization (its key to this gateway) never goes upstream: the backend's key or none.
         if (backend.authorization() != null)
         {
             up.putHeader(HttpHeaders.AUTHORIZATION, backend.authorization());
         }
-        else
-        {
-            final String authorization = request.getHeader(HttpHeaders.AUTHORIZATION);
-            if (authorization != null)
-            {
-                up.putHeader(HttpHeaders.AUTHORIZATION, authorization);
-            }
-        }
+        up.putHeader(ServingHeaders.REQUEST_ID, requestId);
         if (routes.engine.serverSignals().table().modelIndex(modelName(current.modelId())) != ServerLoadTable.NOT_FOUND)
         {
             // Its server is scraped: ask for the load report on the response too (it counts as a scrape).
@@ -480,6 +493,34 @@ final class ProxyExchange
         finished = true;
         routes.meters.active.decrementAndGet();
         routes.meters.record(uri, status, flow.nowNs() - startNs);
+        final AccessLog log = routes.operating.accessLogOrNull();
+        if (log != null)
+        {
+            log.offer(accessLogEntry(status));
+        }
+    }
+
+    private AccessLog.Entry accessLogEntry(final int status)
+    {
+        final AccessLog.Entry entry = new AccessLog.Entry();
+        entry.timeMs = startMs;
+        entry.requestId = requestId;
+        entry.decision = flow.decisionName();
+        entry.status = status;
+        entry.attempts = flow.attempts();
+        if (entry.attempts > 0)
+        {
+            entry.model = flow.selectedModelName();
+            entry.backend = upstreamBackend == null ? null : upstreamBackend.name();
+            entry.outcome = Outcome.label(lifecycle.selection().outcome());
+            entry.ttftMicros = lifecycle.ttftMicros();
+            entry.tpotMicros = lifecycle.tpotMicros();
+            entry.promptTokens = lifecycle.meter().usagePromptTokens();
+            entry.completionTokens = lifecycle.meter().usageCompletionTokens();
+        }
+        final ApiKeys keys = routes.operating.apiKeysOrNull();
+        entry.keyId = keys == null || key == ApiKeys.NO_KEY ? null : keys.id(key);
+        return entry;
     }
 
     private void cancelTimer()

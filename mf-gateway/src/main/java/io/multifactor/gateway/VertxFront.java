@@ -30,11 +30,12 @@ final class VertxFront
      * @param routes what the event loops share.
      * @param registry the registry behind {@code GET /metrics}.
      * @param ready whether {@code /readyz} answers ready.
+     * @param adminPort the admin port (resolved, not 0), or {@link OperatingOptions#NO_ADMIN_PORT}.
      * @return the front, listening.
      * @throws IOException when the port cannot be bound (the event loops are stopped again).
      */
     static VertxFront start(final GatewayRoutes routes, final PrometheusMeterRegistry registry,
-        final BooleanSupplier ready) throws IOException
+        final BooleanSupplier ready, final int adminPort) throws IOException
     {
         final int eventLoops = routes.options.eventLoops();
         final VertxFront front = new VertxFront(Vertx.vertx(new VertxOptions().setEventLoopPoolSize(eventLoops)));
@@ -42,21 +43,36 @@ final class VertxFront
         {
             await(front.vertx.deployVerticle(() -> new GatewayVerticle(routes, registry, ready),
                 new DeploymentOptions().setInstances(eventLoops)).toCompletionStage().toCompletableFuture());
+            if (adminPort != OperatingOptions.NO_ADMIN_PORT)
+            {
+                await(front.vertx.deployVerticle(new AdminVerticle(routes.options.host(), adminPort, registry, ready))
+                    .toCompletionStage().toCompletableFuture());
+            }
+            final TlsFiles tls = routes.operating.tlsOrNull();
+            if (tls != null)
+            {
+                tls.watch(front.vertx);
+            }
         }
         catch (final IOException | RuntimeException ex)
         {
-            front.close();
+            front.close(0);
             throw ex;
         }
         return front;
     }
 
-    /** Stops listening and closes every connection (in-flight requests are cut); waits up to 10 s. */
-    void close()
+    /**
+     * Stops listening and closes every connection once its request ended, within the routes' shutdown grace (0: at
+     * once, in-flight requests cut); waits up to that grace and 10 s more.
+     *
+     * @param graceMs how long open requests may finish.
+     */
+    void close(final long graceMs)
     {
         try
         {
-            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            vertx.close().toCompletionStage().toCompletableFuture().get(graceMs + 10_000, TimeUnit.MILLISECONDS);
         }
         catch (final InterruptedException ex)
         {

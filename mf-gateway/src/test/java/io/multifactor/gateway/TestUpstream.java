@@ -34,6 +34,8 @@ final class TestUpstream implements AutoCloseable
     final ConcurrentLinkedQueue<String> bodies = new ConcurrentLinkedQueue<>();
     final AtomicInteger closedEarly = new AtomicInteger();
     final AtomicInteger requests = new AtomicInteger();
+    /** The headers of every request, in arrival order. */
+    final ConcurrentLinkedQueue<io.vertx.core.MultiMap> headers = new ConcurrentLinkedQueue<>();
     /** Connections the server accepted. */
     final AtomicInteger connections = new AtomicInteger();
     /** Bytes a FLOOD answer has handed to its connection so far. */
@@ -83,6 +85,7 @@ final class TestUpstream implements AutoCloseable
     private void handle(final HttpServerRequest request)
     {
         requests.incrementAndGet();
+        headers.add(io.vertx.core.MultiMap.caseInsensitiveMultiMap().addAll(request.headers()));
         request.body().onSuccess(body ->
         {
             bodies.add(body.toString(StandardCharsets.UTF_8));

@@ -27,6 +27,8 @@ public final class ServingHeaders
     public static final String LOAD_REPORT = "endpoint-load-metrics";
     /** Response header of a 429 or 503 that says how long to wait (parsed by {@link RetryAfter}). */
     public static final String RETRY_AFTER = "retry-after";
+    /** Request header that names a request in logs (passed through, or generated), echoed on the response. */
+    public static final String REQUEST_ID = "x-request-id";
 
     private ServingHeaders()
     {

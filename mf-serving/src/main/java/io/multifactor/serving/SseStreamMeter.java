@@ -35,6 +35,7 @@ public final class SseStreamMeter
     private static final byte[] DELTA = ascii("delta");
     private static final byte[] CONTENT = ascii("content");
     private static final byte[] COMPLETION_TOKENS = ascii("completion_tokens");
+    private static final byte[] PROMPT_TOKENS = ascii("prompt_tokens");
 
     private byte[] line = new byte[256];
     private int lineLength;
@@ -44,6 +45,7 @@ public final class SseStreamMeter
     private long lastContentNs = NONE;
     private long contentChunks;
     private long usageCompletionTokens = -1;
+    private long usagePromptTokens = -1;
     private long skippedLines;
     private boolean done;
     // The data line being read: its scanner, whether content was seen.
@@ -65,6 +67,7 @@ public final class SseStreamMeter
         lastContentNs = NONE;
         contentChunks = 0;
         usageCompletionTokens = -1;
+        usagePromptTokens = -1;
         skippedLines = 0;
         done = false;
     }
@@ -317,7 +320,7 @@ public final class SseStreamMeter
         return string >= 0;
     }
 
-    /** {@code usage}: its {@code completion_tokens}, when an integer that fits a long, is kept. */
+    /** {@code usage}: its {@code completion_tokens} and {@code prompt_tokens}, when integers that fit a long, are kept. */
     private boolean usage()
     {
         if (!json.enter('{'))
@@ -330,18 +333,25 @@ public final class SseStreamMeter
         }
         while (true)
         {
-            final int name = json.name(COMPLETION_TOKENS, null, null);
+            final int name = json.name(COMPLETION_TOKENS, PROMPT_TOKENS, null);
             if (name < 0 || !json.colon())
             {
                 return false;
             }
             final boolean ok;
-            if (name == 1 && json.atNumber())
+            if ((name == 1 || name == 2) && json.atNumber())
             {
                 ok = json.number();
                 if (ok && json.integerFitsLong())
                 {
-                    usageCompletionTokens = json.integerValue();
+                    if (name == 1)
+                    {
+                        usageCompletionTokens = json.integerValue();
+                    }
+                    else
+                    {
+                        usagePromptTokens = json.integerValue();
+                    }
                 }
             }
             else
@@ -372,6 +382,12 @@ public final class SseStreamMeter
     public long contentChunks()
     {
         return contentChunks;
+    }
+
+    /** @return the last {@code usage.prompt_tokens} the stream reported, or -1. */
+    public long usagePromptTokens()
+    {
+        return usagePromptTokens;
     }
 
     /** @return the last {@code usage.completion_tokens} the stream reported, or -1. */

@@ -88,6 +88,21 @@ class SseStreamMeterTest
     }
 
     @Test
+    void shouldKeepTheLastReportedPromptTokensForTheAccessLog()
+    {
+        final SseStreamMeter meter = new SseStreamMeter();
+        feed(meter, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n", 10);
+        assertThat(meter.usagePromptTokens()).isEqualTo(-1);
+        feed(meter, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":37,\"completion_tokens\":1}}\n\n", 20);
+        assertThat(meter.usagePromptTokens()).isEqualTo(37);
+        assertThat(meter.usageCompletionTokens()).isEqualTo(1);
+        feed(meter, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":\"many\"}}\n\n", 30);
+        assertThat(meter.usagePromptTokens()).isEqualTo(37);
+        meter.reset();
+        assertThat(meter.usagePromptTokens()).isEqualTo(-1);
+    }
+
+    @Test
     void shouldGiveNoTpotForASingleContentChunkAndSkipGarbage()
     {
         final SseStreamMeter meter = new SseStreamMeter();

@@ -51,8 +51,9 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
         description = "gRPC port (default: ${DEFAULT-VALUE}; 0 picks a free one).")
     private int port;
 
-    @Option(names = "--host", paramLabel = "ADDRESS", defaultValue = "0.0.0.0",
-        description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--host", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+        description = "Address to listen on (default: ${DEFAULT-VALUE}, loopback only, as serve; 0.0.0.0 for every " +
+            "interface).")
     private String host;
 
     @Option(names = "--unix", paramLabel = "PATH",
@@ -89,9 +90,12 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
             err.println("mf envoy: --mode: " + ex.getMessage());
             return ExitCodes.INVALID_INPUT;
         }
-        if (port < 0 || port > 65535 || metricsPort < -1 || metricsPort > 65535 || graceMs < 0)
+        final String invalid = port < 0 || port > 65535 ? "--port " + port + " (0..65535)" :
+            metricsPort < -1 || metricsPort > 65535 ? "--metrics-port " + metricsPort + " (0..65535)" :
+            graceMs < 0 ? "--grace-ms " + graceMs + " (a number >= 0)" : null;
+        if (invalid != null)
         {
-            err.println("mf envoy: --port and --metrics-port take 0..65535, --grace-ms a number >= 0");
+            err.println("mf envoy: invalid option " + invalid);
             return ExitCodes.INVALID_INPUT;
         }
         if (unixSocket != null && spec.commandLine().getParseResult().hasMatchedOption("--port"))

@@ -157,6 +157,36 @@ class EnvoyCommandTest
         }
     }
 
+    @Test
+    void shouldNameOnlyTheInvalidOptionAndItsValue() throws Exception
+    {
+        final Path config = Files.writeString(dir.resolve("router.yaml"), CONFIG);
+        final String[] grace = run("envoy", "--config", config.toString(), "--grace-ms", "-1");
+        assertThat(grace[0]).isEqualTo("2");
+        assertThat(grace[2]).isEqualTo("mf envoy: invalid option --grace-ms -1 (a number >= 0)" + System.lineSeparator());
+        final String[] metrics = run("envoy", "--config", config.toString(), "--metrics-port", "70000");
+        assertThat(metrics[2]).isEqualTo("mf envoy: invalid option --metrics-port 70000 (0..65535)" +
+            System.lineSeparator());
+    }
+
+    @Test
+    void shouldListenOnLoopbackByDefault() throws Exception
+    {
+        final Process process = startEnvoy("--port", "0");
+        try
+        {
+            final String line = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8)).readLine();
+            assertThat(line).as("stderr: " + Files.readString(dir.resolve("stderr.txt")))
+                .startsWith("mf envoy: serving ext_proc (mode vsr) on 127.0.0.1:");
+        }
+        finally
+        {
+            process.destroyForcibly();
+            process.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
     // bin/mf envoy in a child process on the test's configuration, its stderr in dir/stderr.txt, its stdin closed.
     private Process startEnvoy(final String... options) throws IOException
     {
