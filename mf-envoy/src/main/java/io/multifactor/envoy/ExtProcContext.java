@@ -4,6 +4,7 @@ import io.multifactor.config.LoadedConfig;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.serving.OpenAiRequestReader;
+import io.multifactor.serving.PrefixBackends;
 
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 
@@ -26,6 +27,7 @@ public final class ExtProcContext
     private final OpenAiRequestReader reader = new OpenAiRequestReader();
     private final ManyToManyConcurrentArrayQueue<StreamScratch> scratchPool =
         new ManyToManyConcurrentArrayQueue<>(SCRATCH_POOL_CAPACITY);
+    private final PrefixBackends prefixBackends = new PrefixBackends();
     private volatile RoutingTable routing;
     private volatile ResponseHeaderAnswers responseHeaderAnswers;
 
@@ -47,7 +49,7 @@ public final class ExtProcContext
     {
         this.engine = engine;
         this.mode = mode;
-        this.routing = RoutingTable.of(loaded, engine);
+        this.routing = RoutingTable.of(loaded, engine, prefixBackends);
     }
 
     /**
@@ -57,7 +59,13 @@ public final class ExtProcContext
      */
     public void reloaded(final LoadedConfig loaded)
     {
-        routing = RoutingTable.of(loaded, engine);
+        routing = RoutingTable.of(loaded, engine, prefixBackends);
+    }
+
+    /** @return the prefix-cache affinity state per backend (endpoint mode), kept across reloads. */
+    public PrefixBackends prefixBackends()
+    {
+        return prefixBackends;
     }
 
     /** @return the engine. */

@@ -1,5 +1,6 @@
 package io.multifactor.gateway;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.multifactor.api.InvalidConfigurationException;
@@ -11,6 +12,7 @@ import io.multifactor.kernel.fleet.FleetExchange;
 import io.multifactor.micrometer.MultiFactorMetrics;
 import io.multifactor.serving.BackendChooser;
 import io.multifactor.serving.EngineHost;
+import io.multifactor.serving.PrefixBackends;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -38,6 +40,7 @@ public final class Gateway implements AutoCloseable
     private final GatewayRoutes routes;
     private final VertxFront front;
     private final int port;
+    private final PrefixBackends prefixBackends = new PrefixBackends();
     private volatile boolean closing;
 
     private Gateway(final LoadedConfig loaded, final Path configFile, final Path overlayOrNull,
@@ -51,7 +54,8 @@ public final class Gateway implements AutoCloseable
         metrics.bindTo(registry);
         this.port = options.port() == 0 ? freePort(options.host()) : options.port();
         this.routes = new GatewayRoutes(engine, new GatewayMeters(registry), options.withPort(port),
-            BackendChooser.following(loaded, engine));
+            BackendChooser.following(loaded, engine, prefixBackends));
+        bindPrefixMeters();
         try
         {
             this.front = VertxFront.start(routes, registry, () -> !closing);
@@ -166,7 +170,22 @@ public final class Gateway implements AutoCloseable
     /** Before a reloaded configuration's plans are swapped in: its backends (the host follows its scraping). */
     private void install(final LoadedConfig loaded)
     {
-        routes.chooser(BackendChooser.following(loaded, engine));
+        routes.chooser(BackendChooser.following(loaded, engine, prefixBackends));
+        bindPrefixMeters();
+    }
+
+    /** {@code mf.prefix.choices{backend,result}} and {@code mf.prefix.blocks{backend,kind}} of the backends known. */
+    private void bindPrefixMeters()
+    {
+        prefixBackends.forEachCounter((name, backend, tagKey, tagValue, counted, which) ->
+            FunctionCounter.builder(name, counted, b -> PrefixBackends.value(b, which))
+                .description(PrefixBackends.help(name)).tags("backend", backend, tagKey, tagValue).register(registry));
+    }
+
+    /** @return the prefix-cache affinity state per backend (indexes, waits, counters), kept across reloads. */
+    public PrefixBackends prefixBackends()
+    {
+        return prefixBackends;
     }
 
     /**
