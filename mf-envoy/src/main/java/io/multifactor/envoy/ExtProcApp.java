@@ -108,7 +108,7 @@ public final class ExtProcApp implements AutoCloseable
     {
         try
         {
-            final ExtProcContext context = new ExtProcContext(host.engine(), mode, host.loaded());
+            final ExtProcContext context = new ExtProcContext(host.engine(), mode, host.loaded(), host.prefixBackends());
             // Before the swap: the provider model ids and backends of the file whose plans come in.
             host.watch(onReload == null ? result -> { } : onReload, EngineHost.RELOAD_DEBOUNCE_MS, loaded ->
             {

@@ -27,7 +27,7 @@ public final class ExtProcContext
     private final OpenAiRequestReader reader = new OpenAiRequestReader();
     private final ManyToManyConcurrentArrayQueue<StreamScratch> scratchPool =
         new ManyToManyConcurrentArrayQueue<>(SCRATCH_POOL_CAPACITY);
-    private final PrefixBackends prefixBackends = new PrefixBackends();
+    private final PrefixBackends prefixBackends;
     private volatile RoutingTable routing;
     private volatile ResponseHeaderAnswers responseHeaderAnswers;
 
@@ -47,7 +47,20 @@ public final class ExtProcContext
      */
     public ExtProcContext(final MultiFactorEngine engine, final EnvoyMode mode, final LoadedConfig loaded)
     {
+        this(engine, mode, loaded, new PrefixBackends());
+    }
+
+    /**
+     * @param engine the running engine.
+     * @param mode what the answer names: the model ({@code vsr}) or one of its backends ({@code endpoint}).
+     * @param loaded the configuration the engine's plans were compiled from (provider model ids, backends).
+     * @param prefixBackends the process's prefix-cache affinity state ({@link io.multifactor.serving.EngineHost#prefixBackends()}).
+     */
+    public ExtProcContext(final MultiFactorEngine engine, final EnvoyMode mode, final LoadedConfig loaded,
+        final PrefixBackends prefixBackends)
+    {
         this.engine = engine;
+        this.prefixBackends = prefixBackends;
         this.mode = mode;
         this.routing = RoutingTable.of(loaded, engine, prefixBackends);
     }

@@ -40,7 +40,7 @@ public final class Gateway implements AutoCloseable
     private final GatewayRoutes routes;
     private final VertxFront front;
     private final int port;
-    private final PrefixBackends prefixBackends = new PrefixBackends();
+    private final PrefixBackends prefixBackends;
     private volatile boolean closing;
 
     private Gateway(final LoadedConfig loaded, final Path configFile, final Path overlayOrNull,
@@ -49,6 +49,7 @@ public final class Gateway implements AutoCloseable
     {
         this.host = EngineHost.start(loaded, configFile, overlayOrNull, fleetExchangeOrNull);
         this.engine = host.engine();
+        this.prefixBackends = host.prefixBackends();
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         this.metrics = new MultiFactorMetrics(engine);
         metrics.bindTo(registry);
