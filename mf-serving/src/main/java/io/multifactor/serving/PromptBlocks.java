@@ -184,11 +184,16 @@ public final class PromptBlocks
     }
 
     /**
-     * Appends characters as UTF-8 (a lone surrogate as U+FFFD's 3 bytes, as an encoder replaces it).
+     * Appends characters as UTF-8 (a lone surrogate as U+FFFD's 3 bytes, as an encoder replaces it), as the reader does
+     * with each text of the prompt; public for benchmarks and simulators that build prompts without a JSON body.
+     * Allocates only to grow past the longest prompt seen.
      *
-     * @param utf8Bytes their UTF-8 length ({@link OpenAiRequestReader#utf8Length}), what is reserved.
+     * @param chars the characters.
+     * @param offset where they start.
+     * @param count how many.
+     * @param utf8Bytes their UTF-8 length, what is reserved (3 x count is always enough).
      */
-    void appendUtf8(final char[] chars, final int offset, final int count, final long utf8Bytes)
+    public void appendUtf8(final char[] chars, final int offset, final int count, final long utf8Bytes)
     {
         ensure(utf8Bytes);
         final byte[] b = bytes;
