@@ -31,8 +31,9 @@ import java.util.function.LongSupplier;
  * where the prompt's prefix is likely cached instead: wait(b) = the uncached prompt tokens of this process's requests
  * sent to b that have no first chunk yet / {@code prefill_tokens_per_s}; C = the backend with the smallest wait (ties:
  * the weighted pick among the tied); the warm set holds the backends whose index holds at least {@code min_match} of
- * the prompt's leading blocks, W its best (largest match; ties: smaller wait, then file order); W when wait(W) - wait(C)
- * <= {@code max_ttft_penalty}, else C (the release); no warm backend: C. A model without {@code prefix_affinity} keeps
+ * the prompt's leading blocks, W its best (largest match; ties: smaller wait, then C when it is among them, else file
+ * order); W when wait(W) - wait(C)
+ * {@code <=} {@code max_ttft_penalty}, else C (the release); no warm backend: C. A model without {@code prefix_affinity} keeps
  * the choice above exactly. No clock and no I/O: a simulator can drive it.
  * <p>
  * This class is threadsafe and can be used across threads: a pick is one atomic increment and a scan (with prefix
@@ -441,6 +442,15 @@ public final class BackendChooser
         if (warm < 0)
         {
             return pack(cold, PrefixTicket.COLD, n == 0 ? 0 : prefixes[cold].index().matchedBlocks(hashes, n));
+        }
+        if (warm != cold && warmPending == smallest)
+        {
+            // W's last tie: a warm backend with W's match and wait is as good as W; C is the weighted pick among such.
+            final int coldMatched = n == 0 ? 0 : prefixes[cold].index().matchedBlocks(hashes, n);
+            if (coldMatched == warmMatched)
+            {
+                warm = cold;
+            }
         }
         final double penaltyTokens = affinity.maxTtftPenaltyNs() * 1e-9 * affinity.prefillTokensPerS();
         if (warm == cold || warmPending - smallest <= penaltyTokens)

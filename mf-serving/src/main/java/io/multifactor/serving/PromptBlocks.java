@@ -232,7 +232,7 @@ public final class PromptBlocks
     }
 
     /**
-     * Moves the bytes written since {@code from} to {@code to} (to <= from), shifting the bytes between them after:
+     * Moves the bytes written since {@code from} to {@code to} ({@code to <= from}), shifting the bytes between them after:
      * for a message whose {@code role} comes after its {@code content}, or {@code instructions} after {@code input}.
      * In place (three reversals), allocates nothing.
      */

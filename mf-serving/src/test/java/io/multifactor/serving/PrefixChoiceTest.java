@@ -145,6 +145,25 @@ class PrefixChoiceTest
     }
 
     @Test
+    void shouldSplitWarmBackendsThatTieOnMatchAndWaitByWeight()
+    {
+        final PromptBlocks p = prompt('w', 'z');
+        hold(0, p, 4);
+        hold(2, p, 4);
+        final int[] counts = new int[3];
+        for (int i = 0; i < 90; i++)
+        {
+            counts[indexOf(chooser.choose(a, p, 1000, ticket))]++;
+            assertThat(ticket.result()).isEqualTo(PrefixTicket.WARM);
+            ticket.abandoned();
+        }
+        // The cold pick lands on each backend a third of the time; on a warm one that ties with W, it is taken.
+        assertThat(counts[1]).isZero();
+        assertThat(counts[0]).isBetween(55, 65);
+        assertThat(counts[2]).isBetween(25, 35);
+    }
+
+    @Test
     void shouldCountABackendBelowMinMatchAsCold()
     {
         final PromptBlocks p = prompt('u', 'v');
