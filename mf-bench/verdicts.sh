@@ -59,6 +59,7 @@ steps=(
   "refresh;RefreshBenchmark;"
   "parse;MetricsParseBenchmark\.reader\$;"
   "threads;ThreadsBenchmark;"
+  "prefix;PrefixBenchmark;"
 )
 
 load_now() { cut -d' ' -f1 /proc/loadavg; }

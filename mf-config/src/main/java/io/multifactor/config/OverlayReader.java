@@ -4,6 +4,7 @@ import io.multifactor.config.model.BackendRef;
 import io.multifactor.config.model.ConfigFormat;
 import io.multifactor.config.model.FleetConfig;
 import io.multifactor.config.model.ModelConfig;
+import io.multifactor.config.model.PrefixAffinityConfig;
 import io.multifactor.config.model.ReliabilityConfig;
 import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.model.SignalsConfig;
@@ -24,7 +25,7 @@ import java.util.Map;
 /**
  * Reads an overlay: a second file in this library's format that completes a vLLM Semantic Router file with what that
  * file cannot carry. It holds only {@code signals:}, {@code fleet:} and {@code models:} entries of {@code name} plus
- * {@code server}, {@code reliability} and {@code backend_refs}, merged onto the vSR file's models by name (what an entry
+ * {@code server}, {@code reliability}, {@code backend_refs} and {@code prefix_affinity}, merged onto the vSR file's models by name (what an entry
  * sets replaces the vSR file's value; what it leaves out is kept). An unknown name is an error of the overlay, located
  * in it, with the nearest model name.
  * <p>
@@ -33,7 +34,8 @@ import java.util.Map;
 final class OverlayReader
 {
     static final List<String> ROOT_KEYS = List.of("signals", "fleet", "models");
-    static final List<String> MODEL_KEYS = List.of("name", "server", "reliability", "backend_refs");
+    static final List<String> MODEL_KEYS =
+        List.of("name", "server", "reliability", "backend_refs", PrefixAffinityReader.KEY);
 
     private OverlayReader()
     {
@@ -79,6 +81,7 @@ final class OverlayReader
                 final ReliabilityConfig reliability = ServerSignalsReader.reliability(entry, false);
                 final List<BackendRef> backends =
                     entry.has("backend_refs") ? BackendRefsReader.backendRefs(entry, false) : null;
+                final PrefixAffinityConfig affinity = PrefixAffinityReader.read(entry);
                 if (name == null)
                 {
                     continue;
@@ -102,7 +105,7 @@ final class OverlayReader
                     }
                     continue;
                 }
-                models.put(name, model.withOverlay(server, reliability, backends));
+                models.put(name, model.withOverlay(server, reliability, backends).withPrefixAffinity(affinity));
             }
         }
         if (base == null)

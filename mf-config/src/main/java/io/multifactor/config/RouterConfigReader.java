@@ -4,6 +4,7 @@ import io.multifactor.config.model.BackendRef;
 import io.multifactor.config.model.DecisionConfig;
 import io.multifactor.config.model.ModelConfig;
 import io.multifactor.config.model.MultiFactorConfig;
+import io.multifactor.config.model.PrefixAffinityConfig;
 import io.multifactor.config.model.ReliabilityConfig;
 import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.model.SignalsConfig;
@@ -37,7 +38,8 @@ final class RouterConfigReader
 {
     static final List<String> ROOT_KEYS = List.of("models", "decisions", "signals", "fleet");
     static final List<String> MODEL_KEYS = List.of(
-        "name", "quality_score", "pricing", "provider_model_id", "backend_refs", "server", "reliability");
+        "name", "quality_score", "pricing", "provider_model_id", "backend_refs", "server", "reliability",
+        PrefixAffinityReader.KEY);
     static final List<String> PRICING_KEYS = List.of("prompt_per_1m", "completion_per_1m");
     static final List<String> DECISION_KEYS = List.of("name", "modelRefs", "algorithm");
     static final List<String> MODEL_REF_KEYS = List.of("model");
@@ -108,6 +110,7 @@ final class RouterConfigReader
             final List<BackendRef> backends = BackendRefsReader.backendRefs(model, false);
             final ServerKind server = ServerSignalsReader.server(model);
             final ReliabilityConfig reliability = ServerSignalsReader.reliability(model, false);
+            final PrefixAffinityConfig affinity = PrefixAffinityReader.read(model);
             if (name != null)
             {
                 final YamlNode nameNode = model.value("name");
@@ -119,7 +122,8 @@ final class RouterConfigReader
                     continue;
                 }
                 models.add(
-                    new ModelConfig(name, quality, prompt, completion, providerModelId, backends, server, reliability));
+                    new ModelConfig(name, quality, prompt, completion, providerModelId, backends, server, reliability,
+                        affinity));
             }
         }
         return models;

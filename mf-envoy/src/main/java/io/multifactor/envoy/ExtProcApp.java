@@ -10,6 +10,7 @@ import io.multifactor.config.reload.ReloadResult;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.micrometer.MultiFactorMetrics;
 import io.multifactor.serving.EngineHost;
+import io.multifactor.serving.PrefixBackends;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -107,12 +108,17 @@ public final class ExtProcApp implements AutoCloseable
     {
         try
         {
-            final ExtProcContext context = new ExtProcContext(host.engine(), mode, host.loaded());
+            final ExtProcContext context = new ExtProcContext(host.engine(), mode, host.loaded(), host.prefixBackends());
             // Before the swap: the provider model ids and backends of the file whose plans come in.
-            host.watch(onReload == null ? result -> { } : onReload, EngineHost.RELOAD_DEBOUNCE_MS, context::reloaded);
+            host.watch(onReload == null ? result -> { } : onReload, EngineHost.RELOAD_DEBOUNCE_MS, loaded ->
+            {
+                context.reloaded(loaded);
+                bindPrefixMeters(registry, context);
+            });
             final MultiFactorMetrics metrics = new MultiFactorMetrics(host.engine());
             metrics.bindTo(registry);
             bindServiceMeters(registry, context);
+            bindPrefixMeters(registry, context);
             final ExtProcServer server = ExtProcServer.start(new ExtProcService(context), address, graceMs);
             Gauge.builder("mf.envoy.streams.open", server.service(), ExtProcService::openStreams)
                 .description("ext_proc streams open now").register(registry);
@@ -143,6 +149,14 @@ public final class ExtProcApp implements AutoCloseable
             ExtProcContext::protocolErrors, context);
         counter(registry, "mf.envoy.errors", "messages whose handling failed", "kind", "internal",
             ExtProcContext::internalErrors, context);
+    }
+
+    /** {@code mf.prefix.choices{backend,result}} and {@code mf.prefix.blocks{backend,kind}} of the backends known. */
+    private static void bindPrefixMeters(final MeterRegistry registry, final ExtProcContext context)
+    {
+        context.prefixBackends().forEachCounter((name, backend, tagKey, tagValue, counted, which) ->
+            FunctionCounter.builder(name, counted, b -> PrefixBackends.value(b, which))
+                .description(PrefixBackends.help(name)).tags("backend", backend, tagKey, tagValue).register(registry));
     }
 
     private static void counter(final MeterRegistry registry, final String name, final String description,

@@ -4,6 +4,7 @@ import io.multifactor.config.LoadedConfig;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.serving.OpenAiRequestReader;
+import io.multifactor.serving.PrefixBackends;
 
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 
@@ -26,6 +27,7 @@ public final class ExtProcContext
     private final OpenAiRequestReader reader = new OpenAiRequestReader();
     private final ManyToManyConcurrentArrayQueue<StreamScratch> scratchPool =
         new ManyToManyConcurrentArrayQueue<>(SCRATCH_POOL_CAPACITY);
+    private final PrefixBackends prefixBackends;
     private volatile RoutingTable routing;
     private volatile ResponseHeaderAnswers responseHeaderAnswers;
 
@@ -45,9 +47,22 @@ public final class ExtProcContext
      */
     public ExtProcContext(final MultiFactorEngine engine, final EnvoyMode mode, final LoadedConfig loaded)
     {
+        this(engine, mode, loaded, new PrefixBackends());
+    }
+
+    /**
+     * @param engine the running engine.
+     * @param mode what the answer names: the model ({@code vsr}) or one of its backends ({@code endpoint}).
+     * @param loaded the configuration the engine's plans were compiled from (provider model ids, backends).
+     * @param prefixBackends the process's prefix-cache affinity state ({@link io.multifactor.serving.EngineHost#prefixBackends()}).
+     */
+    public ExtProcContext(final MultiFactorEngine engine, final EnvoyMode mode, final LoadedConfig loaded,
+        final PrefixBackends prefixBackends)
+    {
         this.engine = engine;
+        this.prefixBackends = prefixBackends;
         this.mode = mode;
-        this.routing = RoutingTable.of(loaded, engine);
+        this.routing = RoutingTable.of(loaded, engine, prefixBackends);
     }
 
     /**
@@ -57,7 +72,13 @@ public final class ExtProcContext
      */
     public void reloaded(final LoadedConfig loaded)
     {
-        routing = RoutingTable.of(loaded, engine);
+        routing = RoutingTable.of(loaded, engine, prefixBackends);
+    }
+
+    /** @return the prefix-cache affinity state per backend (endpoint mode), kept across reloads. */
+    public PrefixBackends prefixBackends()
+    {
+        return prefixBackends;
     }
 
     /** @return the engine. */

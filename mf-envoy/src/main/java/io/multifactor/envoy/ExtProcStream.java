@@ -270,7 +270,8 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         String bodyModel = null;
         if (hasBody)
         {
-            final int read = context.reader().read(body, bodyLength, parsed);
+            final int read = context.reader().read(body, bodyLength,
+                parsed.capturePrompt(context.mode() == EnvoyMode.ENDPOINT && context.routing().followsPrefixes()));
             if (read != OpenAiRequestReader.OK)
             {
                 badRequest(read == OpenAiRequestReader.TOO_LARGE ? 413 : 400, parsed.error());
@@ -309,7 +310,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         }
         else
         {
-            final Backend backend = routing.backend(modelId);
+            final Backend backend = routing.backend(modelId, parsed, lifecycle.prefixTicket());
             if (backend == null)
             {
                 endAsCancelled();

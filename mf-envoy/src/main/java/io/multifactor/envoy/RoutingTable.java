@@ -6,6 +6,9 @@ import io.multifactor.config.model.ModelConfig;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.serving.Backend;
 import io.multifactor.serving.BackendChooser;
+import io.multifactor.serving.OpenAiRequest;
+import io.multifactor.serving.PrefixBackends;
+import io.multifactor.serving.PrefixTicket;
 
 /**
  * What a configuration says about reaching each model, indexed by model handle: the {@code provider_model_id} the
@@ -28,9 +31,11 @@ final class RoutingTable
     /**
      * @param loaded a validated configuration whose plans' handles are the running engine's.
      * @param engine the running engine: a scraped model's backend is its fresh one with the fewest waiting requests.
+     * @param prefixBackends the service's prefix-cache affinity state, kept across reloads.
      * @return its table.
      */
-    static RoutingTable of(final LoadedConfig loaded, final MultiFactorEngine engine)
+    static RoutingTable of(final LoadedConfig loaded, final MultiFactorEngine engine,
+        final PrefixBackends prefixBackends)
     {
         final String[] ids = new String[loaded.plans().modelCapacity()];
         for (final ModelConfig model : loaded.config().models())
@@ -41,7 +46,7 @@ final class RoutingTable
                 ids[id] = model.providerModelId();
             }
         }
-        return new RoutingTable(ids, BackendChooser.following(loaded, engine));
+        return new RoutingTable(ids, BackendChooser.following(loaded, engine, prefixBackends));
     }
 
     /**
@@ -64,6 +69,25 @@ final class RoutingTable
     Backend backend(final int modelId)
     {
         return backends.choose(modelId);
+    }
+
+    /**
+     * A backend by prefix-cache affinity for a model that has it (else as {@link #backend(int)}); allocates nothing.
+     *
+     * @param modelId a model handle.
+     * @param parsed the request's body, its prompt captured ({@link #followsPrefixes()}).
+     * @param ticket the attempt's ticket, answered and abandoned by its lifecycle.
+     * @return the backend, or {@code null} when the model has none.
+     */
+    Backend backend(final int modelId, final OpenAiRequest parsed, final PrefixTicket ticket)
+    {
+        return backends.choose(modelId, parsed.prompt(), parsed.promptTokens(), ticket);
+    }
+
+    /** @return whether some model has {@code prefix_affinity}: bodies should capture their prompt. */
+    boolean followsPrefixes()
+    {
+        return backends.followsPrefixes();
     }
 
     /** @return what the configuration leaves unusable (a model without backends, an API key variable unset). */

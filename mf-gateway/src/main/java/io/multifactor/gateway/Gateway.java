@@ -12,6 +12,7 @@ import io.multifactor.kernel.fleet.FleetExchange;
 import io.multifactor.micrometer.MultiFactorMetrics;
 import io.multifactor.serving.BackendChooser;
 import io.multifactor.serving.EngineHost;
+import io.multifactor.serving.PrefixBackends;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -42,6 +43,7 @@ public final class Gateway implements AutoCloseable
     private final int port;
     private final int adminPort;
     private final OperatingOptions operating;
+    private final PrefixBackends prefixBackends;
     private volatile boolean closing;
 
     private Gateway(final LoadedConfig loaded, final Path configFile, final Path overlayOrNull,
@@ -51,13 +53,15 @@ public final class Gateway implements AutoCloseable
         this.operating = operating;
         this.host = EngineHost.start(loaded, configFile, overlayOrNull, fleetExchangeOrNull);
         this.engine = host.engine();
+        this.prefixBackends = host.prefixBackends();
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         this.metrics = new MultiFactorMetrics(engine);
         metrics.bindTo(registry);
         this.port = options.port() == 0 ? freePort(options.host()) : options.port();
         this.adminPort = operating.adminPort() == 0 ? freePort(options.host()) : operating.adminPort();
         this.routes = new GatewayRoutes(engine, new GatewayMeters(registry), options.withPort(port), operating,
-            BackendChooser.following(loaded, engine));
+            BackendChooser.following(loaded, engine, prefixBackends));
+        bindPrefixMeters();
         final AccessLog accessLog = operating.accessLogOrNull();
         if (accessLog != null)
         {
@@ -201,7 +205,22 @@ public final class Gateway implements AutoCloseable
     /** Before a reloaded configuration's plans are swapped in: its backends (the host follows its scraping). */
     private void install(final LoadedConfig loaded)
     {
-        routes.chooser(BackendChooser.following(loaded, engine));
+        routes.chooser(BackendChooser.following(loaded, engine, prefixBackends));
+        bindPrefixMeters();
+    }
+
+    /** {@code mf.prefix.choices{backend,result}} and {@code mf.prefix.blocks{backend,kind}} of the backends known. */
+    private void bindPrefixMeters()
+    {
+        prefixBackends.forEachCounter((name, backend, tagKey, tagValue, counted, which) ->
+            FunctionCounter.builder(name, counted, b -> PrefixBackends.value(b, which))
+                .description(PrefixBackends.help(name)).tags("backend", backend, tagKey, tagValue).register(registry));
+    }
+
+    /** @return the prefix-cache affinity state per backend (indexes, waits, counters), kept across reloads. */
+    public PrefixBackends prefixBackends()
+    {
+        return prefixBackends;
     }
 
     /**

@@ -125,7 +125,7 @@ final class ProxyExchange
             return;
         }
         final byte[] bytes = body.getBytes();
-        final int code = routes.reader.read(bytes, bytes.length, parsed);
+        final int code = routes.reader.read(bytes, bytes.length, parsed.capturePrompt(routes.chooser().followsPrefixes()));
         if (code != OpenAiRequestReader.OK)
         {
             refuse(code == OpenAiRequestReader.TOO_LARGE ? 413 : 400, RequestFlow.INVALID_REQUEST, parsed.error());
@@ -163,7 +163,8 @@ final class ProxyExchange
     private void send()
     {
         final int modelId = lifecycle.modelId();
-        final Backend backend = routes.chooser().choose(modelId);
+        final Backend backend = routes.chooser().choose(modelId, parsed.prompt(), parsed.promptTokens(),
+            lifecycle.prefixTicket());
         if (backend == null)
         {
             lifecycle.fail(0, 0);

@@ -70,6 +70,7 @@ public final class ServerScrapeAgent implements AutoCloseable
     private final Map<ServerKind, ServerMetricsReader> readers = new EnumMap<>(ServerKind.class);
     private final Thread thread;
     private volatile boolean running = true;
+    private volatile CacheSizeListener cacheSizesOrNull;
     private final ServerSignals signals;
     private volatile ServerLoadTable table;
     private volatile Map<String, Target> targetsByKey = Map.of();
@@ -123,6 +124,17 @@ public final class ServerScrapeAgent implements AutoCloseable
         table = first;
         thread = new Thread(this::run, "mf-server-scrape");
         thread.setDaemon(true);
+    }
+
+    /**
+     * @param listenerOrNull told, on the agent's thread after each scrape that reports it, a backend's KV-cache size
+     *     ({@code vllm:cache_config_info}); {@code null} to stop telling.
+     * @return this.
+     */
+    public ServerScrapeAgent cacheSizes(final CacheSizeListener listenerOrNull)
+    {
+        cacheSizesOrNull = listenerOrNull;
+        return this;
     }
 
     private static ServerSignals ownSignals(
@@ -416,6 +428,11 @@ public final class ServerScrapeAgent implements AutoCloseable
         }
         final ServerMetricsReader reader = readers.get(target.backend.kind());
         final boolean usable = reader.read(body, 0, length);
+        final CacheSizeListener cacheSizes = cacheSizesOrNull;
+        if (cacheSizes != null && reader.numGpuBlocks() > 0 && reader.blockSizeTokens() > 0)
+        {
+            cacheSizes.cacheSize(target.backend.key(), reader.numGpuBlocks(), reader.blockSizeTokens());
+        }
         target.linesMalformed.lazySet(target.linesMalformed.get() + reader.linesMalformed());
         target.samplesRefused.lazySet(target.samplesRefused.get() + reader.samplesRefused());
         if (usable && target.tableIndex != ServerLoadTable.NOT_FOUND &&

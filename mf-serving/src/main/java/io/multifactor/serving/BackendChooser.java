@@ -4,6 +4,7 @@ import io.multifactor.api.Handles;
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.model.BackendRef;
 import io.multifactor.config.model.ModelConfig;
+import io.multifactor.config.model.PrefixAffinityConfig;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.signal.ServerLoadTable;
@@ -26,7 +27,17 @@ import java.util.function.LongSupplier;
  * with the fewest waiting requests: the weighted pick when it is one of those with the fewest, else the first of them
  * in file order; with no fresh backend, the weighted pick.
  * <p>
- * This class is threadsafe and can be used across threads: a pick is one atomic increment and a scan.
+ * With a model's {@code prefix_affinity} ({@link #choose(int, PromptBlocks, long, PrefixTicket)}), the choice follows
+ * where the prompt's prefix is likely cached instead: wait(b) = the uncached prompt tokens of this process's requests
+ * sent to b that have no first chunk yet / {@code prefill_tokens_per_s}; C = the backend with the smallest wait (ties:
+ * the weighted pick among the tied); the warm set holds the backends whose index holds at least {@code min_match} of
+ * the prompt's leading blocks, W its best (largest match; ties: smaller wait, then C when it is among them, else file
+ * order); W when wait(W) - wait(C)
+ * {@code <=} {@code max_ttft_penalty}, else C (the release); no warm backend: C. A model without {@code prefix_affinity} keeps
+ * the choice above exactly. No clock and no I/O: a simulator can drive it.
+ * <p>
+ * This class is threadsafe and can be used across threads: a pick is one atomic increment and a scan (with prefix
+ * affinity, one optimistic read of each backend's index, see {@link PrefixIndex}).
  */
 public final class BackendChooser
 {
@@ -40,10 +51,24 @@ public final class BackendChooser
     private final String[][] backendKeys;
     private final ServerSignals serverSignalsOrNull;
     private final LongSupplier clockNsOrNull;
+    private final PrefixAffinityConfig[] affinities;
+    private final BackendPrefix[][] prefixOf;
+    private final double[][] weights;
+    private final boolean followsPrefixes;
 
     private BackendChooser(final Backend[][] backends, final double[][] cumulativeShares, final List<String> problems,
-        final String[] modelNames, final ServerSignals serverSignalsOrNull, final LongSupplier clockNsOrNull)
+        final String[] modelNames, final ServerSignals serverSignalsOrNull, final LongSupplier clockNsOrNull,
+        final PrefixAffinityConfig[] affinities, final BackendPrefix[][] prefixOf, final double[][] weights)
     {
+        this.affinities = affinities;
+        this.prefixOf = prefixOf;
+        this.weights = weights;
+        boolean any = false;
+        for (final PrefixAffinityConfig a : affinities)
+        {
+            any |= a != null;
+        }
+        this.followsPrefixes = any;
         this.modelNames = modelNames;
         this.serverSignalsOrNull = serverSignalsOrNull;
         this.clockNsOrNull = clockNsOrNull;
@@ -85,7 +110,22 @@ public final class BackendChooser
      */
     public static BackendChooser of(final LoadedConfig loaded, final Map<String, String> environment)
     {
-        return of(loaded.plans(), loaded.config().models(), environment::get, null, null);
+        return of(loaded.plans(), loaded.config().models(), environment::get, null, null, new PrefixBackends());
+    }
+
+    /**
+     * A chooser without server signals whose prefix-cache affinity state lives in {@code prefixBackends} (so it
+     * survives the next configuration's chooser): what a simulator drives.
+     *
+     * @param loaded a validated configuration and its plans.
+     * @param environment where {@code api_key_env} variables are looked up.
+     * @param prefixBackends the process's per-backend prefix state.
+     * @return a chooser for the plans' model handles.
+     */
+    public static BackendChooser of(final LoadedConfig loaded, final Map<String, String> environment,
+        final PrefixBackends prefixBackends)
+    {
+        return of(loaded.plans(), loaded.config().models(), environment::get, null, null, prefixBackends);
     }
 
     /**
@@ -97,17 +137,35 @@ public final class BackendChooser
      */
     public static BackendChooser following(final LoadedConfig loaded, final MultiFactorEngine engine)
     {
+        return following(loaded, engine, new PrefixBackends());
+    }
+
+    /**
+     * As {@link #following(LoadedConfig, MultiFactorEngine)}, with the prefix-cache affinity state of the process
+     * (kept across reloads: pass the same one to the next configuration's chooser).
+     *
+     * @param loaded a validated configuration and its plans.
+     * @param engine the engine whose server signals it reads.
+     * @param prefixBackends the process's per-backend prefix state.
+     * @return a chooser for the plans' model handles, reading API keys from the process's environment.
+     */
+    public static BackendChooser following(final LoadedConfig loaded, final MultiFactorEngine engine,
+        final PrefixBackends prefixBackends)
+    {
         return of(loaded.plans(), loaded.config().models(), System.getenv()::get, engine.serverSignals(),
-            engine.clock()::nanoTime);
+            engine.clock()::nanoTime, prefixBackends);
     }
 
     private static BackendChooser of(
         final Plans plans, final List<ModelConfig> models, final Function<String, String> environment,
-        final ServerSignals serverSignalsOrNull, final LongSupplier clockNsOrNull)
+        final ServerSignals serverSignalsOrNull, final LongSupplier clockNsOrNull, final PrefixBackends prefixBackends)
     {
         final String[] names = new String[plans.modelCapacity()];
         final Backend[][] backends = new Backend[plans.modelCapacity()][];
         final double[][] shares = new double[plans.modelCapacity()][];
+        final PrefixAffinityConfig[] affinities = new PrefixAffinityConfig[plans.modelCapacity()];
+        final BackendPrefix[][] prefixOf = new BackendPrefix[plans.modelCapacity()][];
+        final double[][] weights = new double[plans.modelCapacity()][];
         final List<String> problems = new ArrayList<>();
         for (final ModelConfig model : models)
         {
@@ -123,6 +181,7 @@ public final class BackendChooser
             }
             final Backend[] list = new Backend[refs.size()];
             final double[] cumulative = new double[refs.size()];
+            final double[] weight = new double[refs.size()];
             double total = 0;
             for (final BackendRef ref : refs)
             {
@@ -150,6 +209,7 @@ public final class BackendChooser
                     model.providerModelId());
                 sum += ref.weight();
                 cumulative[i] = sum / total;
+                weight[i] = ref.weight();
             }
             if (cumulative.length > 0)
             {
@@ -157,9 +217,22 @@ public final class BackendChooser
             }
             backends[id] = list;
             shares[id] = cumulative;
+            weights[id] = weight;
             names[id] = model.name();
+            final PrefixAffinityConfig affinity = model.prefixAffinity();
+            if (affinity.enabled() && list.length > 0)
+            {
+                affinities[id] = affinity;
+                prefixOf[id] = new BackendPrefix[list.length];
+                for (int i = 0; i < list.length; i++)
+                {
+                    prefixOf[id][i] = prefixBackends.backend(
+                        RequestLifecycle.backendKey(list[i]), affinity.blockBytes(), affinity.capacityBlocks());
+                }
+            }
         }
-        return new BackendChooser(backends, shares, problems, names, serverSignalsOrNull, clockNsOrNull);
+        return new BackendChooser(backends, shares, problems, names, serverSignalsOrNull, clockNsOrNull, affinities,
+            prefixOf, weights);
     }
 
     /**
@@ -232,6 +305,173 @@ public final class BackendChooser
             }
         }
         return best < 0 || weightedWaiting == fewest ? weighted : best;
+    }
+
+    /** @return whether some model has {@code prefix_affinity} (then requests should capture their prompt bytes). */
+    public boolean followsPrefixes()
+    {
+        return followsPrefixes;
+    }
+
+    /**
+     * @param modelId a model handle.
+     * @return whether that model's backends are chosen by prefix-cache affinity.
+     */
+    public boolean followsPrefixes(final int modelId)
+    {
+        return modelId >= 0 && modelId < affinities.length && affinities[modelId] != null;
+    }
+
+    /**
+     * Chooses a backend of the model for a request with this prompt: by prefix-cache affinity when the model has
+     * {@code prefix_affinity} (see the class comment), else as {@link #choose(int)}. With affinity, the choice is
+     * counted on the chosen backend (its result, the prompt's blocks and those its index held) and the ticket is
+     * opened: the request's uncached tokens join the backend's wait until the ticket is answered or abandoned
+     * ({@link RequestLifecycle} does both). Allocates nothing once the prompt's arrays have grown.
+     *
+     * @param modelId a model handle of the plans this chooser was built for.
+     * @param prompt the request's prompt ({@link OpenAiRequest#prompt()}, captured).
+     * @param promptTokens the prompt token estimate ({@link OpenAiRequest#promptTokens()}), for the wait.
+     * @param ticket the attempt's ticket ({@link RequestLifecycle#prefixTicket()}).
+     * @return the backend, or {@code null} when the model has none (or the handle is unknown).
+     */
+    public Backend choose(final int modelId, final PromptBlocks prompt, final long promptTokens, final PrefixTicket ticket)
+    {
+        if (!followsPrefixes(modelId))
+        {
+            return choose(modelId);
+        }
+        final Backend[] list = backends[modelId];
+        final PrefixAffinityConfig affinity = affinities[modelId];
+        final int n = prompt.cut(affinity.blockBytes());
+        final long decision = decide(modelId, prompt.hashes(), n, picks[modelId].getAndIncrement());
+        final int chosen = (int)(decision & 0xFFFF);
+        final int result = (int)((decision >>> 16) & 0xFF);
+        final int matched = (int)(decision >>> 32);
+        final double share = n == 0 ? 0.0 : (double)matched / n;
+        final BackendPrefix backend = prefixOf[modelId][chosen];
+        backend.count(result, n, matched);
+        final long uncached = (long)Math.ceil(Math.max(0, promptTokens) * (1.0 - share));
+        ticket.open(backend, prompt, n, uncached, result, share);
+        return list[chosen];
+    }
+
+    /**
+     * P(m) of the {@code prefix} factor: the share of the prompt's leading blocks held by the backend that
+     * {@link #choose(int, PromptBlocks, long, PrefixTicket)} would pick for this model now (nothing is counted or
+     * taken). Allocates nothing once the prompt's arrays have grown.
+     *
+     * @param modelId a model handle.
+     * @param prompt the request's captured prompt.
+     * @return the share, 0..1 (0 for a prompt shorter than one block), or NaN when the model has no
+     *     {@code prefix_affinity} (the factor is then missing).
+     */
+    public double shareFor(final int modelId, final PromptBlocks prompt)
+    {
+        if (!followsPrefixes(modelId))
+        {
+            return Double.NaN;
+        }
+        final int n = prompt.cut(affinities[modelId].blockBytes());
+        if (n == 0)
+        {
+            return 0.0;
+        }
+        final long decision = decide(modelId, prompt.hashes(), n, picks[modelId].get());
+        return (double)(decision >>> 32) / n;
+    }
+
+    // 4.7's rule. Returns the chosen index (bits 0-15), the result (16-23) and the chosen backend's matched blocks
+    // (32-63). Two passes over the backends, no scratch: the first finds the smallest pending count and W, the second
+    // the weighted pick among those whose pending count is that smallest (read again; a count that moved meanwhile
+    // leaves the set, and an empty set falls back to the first smallest of the first pass).
+    private long decide(final int modelId, final long[] hashes, final int n, final long pickNumber)
+    {
+        final BackendPrefix[] prefixes = prefixOf[modelId];
+        final PrefixAffinityConfig affinity = affinities[modelId];
+        final double minMatch = affinity.minMatch();
+        long smallest = Long.MAX_VALUE;
+        int firstSmallest = 0;
+        int warm = -1;
+        int warmMatched = -1;
+        long warmPending = 0;
+        for (int i = 0; i < prefixes.length; i++)
+        {
+            final long pending = Math.max(0, prefixes[i].pendingTokens());
+            if (pending < smallest)
+            {
+                smallest = pending;
+                firstSmallest = i;
+            }
+            final int matched = n == 0 ? 0 : prefixes[i].index().matchedBlocks(hashes, n);
+            final double share = n == 0 ? 0.0 : (double)matched / n;
+            if (share >= minMatch && (matched > warmMatched || matched == warmMatched && pending < warmPending))
+            {
+                warm = i;
+                warmMatched = matched;
+                warmPending = pending;
+            }
+        }
+        final double[] weight = weights[modelId];
+        double tiedWeight = 0;
+        for (int i = 0; i < prefixes.length; i++)
+        {
+            if (Math.max(0, prefixes[i].pendingTokens()) == smallest)
+            {
+                tiedWeight += weight[i];
+            }
+        }
+        int cold = firstSmallest;
+        if (tiedWeight > 0)
+        {
+            final double target = (((pickNumber * GOLDEN_GAMMA) >>> 11) * 0x1.0p-53) * tiedWeight;
+            double sum = 0;
+            for (int i = 0; i < prefixes.length; i++)
+            {
+                if (Math.max(0, prefixes[i].pendingTokens()) == smallest)
+                {
+                    sum += weight[i];
+                    cold = i;
+                    if (target < sum)
+                    {
+                        break;
+                    }
+                }
+            }
+        }
+        if (warm < 0)
+        {
+            return pack(cold, PrefixTicket.COLD, n == 0 ? 0 : prefixes[cold].index().matchedBlocks(hashes, n));
+        }
+        if (warm != cold && warmPending == smallest)
+        {
+            // W's last tie: a warm backend with W's match and wait is as good as W; C is the weighted pick among such.
+            final int coldMatched = n == 0 ? 0 : prefixes[cold].index().matchedBlocks(hashes, n);
+            if (coldMatched == warmMatched)
+            {
+                warm = cold;
+            }
+        }
+        final double penaltyTokens = affinity.maxTtftPenaltyNs() * 1e-9 * affinity.prefillTokensPerS();
+        if (warm == cold || warmPending - smallest <= penaltyTokens)
+        {
+            return pack(warm, PrefixTicket.WARM, warmMatched);
+        }
+        return pack(cold, PrefixTicket.RELEASE, n == 0 ? 0 : prefixes[cold].index().matchedBlocks(hashes, n));
+    }
+
+    private static long pack(final int index, final int result, final int matched)
+    {
+        return ((long)matched << 32) | ((long)result << 16) | index;
+    }
+
+    /**
+     * @param modelId a model handle.
+     * @return that model's per-backend prefix state in file order, or {@code null} without {@code prefix_affinity}.
+     */
+    public List<BackendPrefix> prefixBackends(final int modelId)
+    {
+        return followsPrefixes(modelId) ? List.of(prefixOf[modelId]) : null;
     }
 
     /**

@@ -43,6 +43,7 @@ public final class EngineHost implements AutoCloseable
     private final AtomicLong refreshErrors = new AtomicLong();
     private final AtomicLong fleetErrors = new AtomicLong();
     private final ServerScraping scraping;
+    private final PrefixBackends prefixBackends = new PrefixBackends();
     private volatile Consumer<LoadedConfig> beforeApply;
     private boolean closed;
 
@@ -60,7 +61,7 @@ public final class EngineHost implements AutoCloseable
             builder.clock(clockOrNull);
         }
         this.engine = builder.build();
-        this.scraping = new ServerScraping(engine);
+        this.scraping = new ServerScraping(engine, prefixBackends);
         this.beforeApply = scraping::follow;
         final ErrorHandler countRefreshErrors = throwable -> refreshErrors.incrementAndGet();
         this.refresh = new AgentRunner(new SleepingMillisIdleStrategy(1), countRefreshErrors, null, engine.agent());
@@ -222,6 +223,16 @@ public final class EngineHost implements AutoCloseable
     public MultiFactorEngine engine()
     {
         return engine;
+    }
+
+    /**
+     * @return the process's prefix-cache affinity state per backend (give it to {@link BackendChooser#following(
+     *     LoadedConfig, MultiFactorEngine, PrefixBackends)}): kept across reloads, its indexes sized from the servers'
+     *     {@code vllm:cache_config_info} when they are scraped.
+     */
+    public PrefixBackends prefixBackends()
+    {
+        return prefixBackends;
     }
 
     /** @return the configuration as it was loaded at start (reloads change the engine's plans, not this). */

@@ -22,6 +22,8 @@ public final class OpenAiRequest
     int modelEnd = NO_MODEL;
     int objectStart;
     String error;
+    boolean capturePrompt;
+    final PromptBlocks prompt = new PromptBlocks();
 
     /** @return this, emptied for the next body. */
     public OpenAiRequest clear()
@@ -34,7 +36,27 @@ public final class OpenAiRequest
         modelEnd = NO_MODEL;
         objectStart = 0;
         error = null;
+        prompt.clear();
         return this;
+    }
+
+    /**
+     * Whether the reader also writes the prompt's bytes into {@link #prompt()} (for prefix-cache affinity); kept
+     * across {@link #clear()}. Off by default: a router without {@code prefix_affinity} copies nothing.
+     *
+     * @param capture whether to capture.
+     * @return this.
+     */
+    public OpenAiRequest capturePrompt(final boolean capture)
+    {
+        this.capturePrompt = capture;
+        return this;
+    }
+
+    /** @return the prompt's bytes and blocks (empty unless {@link #capturePrompt(boolean)} was set before the read). */
+    public PromptBlocks prompt()
+    {
+        return prompt;
     }
 
     /** @return the top-level {@code model} string, or {@code null} when absent. */

@@ -73,6 +73,8 @@ public final class OpenAiRequestReader
             out.objectStart = (int)parser.currentTokenLocation().getByteOffset();
             long maxTokens = -1;
             long maxCompletionTokens = -1;
+            final PromptBlocks prompt = out.capturePrompt ? out.prompt : null;
+            int inputStart = -1;
             JsonToken token;
             while ((token = parser.nextToken()) == JsonToken.FIELD_NAME)
             {
@@ -111,10 +113,33 @@ public final class OpenAiRequestReader
                         }
                         break;
                     case "messages":
-                        out.promptBytes += messagesBytes(parser, value);
+                        out.promptBytes += messagesBytes(parser, value, prompt);
                         break;
                     case "prompt":
-                        out.promptBytes += textBytes(parser, value);
+                        out.promptBytes += textBytes(parser, value, prompt);
+                        break;
+                    case "instructions":
+                        if (prompt == null || value != JsonToken.VALUE_STRING)
+                        {
+                            parser.skipChildren();
+                            break;
+                        }
+                        final int at = prompt.length();
+                        textBytes(parser, value, prompt);
+                        if (inputStart >= 0)
+                        {
+                            // The prompt is instructions, then input, whatever order the body has them in.
+                            prompt.moveTailTo(at, inputStart);
+                        }
+                        break;
+                    case "input":
+                        if (prompt == null)
+                        {
+                            parser.skipChildren();
+                            break;
+                        }
+                        inputStart = prompt.length();
+                        inputText(parser, value, prompt);
                         break;
                     default:
                         parser.skipChildren();
@@ -224,8 +249,12 @@ public final class OpenAiRequestReader
         return parser.getLongValue();
     }
 
-    /** Sums the text of every message's {@code content}: a string, or a list of parts with {@code text}. */
-    private static long messagesBytes(final JsonParser parser, final JsonToken value) throws IOException
+    /**
+     * Sums the text of every message's {@code content}: a string, or a list of parts with {@code text}; and writes each
+     * message as role, 0, content text, 0 into the prompt when it is captured.
+     */
+    private static long messagesBytes(final JsonParser parser, final JsonToken value, final PromptBlocks promptOrNull)
+        throws IOException
     {
         if (value != JsonToken.START_ARRAY)
         {
@@ -241,18 +270,38 @@ public final class OpenAiRequestReader
                 parser.skipChildren();
                 continue;
             }
+            final int start = promptOrNull == null ? 0 : promptOrNull.length();
+            boolean roleWritten = false;
             while (parser.nextToken() == JsonToken.FIELD_NAME)
             {
-                final boolean content = "content".equals(parser.currentName());
+                final String name = parser.currentName();
                 final JsonToken field = parser.nextToken();
-                if (content)
+                if ("content".equals(name))
                 {
-                    bytes += textBytes(parser, field);
+                    bytes += textBytes(parser, field, promptOrNull);
+                }
+                else if (promptOrNull != null && !roleWritten && "role".equals(name) && field == JsonToken.VALUE_STRING)
+                {
+                    final int at = promptOrNull.length();
+                    textBytes(parser, field, promptOrNull);
+                    promptOrNull.appendByte(0);
+                    promptOrNull.moveTailTo(at, start);
+                    roleWritten = true;
                 }
                 else
                 {
                     parser.skipChildren();
                 }
+            }
+            if (promptOrNull != null)
+            {
+                if (!roleWritten)
+                {
+                    final int at = promptOrNull.length();
+                    promptOrNull.appendByte(0);
+                    promptOrNull.moveTailTo(at, start);
+                }
+                promptOrNull.appendByte(0);
             }
         }
         return bytes;
@@ -262,14 +311,28 @@ public final class OpenAiRequestReader
      * @return the UTF-8 bytes of a string, or of the strings (and parts' {@code text}) of a list; 4 per token id of a
      *     pre-tokenized prompt.
      */
-    private static long textBytes(final JsonParser parser, final JsonToken value) throws IOException
+    private static long textBytes(final JsonParser parser, final JsonToken value, final PromptBlocks promptOrNull)
+        throws IOException
     {
         if (value == JsonToken.VALUE_STRING)
         {
-            return utf8Length(parser.getTextCharacters(), parser.getTextOffset(), parser.getTextLength());
+            final char[] chars = parser.getTextCharacters();
+            final int offset = parser.getTextOffset();
+            final int length = parser.getTextLength();
+            final long bytes = utf8Length(chars, offset, length);
+            if (promptOrNull != null)
+            {
+                promptOrNull.appendUtf8(chars, offset, length, bytes);
+            }
+            return bytes;
         }
         if (value == JsonToken.VALUE_NUMBER_INT)
         {
+            if (promptOrNull != null)
+            {
+                promptOrNull.appendTokenId(parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER ?
+                    -1 : parser.getLongValue());
+            }
             return 4;
         }
         if (value == JsonToken.START_ARRAY)
@@ -278,7 +341,7 @@ public final class OpenAiRequestReader
             JsonToken item;
             while ((item = parser.nextToken()) != JsonToken.END_ARRAY && item != null)
             {
-                bytes += textBytes(parser, item);
+                bytes += textBytes(parser, item, promptOrNull);
             }
             return bytes;
         }
@@ -291,7 +354,7 @@ public final class OpenAiRequestReader
                 final JsonToken field = parser.nextToken();
                 if (text && field == JsonToken.VALUE_STRING)
                 {
-                    bytes += textBytes(parser, field);
+                    bytes += textBytes(parser, field, promptOrNull);
                 }
                 else
                 {
@@ -301,6 +364,42 @@ public final class OpenAiRequestReader
             return bytes;
         }
         return 0;
+    }
+
+    /**
+     * Writes the text of a responses request's {@code input}: a string, or a list of strings and items whose
+     * {@code content} (a string or parts with {@code text}) or own {@code text} is taken, in order.
+     */
+    private static void inputText(final JsonParser parser, final JsonToken value, final PromptBlocks prompt)
+        throws IOException
+    {
+        if (value != JsonToken.START_ARRAY)
+        {
+            textBytes(parser, value, prompt);
+            return;
+        }
+        JsonToken item;
+        while ((item = parser.nextToken()) != JsonToken.END_ARRAY && item != null)
+        {
+            if (item != JsonToken.START_OBJECT)
+            {
+                textBytes(parser, item, prompt);
+                continue;
+            }
+            while (parser.nextToken() == JsonToken.FIELD_NAME)
+            {
+                final String name = parser.currentName();
+                final JsonToken field = parser.nextToken();
+                if ("content".equals(name) || "text".equals(name) && field == JsonToken.VALUE_STRING)
+                {
+                    textBytes(parser, field, prompt);
+                }
+                else
+                {
+                    parser.skipChildren();
+                }
+            }
+        }
     }
 
     /** @return the UTF-8 byte count of the characters (a lone surrogate counts 3, as its replacement would). */

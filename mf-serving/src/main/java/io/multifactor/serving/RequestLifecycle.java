@@ -55,6 +55,7 @@ public final class RequestLifecycle
     private final Request request = new Request();
     private final Selection selection = new Selection();
     private final SseStreamMeter meter = new SseStreamMeter();
+    private final PrefixTicket prefix = new PrefixTicket();
     private final AtomicInteger endKind = new AtomicInteger(IDLE);
     private long lease = InflightTracker.NO_LEASE;
     private int modelId = Handles.NONE;
@@ -91,6 +92,7 @@ public final class RequestLifecycle
             throw new IllegalStateException("the previous attempt has not ended");
         }
         meter.reset();
+        prefix.abandoned();
         lease = InflightTracker.NO_LEASE;
         modelId = Handles.NONE;
         sentNs = 0;
@@ -153,6 +155,14 @@ public final class RequestLifecycle
     {
         responseStatus = status;
         streamed = eventStream && status >= 200 && status < 300;
+        if (status < 200 || status >= 300)
+        {
+            prefix.abandoned();
+        }
+        else if (!eventStream)
+        {
+            prefix.answered();
+        }
     }
 
     /**
@@ -205,6 +215,11 @@ public final class RequestLifecycle
         if (!streamed || endKind.get() != OPEN)
         {
             return;
+        }
+        if (prefix.isOpen())
+        {
+            // The backend's first chunk: it has the prompt's prefix now.
+            prefix.answered();
         }
         if (meter.onBytes(bytes, offset, length, nowNs) && sentNs != 0)
         {
@@ -305,6 +320,7 @@ public final class RequestLifecycle
     {
         this.endStatus = status;
         this.retryAfterMs = retryAfterMs;
+        prefix.abandoned();
         if (reported)
         {
             engine.end(lease, status, retryAfterMs);
@@ -367,6 +383,16 @@ public final class RequestLifecycle
     public long tpotMicros()
     {
         return tpotMicros;
+    }
+
+    /**
+     * @return this attempt's part in prefix-cache affinity: give it to
+     *     {@link BackendChooser#choose(int, PromptBlocks, long, PrefixTicket)}; the lifecycle answers it on the
+     *     backend's first chunk (or a 2xx non-streamed status) and abandons it on any other end.
+     */
+    public PrefixTicket prefixTicket()
+    {
+        return prefix;
     }
 
     /** @return the stream's meter (content chunks, usage), for reports and tests. */

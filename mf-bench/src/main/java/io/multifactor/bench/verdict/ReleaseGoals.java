@@ -96,6 +96,8 @@ public final class ReleaseGoals
             "RefreshBenchmark.refreshOneModel leaseCapacity=65536"));
         goals.add(Goal.absolute("parse a 64 KB vLLM /metrics body", "MetricsParseBenchmark.reader sizeKib=64",
             METRICS_PARSE_NS));
+        goals.add(Goal.ratio("prefix: prompt bytes, blocks and choice, 32 KB over 8 backends (2 warm) / hash only",
+            "PrefixBenchmark.promptBlocksAndChoice promptKib=32", "PrefixBenchmark.hashOnly promptKib=32", 1.5, true));
         return goals;
     }
 
