@@ -27,6 +27,10 @@ public final class ServingHeaders
     public static final String LOAD_REPORT = "endpoint-load-metrics";
     /** Response header of a 429 or 503 that says how long to wait (parsed by {@link RetryAfter}). */
     public static final String RETRY_AFTER = "retry-after";
+    /** Request header that names the request's session (keyed by {@link SessionKeys}). */
+    public static final String SESSION_ID = "x-session-id";
+    /** llm-d's session header, read when {@link #SESSION_ID} is absent. */
+    public static final String SESSION_TOKEN = "x-session-token";
 
     private ServingHeaders()
     {
