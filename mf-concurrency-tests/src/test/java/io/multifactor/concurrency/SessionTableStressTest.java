@@ -62,7 +62,7 @@ class SessionTableStressTest
         for (int t = 0; t < THREADS; t++)
         {
             final int thread = t;
-            writers.add(start(errors, go, () ->
+            writers.add(CounterBlocksStressTest.start(errors, go, () ->
             {
                 final SplittableRandom random = new SplittableRandom(thread);
                 for (int i = 0; i < 200_000; i++)
@@ -78,7 +78,7 @@ class SessionTableStressTest
                 }
             }));
         }
-        final Thread checker = start(errors, null, () ->
+        final Thread checker = CounterBlocksStressTest.start(errors, null, () ->
         {
             final SplittableRandom random = new SplittableRandom(99);
             while (running.get())
@@ -141,7 +141,7 @@ class SessionTableStressTest
         for (int t = 0; t < THREADS; t++)
         {
             final int thread = t;
-            writers.add(start(errors, go, () ->
+            writers.add(CounterBlocksStressTest.start(errors, go, () ->
             {
                 for (int r = 0; r < rounds; r++)
                 {
@@ -196,7 +196,7 @@ class SessionTableStressTest
             for (int t = 0; t < THREADS; t++)
             {
                 final int thread = t;
-                workers.add(start(errors, go, () ->
+                workers.add(CounterBlocksStressTest.start(errors, go, () ->
                 {
                     final Request request = new Request().decision(decision).seed(thread);
                     final Selection selection = new Selection();
@@ -251,34 +251,5 @@ class SessionTableStressTest
             }
         });
         return live;
-    }
-
-    private static Thread start(
-        final ConcurrentLinkedQueue<Throwable> errors, final CountDownLatch goOrNull, final Body body)
-    {
-        final Thread thread = new Thread(() ->
-        {
-            try
-            {
-                if (goOrNull != null)
-                {
-                    goOrNull.await();
-                }
-                body.run();
-            }
-            catch (final Throwable ex)
-            {
-                errors.add(ex);
-            }
-        });
-        thread.start();
-        return thread;
-    }
-
-    /** A test thread's body. Not threadsafe: one thread runs it. */
-    @FunctionalInterface
-    private interface Body
-    {
-        void run() throws Exception;
     }
 }

@@ -1,16 +1,12 @@
 package io.multifactor.config;
 
-import io.multifactor.api.ConfigProblem;
-import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.SessionPolicy;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * The {@code session:} block of {@code multi_factor} (section 4.6): defaults, every key read into the plan, in the
@@ -23,15 +19,17 @@ class SessionConfigTest
 
     private static String with(final String... lines)
     {
-        return ConfigRefusalTest.VALID.replace("        on_no_candidates: cheapest\n",
-            "        on_no_candidates: cheapest\n" + String.join("\n", lines) + "\n");
+        return PickAndLoadConfigTest.with(lines);
     }
 
     private static DecisionPlan plan(final String yaml) throws Exception
     {
-        final LoadedConfig loaded = ConfigLoader.load("r.yaml", yaml, null);
-        assertThat(loaded.warnings()).isEmpty();
-        return loaded.plans().decision(loaded.plans().decisionId("d"));
+        return PickAndLoadConfigTest.plan(yaml);
+    }
+
+    private static List<String> messages(final String yaml)
+    {
+        return PickAndLoadConfigTest.messages(yaml);
     }
 
     @Test
@@ -100,18 +98,5 @@ class SessionConfigTest
         assertThat(policy.stayBias()).isEqualTo(0.3);
         assertThat(policy.maxSessions()).isEqualTo(10);
         assertThat(loaded.plans().decision(loaded.plans().decisionId("chat_route")).sessionOrNull()).isNull();
-    }
-
-    private static List<String> messages(final String yaml)
-    {
-        final InvalidConfigurationException thrown =
-            catchThrowableOfType(InvalidConfigurationException.class, () -> ConfigLoader.load("r.yaml", yaml, null));
-        assertThat(thrown).as("refused").isNotNull();
-        final List<String> messages = new ArrayList<>();
-        for (final ConfigProblem problem : thrown.problems())
-        {
-            messages.add(problem.toString());
-        }
-        return messages;
     }
 }
