@@ -14,7 +14,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>
  * The generator is a SplitMix64 sequence held in this object, so it is as per-thread as the request itself; a new
  * request starts from a random seed, {@link #seed(long)} makes its draws reproducible (tests, {@code explain}).
- * {@link #clear()} forgets exclusions and token counts but not the generator's position.
+ * {@link #clear()} forgets exclusions, token counts and the session key but not the generator's position.
  * <p>
  * Nothing here allocates after construction (except {@link Exclusions#add(int)} growing for a handle beyond its
  * capacity).
@@ -33,6 +33,8 @@ public final class Request
     private long promptTokens = NO_TOKENS;
     private long maxOutputTokens = NO_TOKENS;
     private long randomState;
+    private boolean hasSession;
+    private long sessionKey;
 
     /** An empty request: no decision, nothing excluded, no token counts, a randomly seeded generator. */
     public Request()
@@ -142,7 +144,45 @@ public final class Request
     }
 
     /**
-     * Forgets exclusions and token counts for the next request, keeping the decision, storage and the generator's
+     * Gives this request a session key: a decision with a {@code session} block keeps the request on the model that
+     * served the key before, as its rules say ({@link SessionRule}). A decision without one ignores the key.
+     *
+     * @param key any 64-bit value the caller derives from its conversation, stable across replicas and restarts.
+     * @return this request, for chaining.
+     */
+    public Request session(final long key)
+    {
+        sessionKey = key;
+        hasSession = true;
+        return this;
+    }
+
+    /**
+     * Takes the session key away ({@link #clear()} does too).
+     *
+     * @return this request, for chaining.
+     */
+    public Request noSession()
+    {
+        hasSession = false;
+        sessionKey = 0L;
+        return this;
+    }
+
+    /** @return whether this request carries a session key. */
+    public boolean hasSession()
+    {
+        return hasSession;
+    }
+
+    /** @return the session key; meaningful only when {@link #hasSession()}. */
+    public long sessionKey()
+    {
+        return sessionKey;
+    }
+
+    /**
+     * Forgets exclusions, token counts and the session key for the next request, keeping the decision, storage and the generator's
      * position.
      *
      * @return this request, for chaining.
@@ -152,6 +192,7 @@ public final class Request
         exclusions.clear();
         promptTokens = NO_TOKENS;
         maxOutputTokens = NO_TOKENS;
+        noSession();
         return this;
     }
 

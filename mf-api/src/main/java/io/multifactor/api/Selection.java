@@ -119,6 +119,9 @@ public final class Selection
     private Object callerThreadState;
     private final double[] boundMin = new double[Factor.COUNT];
     private final double[] boundMax = new double[Factor.COUNT];
+    // Sessions: the rule that chose (SessionRule.OFF without a session) and the entry's model before it (Handles.NONE).
+    private int sessionRule = SessionRule.OFF;
+    private int sessionPreviousModel = Handles.NONE;
 
     /** A selection sized for decisions of up to 16 candidates; it grows on demand. */
     public Selection()
@@ -462,6 +465,24 @@ public final class Selection
         // value <= max, so value - min <= max - min once rounded: t never exceeds 1.
         final double t = (value - min) / (max - min);
         return lowerIsBetter ? 1.0 - t : t;
+    }
+
+    /**
+     * @return the {@link SessionRule} that made this choice: {@link SessionRule#OFF} when the request carried no session
+     *     key or its decision has no {@code session} block.
+     */
+    public int sessionRule()
+    {
+        return sessionRule;
+    }
+
+    /**
+     * @return handle of the model the request's session entry held before this selection (the previous model P), or
+     *     {@link Handles#NONE} when it had no live entry or no session took part.
+     */
+    public int sessionPreviousModel()
+    {
+        return sessionPreviousModel;
     }
 
     /** Grows the storage for a larger decision: called by the kernel when it starts one, through its private lookup. */

@@ -168,7 +168,7 @@ class CounterBlocksStressTest
             blocks.blocksCreated() + " blocks (at most " + maxBlocks + " held at once), totals exact");
     }
 
-    private static Thread start(
+    static Thread start(
         final ConcurrentLinkedQueue<Throwable> errors, final CountDownLatch goOrNull, final Body body)
     {
         final Thread thread = new Thread(() ->
@@ -192,7 +192,7 @@ class CounterBlocksStressTest
 
     /** A test thread's body. Not threadsafe: one thread runs it. */
     @FunctionalInterface
-    private interface Body
+    interface Body
     {
         void run() throws Exception;
     }

@@ -2,6 +2,7 @@ package io.multifactor.config;
 
 import io.multifactor.api.Factor;
 import io.multifactor.config.model.MultiFactorConfig;
+import io.multifactor.config.model.RankingConfig;
 import io.multifactor.config.model.SloConfig;
 import io.multifactor.config.model.WeightsConfig;
 import io.multifactor.config.read.MappingReader;
@@ -24,7 +25,8 @@ final class MultiFactorReader
     static final String ALGORITHM = "multi_factor";
     static final List<String> KEYS = List.of(
         "weights", "slo", "latency_percentile", "on_no_candidates",
-        "latency_metric", "cost_mix", "objective", "priority", "tolerance", "tie_band", "tie_break", "pick", "load_metric");
+        "latency_metric", "cost_mix", "objective", "priority", "tolerance", "tie_band", "tie_break", "pick", "load_metric",
+        SessionReader.KEY);
     static final List<String> WEIGHT_KEYS = weightKeys();
     static final List<String> SLO_KEYS = List.of("max_tpot_ms", "max_ttft_ms", "max_cost_per_1m", "max_inflight",
         "min_quality", "max_inflight_tokens", "max_queue", "max_kv_cache");
@@ -63,7 +65,9 @@ final class MultiFactorReader
                 policy = NoCandidatesPolicy.CHEAPEST;
             }
         }
-        return new MultiFactorConfig(weights, slo, percentile, policy, RankingReader.read(mf, problems));
+        final RankingConfig ranking = RankingReader.read(mf, problems);
+        return new MultiFactorConfig(weights, slo, percentile, policy, ranking,
+            SessionReader.read(mf, problems, ranking.objective()));
     }
 
     private static String nearestHint(final String policyText)

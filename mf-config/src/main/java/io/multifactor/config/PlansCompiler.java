@@ -71,7 +71,8 @@ public final class PlansCompiler
                 .tieBreak(ranking.tieBreak())
                 .pick(ranking.pick())
                 .loadMetric(ranking.loadMetric())
-                .algorithmType(decision.algorithmType());
+                .algorithmType(decision.algorithmType())
+                .session(mf.session());
             if (!ranking.priority().isEmpty() && decision.algorithmType() == AlgorithmType.MULTI_FACTOR)
             {
                 spec.lexicographic(ranking.tolerance(), ranking.priorityFactors());

@@ -221,7 +221,7 @@ final class RankingReader
     }
 
     /** @return a finite number in 0..1, 0 when absent, NaN after reporting a problem. */
-    private static double unitInterval(final MappingReader mf, final Problems problems, final String key)
+    static double unitInterval(final MappingReader mf, final Problems problems, final String key)
     {
         if (!mf.has(key))
         {
@@ -241,7 +241,7 @@ final class RankingReader
         return mf.has("objective") ? describe(mf.value("objective")) : "weighted (the default)";
     }
 
-    private static String describe(final YamlNode node)
+    static String describe(final YamlNode node)
     {
         return node instanceof YamlScalar ? ((YamlScalar)node).text() : node.describe();
     }

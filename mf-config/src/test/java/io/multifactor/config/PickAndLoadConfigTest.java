@@ -20,13 +20,13 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  */
 class PickAndLoadConfigTest
 {
-    private static String with(final String... lines)
+    static String with(final String... lines)
     {
         return ConfigRefusalTest.VALID.replace("        on_no_candidates: cheapest\n",
             "        on_no_candidates: cheapest\n" + String.join("\n", lines) + "\n");
     }
 
-    private static DecisionPlan plan(final String yaml) throws Exception
+    static DecisionPlan plan(final String yaml) throws Exception
     {
         final LoadedConfig loaded = ConfigLoader.load("r.yaml", yaml, null);
         assertThat(loaded.warnings()).isEmpty();
@@ -90,7 +90,7 @@ class PickAndLoadConfigTest
         assertThat(messages(yaml)).containsExactly(expected);
     }
 
-    private static List<String> messages(final String yaml)
+    static List<String> messages(final String yaml)
     {
         final InvalidConfigurationException thrown =
             catchThrowableOfType(InvalidConfigurationException.class, () -> ConfigLoader.load("r.yaml", yaml, null));

@@ -20,6 +20,7 @@ import io.multifactor.serving.RequestFlow;
 import io.multifactor.serving.RequestLifecycle;
 import io.multifactor.serving.RetryAfter;
 import io.multifactor.serving.ServingHeaders;
+import io.multifactor.serving.SessionKeys;
 
 import java.util.Arrays;
 import java.util.Set;
@@ -210,6 +211,19 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
             return;
         }
         explain = RequestFlow.explainAsked(ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.EXPLAIN, 8));
+        final String session = SessionKeys.header(
+            ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.SESSION_ID, SessionKeys.MAX_HEADER_BYTES),
+            ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.SESSION_TOKEN, SessionKeys.MAX_HEADER_BYTES));
+        if (session == ExtProcHeaders.TOO_LONG)
+        {
+            badRequest(400, "header " + ServingHeaders.SESSION_ID + " (or " + ServingHeaders.SESSION_TOKEN +
+                ") is longer than " + SessionKeys.MAX_HEADER_BYTES + " bytes");
+            return;
+        }
+        if (session != null)
+        {
+            flow.session(SessionKeys.key(session));
+        }
         if (headers.getEndOfStream())
         {
             route(false);

@@ -184,6 +184,19 @@ class EnvoyDocsTest
     }
 
     @Test
+    void shouldHashASessionsHeaderOntoOneRouterReplica() throws Exception
+    {
+        final List<String> blocks = yamlBlocks("# Sessions:");
+        assertThat(blocks).hasSize(1);
+        final Bootstrap bootstrap = parse(blocks.get(0));
+        final io.envoyproxy.envoy.config.route.v3.RouteAction route = connectionManager(bootstrap).getRouteConfig()
+            .getVirtualHosts(0).getRoutes(0).getRoute();
+        assertThat(route.getHashPolicy(0).getHeader().getHeaderName()).isEqualTo("x-session-id");
+        assertThat(route.getHashPolicy(1).getHeader().getHeaderName()).isEqualTo("x-session-token");
+        assertThat(cluster(bootstrap, route.getCluster()).getLbPolicy()).isEqualTo(Cluster.LbPolicy.RING_HASH);
+    }
+
+    @Test
     void shouldReachTheServiceOnAUnixDomainSocketThroughAStaticPipeCluster() throws Exception
     {
         final List<String> blocks = yamlBlocks("clusters:");

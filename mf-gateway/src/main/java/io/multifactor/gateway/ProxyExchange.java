@@ -11,6 +11,7 @@ import io.multifactor.serving.RequestFlow;
 import io.multifactor.serving.RequestLifecycle;
 import io.multifactor.serving.RetryAfter;
 import io.multifactor.serving.ServingHeaders;
+import io.multifactor.serving.SessionKeys;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -149,6 +150,12 @@ final class ProxyExchange
         body = null;
         bodyBytes = bytes;
         final long promptTokens = parsed.hasTokenCounts() ? parsed.promptTokens() : Request.NO_TOKENS;
+        final String session = SessionKeys.header(
+            request.getHeader(ServingHeaders.SESSION_ID), request.getHeader(ServingHeaders.SESSION_TOKEN));
+        if (session != null)
+        {
+            flow.session(SessionKeys.key(session));
+        }
         if (flow.start(promptTokens, parsed.maxOutputTokens()))
         {
             send();

@@ -116,6 +116,15 @@ final class MeterSpecs
                     add(specs, reader, "mf.server.fresh", commonTags.and("backend", tag(parsed, "backend")),
                         MeterSpec.GAUGE, counterId);
                     break;
+                case CounterTypes.SESSIONS:
+                    add(specs, reader, "mf.sessions",
+                        commonTags.and("decision", tag(parsed, "decision"), "rule", tag(parsed, "rule")),
+                        MeterSpec.COUNTER, counterId);
+                    break;
+                case CounterTypes.SESSIONS_LIVE:
+                    add(specs, reader, "mf.sessions.live", commonTags.and("decision", tag(parsed, "decision")),
+                        MeterSpec.GAUGE, counterId);
+                    break;
                 default:
                     break;
             }

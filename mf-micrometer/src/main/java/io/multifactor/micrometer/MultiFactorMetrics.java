@@ -32,6 +32,8 @@ import java.util.Objects;
  *   mf.reloads{result}                      counter   result: applied, refused
  *   mf.fleet.exchanges{result}              counter   result: done, failed
  *   mf.fleet.replicas                       gauge     live remote replicas
+ *   mf.sessions{decision,rule}              counter   rule: stay, switch, handoff, new; evicted: entries forgotten
+ *   mf.sessions.live{decision}              gauge     live session entries
  * </pre>
  * Meters follow reloads: after each {@link MultiFactorEngine#replacePlans}, meters of models and decisions the plans no
  * longer have are removed from the registries and those of new ones added.
@@ -194,6 +196,10 @@ public final class MultiFactorMetrics implements MeterBinder, AutoCloseable
                 return "Scrapes of a model server's metrics by result (load reports count as ok)";
             case "mf.server.fresh":
                 return "Whether a model server's last good scrape is fresh (1) or stale (0)";
+            case "mf.sessions":
+                return "Session requests per decision by rule (stay, switch, handoff, new) and entries evicted (evicted)";
+            case "mf.sessions.live":
+                return "Live session entries per decision (seen less than idle_timeout ago)";
             default:
                 return name;
         }

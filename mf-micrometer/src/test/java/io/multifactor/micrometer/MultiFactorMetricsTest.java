@@ -4,10 +4,12 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.multifactor.api.Exclusions;
+import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.plan.SessionPolicy;
 import io.multifactor.kernel.reliability.EjectionPolicy;
 import io.multifactor.kernel.signal.ServerBackend;
 import io.multifactor.kernel.signal.ServerKind;
@@ -136,6 +138,38 @@ class MultiFactorMetricsTest
             "mf_server_queue{model=\"premium\"} NaN",
             "mf_server_fresh{backend=\"http://127.0.0.1:8002\"} 0.0")
             .doesNotContain("8001");
+    }
+
+    @Test
+    void shouldExposeSessionsByRuleAndTheLiveEntries()
+    {
+        clock.update(TimeUnit.SECONDS.toNanos(1_000));
+        engine = MultiFactorEngine.builder(new PlansBuilder()
+            .model("premium", 0.9, 10.0)
+            .model("economy", 0.1, 1.0)
+            .decision("chat").candidates("premium", "economy").weights(1.0, 0.0, 0.0, 0.0)
+            .session(new SessionPolicy(0.1, 0.05, 1, TimeUnit.SECONDS.toNanos(60), 1)).add()
+            .build()).clock(clock).build();
+        new MultiFactorMetrics(engine).bindTo(registry);
+        final Request request = new Request().decision(engine.decisionId("chat"));
+        final Selection selection = new Selection();
+        engine.select(request.session(1L), selection);
+        engine.select(request.session(1L), selection);
+        engine.select(request.session(1L), selection);
+        // max_sessions 1: a second key forgets the first.
+        engine.select(request.session(2L), selection);
+        engine.refreshNow();
+        assertThat(registry.scrape()).contains(
+            "# HELP mf_sessions_total Session requests per decision by rule",
+            "mf_sessions_total{decision=\"chat\",rule=\"new\"} 2.0",
+            "mf_sessions_total{decision=\"chat\",rule=\"stay\"} 2.0",
+            "mf_sessions_total{decision=\"chat\",rule=\"switch\"} 0.0",
+            "mf_sessions_total{decision=\"chat\",rule=\"handoff\"} 0.0",
+            "mf_sessions_total{decision=\"chat\",rule=\"evicted\"} 1.0",
+            "mf_sessions_live{decision=\"chat\"} 1.0");
+        clock.advance(TimeUnit.SECONDS.toNanos(60));
+        engine.refreshNow();
+        assertThat(registry.scrape()).contains("mf_sessions_live{decision=\"chat\"} 0.0");
     }
 
     @Test

@@ -121,7 +121,23 @@ public final class ExplainJson
             sb.append(inner).append("\"eliminated_by\"").append(colon).append(JsonText.string(c.eliminatedBy()));
             sb.append('}');
         }
-        sb.append("]}");
+        sb.append(']');
+        final Explanation.Session session = explanation.session();
+        if (session != null)
+        {
+            // Only for a request with a session (4.6): null when its decision has no session block.
+            sb.append(line).append(compact ? "" : " ").append("\"session\"").append(colon);
+            if (session.ignored())
+            {
+                sb.append("null");
+            }
+            else
+            {
+                sb.append("{\"previous\"").append(colon).append(JsonText.string(session.previous())).append(comma)
+                    .append("\"rule\"").append(colon).append(JsonText.string(session.rule())).append('}');
+            }
+        }
+        sb.append('}');
         if (!compact)
         {
             sb.append('\n');

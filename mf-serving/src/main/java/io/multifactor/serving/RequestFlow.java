@@ -52,6 +52,8 @@ public final class RequestFlow
     private int errorStatus;
     private String errorType;
     private String errorMessage;
+    private boolean hasSession;
+    private long sessionKey;
 
     /**
      * @param engine the engine that selects and keeps the leases; its clock is the flow's.
@@ -82,6 +84,18 @@ public final class RequestFlow
         firstFailure = null;
         exclusions.clear();
         clearError();
+        hasSession = false;
+    }
+
+    /**
+     * Gives the request a session key (from {@link SessionKeys}), applied by {@link #start} to every attempt.
+     *
+     * @param key the session key.
+     */
+    public void session(final long key)
+    {
+        hasSession = true;
+        sessionKey = key;
     }
 
     /** @return now on the engine's clock, in nanoseconds: the time every measurement of the flow is taken on. */
@@ -128,6 +142,7 @@ public final class RequestFlow
         this.promptTokens = promptTokens;
         this.maxOutputTokens = maxOutputTokens;
         attempts = 0;
+        lifecycle.session(hasSession, sessionKey);
         return attempt();
     }
 

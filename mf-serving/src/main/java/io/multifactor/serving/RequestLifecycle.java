@@ -53,6 +53,8 @@ public final class RequestLifecycle
 
     private final MultiFactorEngine engine;
     private final Request request = new Request();
+    private boolean hasSession;
+    private long sessionKey;
     private final Selection selection = new Selection();
     private final SseStreamMeter meter = new SseStreamMeter();
     private final PrefixTicket prefix = new PrefixTicket();
@@ -71,6 +73,18 @@ public final class RequestLifecycle
     public RequestLifecycle(final MultiFactorEngine engine)
     {
         this.engine = engine;
+    }
+
+    /**
+     * Sets the session key the next {@link #start}s select with (each attempt is a selection of the session).
+     *
+     * @param has whether the request carries a session key.
+     * @param key the key ({@link SessionKeys}).
+     */
+    public void session(final boolean has, final long key)
+    {
+        hasSession = has;
+        sessionKey = key;
     }
 
     /**
@@ -104,6 +118,10 @@ public final class RequestLifecycle
         tpotMicros = -1;
         request.clear();
         request.decision(decisionId);
+        if (hasSession)
+        {
+            request.session(sessionKey);
+        }
         if (exclusionsOrNull != null && !exclusionsOrNull.isEmpty())
         {
             final int capacity = engine.plans().modelCapacity();

@@ -29,6 +29,10 @@ public final class ServingHeaders
     public static final String RETRY_AFTER = "retry-after";
     /** Request header that names a request in logs (passed through, or generated), echoed on the response. */
     public static final String REQUEST_ID = "x-request-id";
+    /** Request header that names the request's session (keyed by {@link SessionKeys}). */
+    public static final String SESSION_ID = "x-session-id";
+    /** llm-d's session header, read when {@link #SESSION_ID} is absent. */
+    public static final String SESSION_TOKEN = "x-session-token";
 
     private ServingHeaders()
     {

@@ -1,6 +1,7 @@
 package io.multifactor.tools;
 
 import io.multifactor.api.Exclusions;
+import io.multifactor.api.Handles;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
@@ -13,6 +14,7 @@ import io.multifactor.serving.ExplainJson;
 import io.multifactor.sim.scenario.Scenario;
 import io.multifactor.sim.scenario.ScenarioLoader;
 import io.multifactor.sim.scenario.ScenarioReplay;
+import io.multifactor.sim.scenario.ScenarioSession;
 import org.agrona.concurrent.CachedNanoClock;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -104,7 +106,10 @@ final class ExplainCommand implements Callable<Integer>
                 return ExitCodes.INVALID_INPUT;
             }
             engine.refreshNow();
-            explanation = engine.explain(request);
+            final ScenarioSession session = scenario.session();
+            explanation = session == null ? engine.explain(request) : engine.explain(request,
+                session.modelOrNull() == null ? Handles.NONE : engine.modelId(session.modelOrNull().name()),
+                (int)session.turns(), session.idleMs());
         }
         if (clamped > 0)
         {

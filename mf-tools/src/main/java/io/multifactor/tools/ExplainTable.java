@@ -26,6 +26,13 @@ public final class ExplainTable
         sb.append("decision  ").append(explanation.decision()).append('\n');
         sb.append("outcome   ").append(explanation.outcome()).append('\n');
         sb.append("selected  ").append(explanation.selected() == null ? "(none)" : explanation.selected()).append('\n');
+        final Explanation.Session session = explanation.session();
+        if (session != null)
+        {
+            sb.append("session   ").append(session.ignored() ? "(ignored: the decision has no session block)" :
+                "rule " + session.rule() + "  previous " + (session.previous() == null ? "(none)" : session.previous()))
+                .append('\n');
+        }
         final boolean lexicographic = "lexicographic".equals(explanation.objective());
         sb.append("objective ").append(explanation.objective());
         if (lexicographic)

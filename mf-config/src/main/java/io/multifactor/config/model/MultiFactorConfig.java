@@ -1,6 +1,7 @@
 package io.multifactor.config.model;
 
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
+import io.multifactor.kernel.plan.SessionPolicy;
 
 /**
  * The {@code algorithm.multi_factor:} block of a decision.
@@ -12,9 +13,11 @@ import io.multifactor.kernel.plan.NoCandidatesPolicy;
  * @param latencyPercentile {@code latency_percentile}, 1..100.
  * @param onNoCandidates {@code on_no_candidates} as a {@link NoCandidatesPolicy} code.
  * @param ranking latency metric, cost mix, objective and tie settings.
+ * @param session the {@code session:} block, or {@code null} when absent (a session key is then ignored).
  */
 public record MultiFactorConfig(
-    WeightsConfig weights, SloConfig slo, int latencyPercentile, int onNoCandidates, RankingConfig ranking)
+    WeightsConfig weights, SloConfig slo, int latencyPercentile, int onNoCandidates, RankingConfig ranking,
+    SessionPolicy session)
 {
     /** Default percentile. */
     public static final int DEFAULT_PERCENTILE = 95;
@@ -35,5 +38,21 @@ public record MultiFactorConfig(
         final WeightsConfig weights, final SloConfig slo, final int latencyPercentile, final int onNoCandidates)
     {
         this(weights, slo, latencyPercentile, onNoCandidates, RankingConfig.DEFAULTS);
+    }
+
+    /**
+     * A block without {@code session:}.
+     *
+     * @param weights configured weights.
+     * @param slo quality floor and ceilings.
+     * @param latencyPercentile {@code latency_percentile}.
+     * @param onNoCandidates a {@link NoCandidatesPolicy} code.
+     * @param ranking latency metric, cost mix, objective and tie settings.
+     */
+    public MultiFactorConfig(
+        final WeightsConfig weights, final SloConfig slo, final int latencyPercentile, final int onNoCandidates,
+        final RankingConfig ranking)
+    {
+        this(weights, slo, latencyPercentile, onNoCandidates, ranking, null);
     }
 }

@@ -218,6 +218,18 @@ final class CounterLayout
     }
 
     /**
+     * Under lock, inside a generation: a counter that threads count into by id (per-thread blocks).
+     *
+     * @param label its label.
+     * @param typeId one of {@link CounterTypes}.
+     * @return its id.
+     */
+    int counterId(final String label, final int typeId)
+    {
+        return registry.use(label, typeId);
+    }
+
+    /**
      * Under lock, inside a generation: a model's ejection counters.
      *
      * @param name model name.

@@ -76,8 +76,8 @@ final class EngineParts
         installer = new StateInstaller(lock, layout, publisher, serverPublisher, originNs, sliceNs, counterBlocks,
             settings, clock, ejections);
         reserver = new ReserveOnSelect(leases, leaseEpochs, settings.defaultRequestTokens());
-        selector = new Selector(reserver, counterBlocks);
-        explainer = new Explainer(installer, settings.latencyEstimator() == LatencyEstimatorType.PEAK_EWMA);
+        selector = new Selector(reserver, counterBlocks, clock);
+        explainer = new Explainer(installer, settings.latencyEstimator() == LatencyEstimatorType.PEAK_EWMA, clock);
         samples = new SampleRecorder(installer, layout);
         refreshCycle = new RefreshCycle(
             lock, clock, settings, originNs, installer, publisher, serverPublisher, layout, leases, leaseEpochs,

@@ -250,6 +250,24 @@ public final class MultiFactorEngine
     }
 
     /**
+     * As {@link #explain(Request)} for a request whose session entry is stated rather than read from the decision's
+     * table (a scenario file's {@code session:}): the same session rules as {@code select} run on it, and the record
+     * shows the entry's model and the rule that chose. The table is neither read nor changed.
+     *
+     * @param request the request: decision, exclusions, token counts, generator.
+     * @param previousModelId the entry's model P, or {@link io.multifactor.api.Handles#NONE} when the key has no entry.
+     * @param turns the turns P has served, >= 1.
+     * @param idleMillis how long ago the entry was last seen, >= 0: {@code idle_timeout} or longer means no live entry.
+     * @return the explanation, with its session part.
+     * @throws IllegalArgumentException when the request's decision is not one of the current plans.
+     */
+    public Explanation explain(final Request request, final int previousModelId, final int turns, final long idleMillis)
+    {
+        return explainer.explainStated(request.decisionId(), request.exclusions(), request, previousModelId, turns,
+            idleMillis >= Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : idleMillis * 1_000_000L);
+    }
+
+    /**
      * {@inheritDoc} Lock-free; {@link #NO_LEASE} also when the model is retired or the table full
      * ({@link #leaseTableFullCount}). The lease weighs {@code default_request_tokens} in the model's in-flight tokens.
      */

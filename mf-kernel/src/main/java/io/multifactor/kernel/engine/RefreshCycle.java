@@ -261,6 +261,7 @@ final class RefreshCycle
         }
         // After the sweep: a probe it found lost is already ejected again.
         publishEjected(s);
+        SessionTables.publishLive(s, nowNs, counters.values());
         return work;
     }
 

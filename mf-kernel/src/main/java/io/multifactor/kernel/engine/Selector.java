@@ -4,6 +4,7 @@ import io.multifactor.api.Exclusions;
 import io.multifactor.api.InflightTracker;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
+import io.multifactor.api.SessionRule;
 import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.scoring.BaselineKernel;
@@ -11,6 +12,9 @@ import io.multifactor.kernel.scoring.ScoringKernel;
 import io.multifactor.kernel.scoring.SelectionWriter;
 import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
 import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
+import io.multifactor.kernel.session.SessionRules;
+import io.multifactor.kernel.session.SessionTable;
+import org.agrona.concurrent.NanoClock;
 
 /**
  * Selection itself: reads the published state once, runs the {@link ScoringKernel} (for a decision of a baseline
@@ -23,6 +27,11 @@ import io.multifactor.kernel.metrics.SingleWriterCounterBlock;
  * finds full). The refresh agent adds the blocks into the shared counters once per period
  * ({@link PerThreadCounterBlocks#aggregate()}). No atomic instruction, and no cache line another thread writes.
  * <p>
+ * Sessions: for a request with a session key on a decision with a {@code session} block, the {@link SessionRules} run
+ * on the kernel's choice X with the key's live entry, before reserve on select; once the choice is final (reserved),
+ * the entry is updated in the decision's {@link SessionTable} and the rule (and any eviction) counted. These are the
+ * only writes to memory other threads share, confined to the key's set of the table.
+ * <p>
  * This class is threadsafe: it holds no per-call state; every call writes only the caller's {@link Selection} and the
  * calling thread's counter block. It allocates nothing (once the selection is large enough and the thread has its
  * block), takes no lock, never throws for an expected outcome.
@@ -31,15 +40,17 @@ final class Selector
 {
     private final ReserveOnSelect reserver;
     private final PerThreadCounterBlocks counterBlocksOrNull;
+    private final NanoClock clock;
 
     /**
      * @param reserver reserve on select.
      * @param counterBlocksOrNull the engine's per-thread counter blocks, or null when selections are not counted.
      */
-    Selector(final ReserveOnSelect reserver, final PerThreadCounterBlocks counterBlocksOrNull)
+    Selector(final ReserveOnSelect reserver, final PerThreadCounterBlocks counterBlocksOrNull, final NanoClock clock)
     {
         this.reserver = reserver;
         this.counterBlocksOrNull = counterBlocksOrNull;
+        this.clock = clock;
     }
 
     /**
@@ -65,6 +76,13 @@ final class Selector
         }
         final SingleWriterCounterBlock counts = countsOrNull(out);
         run(decision, exclusionsOrNull, requestOrNull, out, counts);
+        if (decision.sessionsOrNull != null && requestOrNull != null && requestOrNull.hasSession())
+        {
+            final long nowNs = clock.nanoTime();
+            final int rule = SessionRules.apply(decision.sessionPolicyOrNull, out,
+                lookup(decision, requestOrNull.sessionKey(), nowNs));
+            remember(decision, requestOrNull.sessionKey(), out, rule, nowNs, counts);
+        }
         if (counts != null)
         {
             counts.increment(decision.selectionCounterId(out));
@@ -96,9 +114,18 @@ final class Selector
         }
         final SingleWriterCounterBlock counts = countsOrNull(out);
         run(decision, exclusionsOrNull, requestOrNull, out, counts);
+        final boolean session = decision.sessionsOrNull != null && requestOrNull != null && requestOrNull.hasSession();
+        final long nowNs = session ? clock.nanoTime() : 0L;
+        final int rule = session ? SessionRules.apply(decision.sessionPolicyOrNull, out,
+            lookup(decision, requestOrNull.sessionKey(), nowNs)) : SessionRule.OFF;
         final long lease = out.hasSelection() ?
             reserver.reserve(s, decision, out, counts, reserver.weight(requestOrNull)) : InflightTracker.NO_LEASE;
         SelectionWriter.lease(out, lease);
+        if (session)
+        {
+            // The session's choice is the model that got the lease: P not reserved was handed off.
+            remember(decision, requestOrNull.sessionKey(), out, SessionRules.afterReserve(out, rule), nowNs, counts);
+        }
         if (counts != null)
         {
             // Counted once the choice is final: reserve may have dropped a full candidate and chosen the next.
@@ -127,6 +154,71 @@ final class Selector
         }
         run(decision, exclusionsOrNull, requestOrNull, out, null);
         return decision.plan;
+    }
+
+    /**
+     * Selects on one published state as {@link #selectOn(EngineState, int, Exclusions, Request, Selection)}, then runs
+     * the session rules on a stated entry (what {@code explain} is given), counting and changing nothing.
+     *
+     * @param stated the entry ({@link SessionTable#lookup}'s value word, or {@link SessionTable#NO_ENTRY}).
+     * @return the decision's plan, or null for an unknown decision.
+     */
+    static DecisionPlan selectOn(
+        final EngineState s,
+        final int decisionId,
+        final Exclusions exclusionsOrNull,
+        final Request requestOrNull,
+        final Selection out,
+        final long stated)
+    {
+        final DecisionPlan plan = selectOn(s, decisionId, exclusionsOrNull, requestOrNull, out);
+        final LiveDecision decision = s.decision(decisionId);
+        if (plan != null && decision.sessionsOrNull != null)
+        {
+            SessionRules.apply(decision.sessionPolicyOrNull, out, stated);
+        }
+        return plan;
+    }
+
+    /**
+     * The live entry of a key in a decision's table as {@code explain} reads it (read only).
+     *
+     * @return its value word, or {@link SessionTable#NO_ENTRY} (also for a decision without sessions).
+     */
+    static long liveEntry(final EngineState s, final int decisionId, final long key, final long nowNs)
+    {
+        final LiveDecision decision = s.decision(decisionId);
+        return decision == null || decision.sessionsOrNull == null ? SessionTable.NO_ENTRY : lookup(decision, key, nowNs);
+    }
+
+    private static long lookup(final LiveDecision decision, final long key, final long nowNs)
+    {
+        return decision.sessionsOrNull.lookup(key, nowNs, decision.sessionPolicyOrNull.idleTimeoutNs());
+    }
+
+    // Once the choice is final: the entry holds it (unless the rule was none), and the rule and any eviction count.
+    private static void remember(
+        final LiveDecision decision,
+        final long key,
+        final Selection out,
+        final int rule,
+        final long nowNs,
+        final SingleWriterCounterBlock countsOrNull)
+    {
+        if (rule == SessionRule.NONE)
+        {
+            return;
+        }
+        final int result = decision.sessionsOrNull.update(
+            key, out.selectedModel(), nowNs, decision.sessionPolicyOrNull.idleTimeoutNs());
+        if (countsOrNull != null)
+        {
+            countsOrNull.increment(decision.sessionCounterIds[rule]);
+            if (result == SessionTable.EVICTED)
+            {
+                countsOrNull.increment(decision.sessionCounterIds[SessionTables.EVICTED]);
+            }
+        }
     }
 
     // The decision's kernel: the scoring kernel, or for a baseline type of a policy comparison (round_robin, random,

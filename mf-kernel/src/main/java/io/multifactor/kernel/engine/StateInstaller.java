@@ -46,6 +46,8 @@ final class StateInstaller
     private Map<String, ModelSignals> signalsByName = new HashMap<>();
     private boolean closed;
     private boolean fleetAttached;
+    private final SessionTables sessions = new SessionTables();
+    private SessionTables.Prepared pendingSessions;
 
     StateInstaller(
         final Object lock,
@@ -176,6 +178,7 @@ final class StateInstaller
                 state = new EngineState(new PlansBuilder().build(), new ModelSignals[0], values);
                 ejections.models(new ModelEjection[0]);
                 signalsByName = new HashMap<>();
+                sessions.clear();
             }
         }
     }
@@ -228,6 +231,7 @@ final class StateInstaller
         }
         signalsByName = nextByName;
         state = nextState;
+        sessions.commit(pendingSessions);
         if (counterBlocksOrNull != null)
         {
             // Before the reclaim: a retired counter is freed only once every thread's last counts of it are in.
@@ -323,12 +327,16 @@ final class StateInstaller
                 }
             }
         }
+        pendingSessions = sessions.prepare(next, layout);
+        countedIdLimit = Math.max(countedIdLimit, pendingSessions.idLimit);
         if (counterBlocksOrNull != null)
         {
             // New threads' blocks hold every id of these plans without growing on their first selections.
             counterBlocksOrNull.idLimit(countedIdLimit);
         }
-        return new EngineState(
+        final EngineState built = new EngineState(
             next, byModel, values, latencyCounterOffsets, dropCounterIds, sampleOffsets, selectionCounterIds, ejections);
+        pendingSessions.attachTo(built);
+        return built;
     }
 }

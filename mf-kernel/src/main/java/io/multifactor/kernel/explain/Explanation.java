@@ -1,11 +1,13 @@
 package io.multifactor.kernel.explain;
 
 import io.multifactor.api.DropReason;
+import io.multifactor.api.Handles;
 import io.multifactor.api.Factor;
 import io.multifactor.api.LatencyMetric;
 import io.multifactor.api.Objective;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Selection;
+import io.multifactor.api.SessionRule;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.TieBreak;
@@ -34,6 +36,8 @@ import java.util.List;
  * @param extended whether the signals beyond the seed's take part: the decision weighs a factor beyond the seed's
  *     four, bounds the servers' queue, KV-cache or in-flight tokens, or a candidate has one of them or is ejected; then
  *     the JSON and the table show them.
+ * @param session the session part: {@code null} when the request carried no session, {@link Session#IGNORED} when it
+ *     did but its decision has no {@code session} block, else the previous model and the rule that chose.
  */
 public record Explanation(
     String decision,
@@ -48,7 +52,8 @@ public record Explanation(
     double tieBand,
     String tieBreak,
     String latencyMetric,
-    boolean extended)
+    boolean extended,
+    Session session)
 {
     /**
      * @param decision the decision's name.
@@ -70,6 +75,54 @@ public record Explanation(
         weights = List.copyOf(weights);
         candidates = List.copyOf(candidates);
         priority = List.copyOf(priority);
+    }
+
+    /**
+     * As the canonical constructor, without a session part.
+     *
+     * @param decision the decision's name.
+     * @param outcome the outcome label.
+     * @param selected the chosen model or {@code null}.
+     * @param percentile the latency percentile.
+     * @param weights the effective weights; copied.
+     * @param candidates every candidate; copied.
+     * @param objective the objective label.
+     * @param priority the lexicographic priority; copied.
+     * @param tolerance the lexicographic tolerance.
+     * @param tieBand the weighted tie band.
+     * @param tieBreak the tie-break label.
+     * @param latencyMetric the latency metric label.
+     * @param extended whether the signals beyond the seed's take part.
+     */
+    public Explanation(
+        final String decision, final String outcome, final String selected, final int percentile,
+        final List<Double> weights, final List<Candidate> candidates, final String objective,
+        final List<String> priority, final double tolerance, final double tieBand, final String tieBreak,
+        final String latencyMetric, final boolean extended)
+    {
+        this(decision, outcome, selected, percentile, weights, candidates, objective, priority, tolerance, tieBand,
+            tieBreak, latencyMetric, extended, null);
+    }
+
+    /**
+     * The session part of an explanation: the model the request's entry held before (P) and the rule that chose.
+     * <p>
+     * Instances are immutable and threadsafe.
+     *
+     * @param previous the previous model's name, or {@code null} when the key had no live entry.
+     * @param rule {@code min_turns}, {@code stay}, {@code switch}, {@code handoff}, {@code new} or {@code none}; null
+     *     only in {@link #IGNORED}.
+     */
+    public record Session(String previous, String rule)
+    {
+        /** A session key on a decision without a {@code session} block: ignored ({@code "session": null}). */
+        public static final Session IGNORED = new Session(null, null);
+
+        /** @return whether the decision ignored the session key (it has no {@code session} block). */
+        public boolean ignored()
+        {
+            return rule == null;
+        }
     }
 
     /**
@@ -166,6 +219,21 @@ public record Explanation(
     public static Explanation of(
         final Plans plans, final DecisionPlan plan, final Selection selection, final boolean peakEwma)
     {
+        return of(plans, plan, selection, peakEwma, selection.sessionRule() != SessionRule.OFF);
+    }
+
+    /**
+     * @param plans the snapshot the selection ran on.
+     * @param plan the decision's plan.
+     * @param selection the filled selection.
+     * @param peakEwma whether the engine's latency is peak-EWMA.
+     * @param session whether the request carried a session (a key, or an entry stated to {@code explain}).
+     * @return the record; its session part as {@link #session()} says.
+     */
+    public static Explanation of(
+        final Plans plans, final DecisionPlan plan, final Selection selection, final boolean peakEwma,
+        final boolean session)
+    {
         final List<Double> weights = new ArrayList<>();
         for (int f = 0; f < Factor.COUNT; f++)
         {
@@ -202,7 +270,23 @@ public record Explanation(
         }
         return new Explanation(plan.name(), Outcome.label(selection.outcome()), selected, plan.percentile(), weights,
             candidates, Objective.label(plan.objective()), priority, plan.tolerance(), plan.tieBand(),
-            TieBreak.label(plan.tieBreak()), LatencyMetric.label(plan.latencyMetric()), extended(plan, selection));
+            TieBreak.label(plan.tieBreak()), LatencyMetric.label(plan.latencyMetric()), extended(plan, selection),
+            session(plans, selection, session));
+    }
+
+    private static Session session(final Plans plans, final Selection selection, final boolean session)
+    {
+        if (!session)
+        {
+            return null;
+        }
+        final int rule = selection.sessionRule();
+        if (rule == SessionRule.OFF)
+        {
+            return Session.IGNORED;
+        }
+        final int previous = selection.sessionPreviousModel();
+        return new Session(previous == Handles.NONE ? null : plans.modelName(previous), SessionRule.label(rule));
     }
 
     /**

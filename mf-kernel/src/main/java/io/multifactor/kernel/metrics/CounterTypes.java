@@ -98,6 +98,12 @@ public final class CounterTypes
     /** Tokens in flight on one model: the weights of its live leases ({@code mf.inflight.tokens}). */
     public static final int INFLIGHT_TOKENS = 1_619;
 
+    /** Selections of a decision by session rule ({@code mf.sessions}: stay, switch, handoff, new) and evictions. */
+    public static final int SESSIONS = 1_630;
+
+    /** Live session entries of a decision ({@code mf.sessions.live}), set by the refresh agent. */
+    public static final int SESSIONS_LIVE = 1_631;
+
     /** Value of a {@link #LATENCY} counter whose window holds no sample. */
     public static final long NO_OBSERVATION = -1L;
 
@@ -120,6 +126,7 @@ public final class CounterTypes
      */
     public static boolean isEngineType(final int typeId)
     {
-        return typeId >= INFLIGHT && typeId <= EJECTED || typeId == INFLIGHT_TOKENS;
+        return typeId >= INFLIGHT && typeId <= EJECTED || typeId == INFLIGHT_TOKENS || typeId == SESSIONS ||
+            typeId == SESSIONS_LIVE;
     }
 }

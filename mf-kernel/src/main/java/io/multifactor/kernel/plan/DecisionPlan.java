@@ -66,6 +66,7 @@ public final class DecisionPlan
     private final double effectiveMaxKvCache;
     private final boolean dropsStale;
     private final boolean scoresBeyondSeed;
+    private final SessionPolicy sessionOrNull;
 
     /**
      * Compiles one decision's specification: its settings from {@code spec} (with every default of the configuration
@@ -145,6 +146,11 @@ public final class DecisionPlan
         }
         Pick.label(pick);
         LoadMetric.label(loadMetric);
+        if (spec.session != null && objective != Objective.WEIGHTED)
+        {
+            throw new IllegalArgumentException("decision " + name + ": session applies to the weighted objective only");
+        }
+        this.sessionOrNull = spec.session;
         if (pick == Pick.P2C && (objective != Objective.WEIGHTED || tieBand != 0.0 || tieBreak != TieBreak.FIRST))
         {
             throw new IllegalArgumentException("decision " + name + ": pick p2c takes the weighted objective, no " +
@@ -473,6 +479,12 @@ public final class DecisionPlan
     public double tieBand()
     {
         return tieBand;
+    }
+
+    /** @return the decision's {@code session:} block, or null when it has none (a session key is then ignored). */
+    public SessionPolicy sessionOrNull()
+    {
+        return sessionOrNull;
     }
 
     /** @return the {@link TieBreak} code. */

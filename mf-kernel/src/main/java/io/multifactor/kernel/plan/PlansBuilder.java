@@ -265,6 +265,7 @@ public final class PlansBuilder
         int algorithmType = AlgorithmType.MULTI_FACTOR;
         int pick = Pick.BEST;
         int loadMetric = LoadMetric.REQUESTS;
+        SessionPolicy session;
 
         DecisionSpec(final PlansBuilder builder, final String name)
         {
@@ -496,6 +497,16 @@ public final class PlansBuilder
         {
             LoadMetric.label(loadMetric);
             this.loadMetric = loadMetric;
+            return this;
+        }
+
+        /**
+         * @param sessionOrNull the decision's {@code session:} block (weighted objective only), or null for none.
+         * @return this specification.
+         */
+        public DecisionSpec session(final SessionPolicy sessionOrNull)
+        {
+            this.session = sessionOrNull;
             return this;
         }
 

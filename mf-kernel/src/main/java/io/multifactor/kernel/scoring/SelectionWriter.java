@@ -3,11 +3,13 @@ package io.multifactor.kernel.scoring;
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Factor;
 import io.multifactor.api.FactorSource;
+import io.multifactor.api.Handles;
 import io.multifactor.api.InflightTracker;
 import io.multifactor.api.LatencyMetric;
 import io.multifactor.api.Objective;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Selection;
+import io.multifactor.api.SessionRule;
 import io.multifactor.kernel.plan.DecisionPlan;
 
 import java.lang.invoke.MethodHandle;
@@ -53,6 +55,8 @@ public final class SelectionWriter
     private static final VarHandle CALLER_THREAD_STATE = field("callerThreadState", Object.class);
     private static final VarHandle BOUND_MIN = field("boundMin", double[].class);
     private static final VarHandle BOUND_MAX = field("boundMax", double[].class);
+    private static final VarHandle SESSION_RULE = field("sessionRule", int.class);
+    private static final VarHandle SESSION_PREVIOUS_MODEL = field("sessionPreviousModel", int.class);
     private static final MethodHandle GROW = method("growSlowPath", MethodType.methodType(void.class, int.class));
     private static final MethodHandle COLUMN = method("column", MethodType.methodType(double[].class, int.class));
     /**
@@ -113,6 +117,8 @@ public final class SelectionWriter
         GATHERED.set(out, OBSERVED_EVERY_CALL);
         TOKENS.set(out, false);
         EJECTIONS.set(out, false);
+        SESSION_RULE.set(out, SessionRule.OFF);
+        SESSION_PREVIOUS_MODEL.set(out, Handles.NONE);
         if ((Selection.Configured)CONFIGURED.get(out) != configured)
         {
             CONFIGURED.set(out, configured);
@@ -407,6 +413,17 @@ public final class SelectionWriter
     public static void lease(final Selection out, final long lease)
     {
         LEASE.set(out, lease);
+    }
+
+    /**
+     * @param out the selection.
+     * @param rule the {@link SessionRule} that made the choice.
+     * @param previousModel handle of the model the session's entry held before, or {@link Handles#NONE}.
+     */
+    public static void session(final Selection out, final int rule, final int previousModel)
+    {
+        SESSION_RULE.set(out, rule);
+        SESSION_PREVIOUS_MODEL.set(out, previousModel);
     }
 
     private static void growSlowPath(final Selection out, final int candidateCount)

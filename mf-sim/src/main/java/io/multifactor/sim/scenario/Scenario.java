@@ -24,6 +24,7 @@ import java.util.List;
  * @param promptTokens {@code prompt_tokens}, {@code null} when not given.
  * @param maxOutputTokens {@code max_output_tokens}, {@code null} when not given.
  * @param seed {@code seed} of the random tie-break, {@code null} when not given.
+ * @param session {@code session}: the request's session entry, {@code null} when the request carries no session key.
  */
 public record Scenario(
     String file,
@@ -32,7 +33,8 @@ public record Scenario(
     List<ModelObservations> models,
     Long promptTokens,
     Long maxOutputTokens,
-    Long seed)
+    Long seed,
+    ScenarioSession session)
 {
     /**
      * @param file name of the scenario file as given.
@@ -50,6 +52,24 @@ public record Scenario(
     }
 
     /**
+     * A scenario without a session.
+     *
+     * @param file name of the scenario file as given.
+     * @param decision the decision to select.
+     * @param exclude the models this request leaves out.
+     * @param models the observations per model.
+     * @param promptTokens {@code prompt_tokens} or {@code null}.
+     * @param maxOutputTokens {@code max_output_tokens} or {@code null}.
+     * @param seed {@code seed} or {@code null}.
+     */
+    public Scenario(
+        final String file, final LocatedName decision, final List<LocatedName> exclude,
+        final List<ModelObservations> models, final Long promptTokens, final Long maxOutputTokens, final Long seed)
+    {
+        this(file, decision, exclude, models, promptTokens, maxOutputTokens, seed, null);
+    }
+
+    /**
      * A scenario without token counts or seed.
      *
      * @param file name of the scenario file as given.
@@ -61,7 +81,7 @@ public record Scenario(
         final String file, final LocatedName decision, final List<LocatedName> exclude,
         final List<ModelObservations> models)
     {
-        this(file, decision, exclude, models, null, null, null);
+        this(file, decision, exclude, models, null, null, null, null);
     }
 
     /**
@@ -91,6 +111,12 @@ public record Scenario(
             {
                 problems.add(unknown("model", model.model(), NameHint.of(model.model().name(), modelNames, "models")));
             }
+        }
+        if (session != null && session.modelOrNull() != null &&
+            plans.modelId(session.modelOrNull().name()) == Handles.NONE)
+        {
+            problems.add(unknown("model", session.modelOrNull(),
+                NameHint.of(session.modelOrNull().name(), modelNames, "models")));
         }
         if (!problems.isEmpty())
         {

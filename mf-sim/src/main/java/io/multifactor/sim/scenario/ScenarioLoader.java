@@ -21,14 +21,16 @@ import java.util.Map;
 /**
  * Reads a scenario file (docs/configuration.md), refusing bad input with every problem located as
  * {@code FILE:LINE:COLUMN: PATH: message}: an unknown key, a wrong type, a sample that is NaN, infinite, zero or
- * negative, a negative in-flight count, a model listed twice, a negative token count or token counts that add up to 0.
+ * negative, a negative in-flight count, a model listed twice, a negative token count or token counts that add up to 0,
+ * a session's turns below 1 or negative idle time.
  * <p>
  * This class is stateless and threadsafe.
  */
 public final class ScenarioLoader
 {
     private static final List<String> ROOT_KEYS =
-        List.of("decision", "exclude", "prompt_tokens", "max_output_tokens", "seed", "models");
+        List.of("decision", "exclude", "prompt_tokens", "max_output_tokens", "seed", "models", "session");
+    private static final List<String> SESSION_KEYS = List.of("model", "turns", "idle_ms");
     private static final List<String> MODEL_KEYS =
         List.of("tpot_ms", "ttft_ms", "inflight", "inflight_tokens", "queue", "kv_cache", "ejected_ms");
 
@@ -104,8 +106,23 @@ public final class ScenarioLoader
         {
             models(top.value("models"), problems, models);
         }
+        final ScenarioSession session = session(top);
         problems.throwIfErrors();
-        return new Scenario(file, decision, exclude, models, promptTokens, maxOutputTokens, seed);
+        return new Scenario(file, decision, exclude, models, promptTokens, maxOutputTokens, seed, session);
+    }
+
+    // session: {model, turns >= 1, idle_ms >= 0}; absent: the request carries no session key.
+    private static ScenarioSession session(final MappingReader top)
+    {
+        final MappingReader session = top.optionalMapping("session", SESSION_KEYS);
+        if (session == null)
+        {
+            return null;
+        }
+        final String model = session.optionalString("model", null);
+        return new ScenarioSession(model == null ? null : located(model, session.value("model"), session.path("model")),
+            session.optionalInteger("turns", 1L, 1L, Integer.MAX_VALUE),
+            session.optionalInteger("idle_ms", 0L, 0L, Long.MAX_VALUE / 1_000_000L));
     }
 
     private static void models(final YamlNode node, final Problems problems, final List<ModelObservations> models)

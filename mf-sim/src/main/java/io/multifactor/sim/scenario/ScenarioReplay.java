@@ -34,6 +34,9 @@ public final class ScenarioReplay
     /** The host of the stand-in backend that gives a model the scenario's queue and KV-cache use. */
     static final String SCENARIO_HOST = "scenario.invalid";
 
+    /** The session key of a scenario's request with {@code session:}. */
+    public static final long SCENARIO_SESSION_KEY = 0x5CE7A1L;
+
     /** A replayed server answer stays fresh this long (engine clock): longer than any replay and explain. */
     static final long REPLAY_FRESH_NS = 3_600_000_000_000L;
 
@@ -215,6 +218,11 @@ public final class ScenarioReplay
         if (scenario.seed() != null)
         {
             request.seed(scenario.seed());
+        }
+        if (scenario.session() != null)
+        {
+            // A key the engine's table does not hold: the scenario states the entry (explain takes it as given).
+            request.session(SCENARIO_SESSION_KEY);
         }
         return clamped;
     }

@@ -14,13 +14,16 @@ import java.util.TreeMap;
  * The {@code bin/mf stat} table: one snapshot of an engine's counters, read through a {@link CountersReader} (in this
  * process or over another process's counters file), as three tables (decisions, decision by chosen model, models,
  * with each model's in-flight requests and tokens, each ejected model's time left as of the engine's last refresh and
- * its ejections by cause), two more when model servers are scraped (per model the queue and KV-cache use, per backend its freshness and scrapes) and the
+ * its ejections by cause), two more when model servers are scraped (per model the queue and KV-cache use, per backend its freshness and scrapes), one of sessions per decision with a {@code session} block (live entries, requests by rule, evictions) and the
  * engine-wide counts. Retired counters and labels that do not parse are left out.
  * <p>
  * This class is stateless and threadsafe.
  */
 public final class StatReport
 {
+    /** The rules of {@code mf.sessions}, in the columns' order. */
+    private static final List<String> SESSION_RULES = List.of("new", "stay", "switch", "handoff", "evicted");
+
     private StatReport()
     {
     }
@@ -44,8 +47,26 @@ public final class StatReport
             servers(out, snapshot);
             out.append('\n');
         }
+        if (!snapshot.sessions.isEmpty())
+        {
+            sessions(out, snapshot);
+            out.append('\n');
+        }
         engine(out, snapshot);
         return out.toString();
+    }
+
+    // Per decision with a session block: live entries, requests by rule, entries evicted.
+    private static void sessions(final StringBuilder out, final Snapshot snapshot)
+    {
+        final Table table = new Table("SESSION_DECISION", "LIVE", "NEW", "STAY", "SWITCH", "HANDOFF", "EVICTED");
+        for (final Map.Entry<String, long[]> entry : snapshot.sessions.entrySet())
+        {
+            final long[] row = entry.getValue();
+            table.row(entry.getKey(), Long.toString(row[0]), Long.toString(row[1]), Long.toString(row[2]),
+                Long.toString(row[3]), Long.toString(row[4]), Long.toString(row[5]));
+        }
+        table.appendTo(out);
     }
 
     private static void decisions(final StringBuilder out, final Snapshot snapshot)
@@ -209,6 +230,8 @@ public final class StatReport
         final Map<String, long[]> serverModels = new TreeMap<>();
         /** Per backend origin: fresh (0/1), scrapes ok, failed, refused. */
         final Map<String, long[]> backends = new TreeMap<>();
+        /** Per decision with sessions: live, new, stay, switch, handoff, evicted. */
+        final Map<String, long[]> sessions = new TreeMap<>();
 
         static Snapshot read(final CountersReader reader)
         {
@@ -292,10 +315,25 @@ public final class StatReport
                     final String result = String.valueOf(label.tag("result"));
                     backend(label)["ok".equals(result) ? 1 : "failed".equals(result) ? 2 : 3] += value;
                     break;
+                case CounterTypes.SESSIONS_LIVE:
+                    session(label)[0] = value;
+                    break;
+                case CounterTypes.SESSIONS:
+                    final int column = SESSION_RULES.indexOf(String.valueOf(label.tag("rule")));
+                    if (column >= 0)
+                    {
+                        session(label)[1 + column] += value;
+                    }
+                    break;
                 default:
                     scalars.put(raw, value);
                     break;
             }
+        }
+
+        private long[] session(final CounterLabel label)
+        {
+            return sessions.computeIfAbsent(String.valueOf(label.tag("decision")), name -> new long[6]);
         }
 
         private long[] serverModel(final CounterLabel label)
