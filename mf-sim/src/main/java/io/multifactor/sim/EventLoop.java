@@ -409,7 +409,14 @@ final class EventLoop
             requestSizes.longPromptShare() > 0.0 && sizes.nextDouble() < requestSizes.longPromptShare() ?
             requestSizes.longPromptTokens() : profile.promptTokens();
         final Request request = replicaRequestState[replica];
-        // A session's turns carry its key, turn.sessionId(), once the library's Request has session(long).
+        if (turn != null && profile.prompts().turns() > 1)
+        {
+            request.session(turn.sessionId());
+        }
+        else
+        {
+            request.noSession();
+        }
         if (profile.tokensInRequest())
         {
             request.promptTokens(promptTokens).maxOutputTokens(drawnOutputTokens);

@@ -42,7 +42,7 @@ import java.util.function.Consumer;
 public final class LoadGenerator
 {
     /** The header that carries a session's key. */
-    static final String SESSION_HEADER = "x-session-id";
+    static final String SESSION_HEADER = ServingHeaders.SESSION_ID;
 
     /** Listener of the progress line, called on the run's event loop once per interval. */
     @FunctionalInterface
