@@ -17,10 +17,12 @@ import java.util.List;
  * @param backendRefs {@code backend_refs}: the servers of this model, in file order; empty when absent.
  * @param server {@code server}: the kind of server whose metrics are scraped, or {@code null} when not scraped.
  * @param reliability {@code reliability}: ejection settings, {@link ReliabilityConfig#NONE} when absent.
+ * @param cachedPromptPer1M {@code pricing.cached_prompt_per_1m} (vSR's {@code cached_input_per_1m}) in USD per 1M
+ *     cached prompt tokens, NaN when absent.
  */
 public record ModelConfig(
     String name, double qualityScore, double promptPer1M, double completionPer1M, String providerModelId,
-    List<BackendRef> backendRefs, ServerKind server, ReliabilityConfig reliability)
+    List<BackendRef> backendRefs, ServerKind server, ReliabilityConfig reliability, double cachedPromptPer1M)
 {
     /**
      * @param name unique, non-empty name.
@@ -31,12 +33,34 @@ public record ModelConfig(
      * @param backendRefs the servers of this model; copied, {@code null} for none.
      * @param server the kind of server scraped, or {@code null}.
      * @param reliability ejection settings, {@code null} for {@link ReliabilityConfig#NONE}.
+     * @param cachedPromptPer1M cached prompt price, NaN when absent.
      */
     public ModelConfig
     {
         providerModelId = providerModelId == null ? name : providerModelId;
         backendRefs = backendRefs == null ? List.of() : List.copyOf(backendRefs);
         reliability = reliability == null ? ReliabilityConfig.NONE : reliability;
+    }
+
+    /**
+     * A model without a cached prompt price.
+     *
+     * @param name unique, non-empty name.
+     * @param qualityScore quality, NaN when absent.
+     * @param promptPer1M prompt price, NaN when absent.
+     * @param completionPer1M completion price, NaN when absent.
+     * @param providerModelId the id sent to the backends, or {@code null} for the name.
+     * @param backendRefs the servers of this model; copied, {@code null} for none.
+     * @param server the kind of server scraped, or {@code null}.
+     * @param reliability ejection settings, {@code null} for {@link ReliabilityConfig#NONE}.
+     */
+    public ModelConfig(
+        final String name, final double qualityScore, final double promptPer1M, final double completionPer1M,
+        final String providerModelId, final List<BackendRef> backendRefs, final ServerKind server,
+        final ReliabilityConfig reliability)
+    {
+        this(name, qualityScore, promptPer1M, completionPer1M, providerModelId, backendRefs, server, reliability,
+            Double.NaN);
     }
 
     /**
@@ -67,7 +91,7 @@ public record ModelConfig(
     {
         return new ModelConfig(name, qualityScore, promptPer1M, completionPer1M, providerModelId,
             backends == null ? backendRefs : backends, server == null ? this.server : server,
-            reliability == null ? this.reliability : reliability);
+            reliability == null ? this.reliability : reliability, cachedPromptPer1M);
     }
 
     /**

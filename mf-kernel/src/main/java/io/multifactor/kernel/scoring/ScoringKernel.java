@@ -156,7 +156,10 @@ public final class ScoringKernel
         // Sealed signals (CandidateSignals#seal): what the selection owes to configuration and to published values is
         // worked out already; only exclusions, the request's own cost and the in-flight counts are read live.
         final PublishedTerms terms = signals.sealedTerms();
-        if (terms != null)
+        // A request that supplies cached prompt shares (prefix) is read by the full loops: the seal knows no per-request
+        // factor, and the shares may price the candidates (cached_prompt_per_1m).
+        final boolean prefixes = requestOrNull != null && requestOrNull.hasPrefixMatches();
+        if (terms != null && !prefixes)
         {
             if (SealedScoring.select(plan, signals, terms, exclusions, requestOrNull, out, dropCountsOrNull, p2cBits))
             {
@@ -173,7 +176,7 @@ public final class ScoringKernel
         // of the engine is out of the healthy phase), or when the decision counts tokens (load_metric: tokens,
         // max_inflight_tokens): a decision without them runs the seed loop, which loads none of them.
         final int survivors;
-        if (signals.readsBeyondSeed() || plan.readsTokens())
+        if (signals.readsBeyondSeed() || plan.readsTokens() || prefixes)
         {
             survivors = gatherAll(plan, signals, exclusions, requestOrNull, out, dropCountsOrNull);
         }
@@ -323,11 +326,24 @@ public final class ScoringKernel
         final boolean servers = signals.hasServerSignals();
         final boolean dropsStale = plan.dropsStale() && servers;
         final boolean ejecting = signals.readsEjections();
+        // prefix: the request's cached share per model; with cached_prompt_per_1m it prices the prompt as well.
+        final boolean prefixes = requestOrNull != null && requestOrNull.hasPrefixMatches();
+        final boolean cachedPrices = prefixes && plan.pricesCachedPrompt();
+        final double mixPrompt = requestMix ? promptShare : plan.costMixPrompt();
+        final double mixCompletion = requestMix ? completionShare : plan.costMixCompletion();
         SelectionWriter.sources(out, tokens, ejecting);
         if (servers)
         {
             SelectionWriter.gathered(out, Factor.QUEUE);
             SelectionWriter.gathered(out, Factor.KV_CACHE);
+        }
+        if (prefixes)
+        {
+            SelectionWriter.gathered(out, Factor.PREFIX);
+        }
+        if (cachedPrices)
+        {
+            SelectionWriter.gathered(out, Factor.COST);
         }
         // The factors' columns this loop writes, fetched once.
         final double[] latencyColumn = SelectionWriter.ownColumn(out, Factor.LATENCY);
@@ -335,6 +351,7 @@ public final class ScoringKernel
         final double[] costColumn = SelectionWriter.ownColumn(out, Factor.COST);
         final double[] queueColumn = SelectionWriter.ownColumn(out, Factor.QUEUE);
         final double[] kvCacheColumn = SelectionWriter.ownColumn(out, Factor.KV_CACHE);
+        final double[] prefixColumn = SelectionWriter.ownColumn(out, Factor.PREFIX);
 
         double qMin = Double.POSITIVE_INFINITY;
         double qMax = Double.NEGATIVE_INFINITY;
@@ -348,6 +365,8 @@ public final class ScoringKernel
         double wMax = Double.NEGATIVE_INFINITY;
         double kMin = Double.POSITIVE_INFINITY;
         double kMax = Double.NEGATIVE_INFINITY;
+        double pMin = Double.POSITIVE_INFINITY;
+        double pMax = Double.NEGATIVE_INFINITY;
         int survivors = 0;
         int ejectedDrops = 0;
         long dropped = 0L;
@@ -357,7 +376,13 @@ public final class ScoringKernel
             final double quality = plan.quality(i);
             final double tpot = signals.tpotMs(i);
             final double ttft = signals.ttftMs(i);
-            final double cost = requestMix ?
+            final double prefix = prefixes ? requestOrNull.prefixMatch(plan.candidateModelId(i)) : Double.NaN;
+            final double cachedPrice = cachedPrices ? plan.cachedPromptPer1M(i) : Double.NaN;
+            // The cache-aware prompt price where the request supplies the share and the model a cached price.
+            final double cost = prefix == prefix && cachedPrice == cachedPrice ?
+                CostMix.blend(mixPrompt, mixCompletion, CostMix.cachedPrompt(plan.promptPer1M(i), cachedPrice, prefix),
+                    plan.completionPer1M(i)) :
+                requestMix ?
                 CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i)) :
                 plan.costPer1M(i);
             final long inflight = signals.inflight(i);
@@ -375,7 +400,7 @@ public final class ScoringKernel
             SelectionWriter.publishedValues(out, i, tpot, ttft);
             latencyColumn[i] = latency;
             loadColumn[i] = load;
-            if (requestMix)
+            if (requestMix || cachedPrices)
             {
                 costColumn[i] = cost;
             }
@@ -383,6 +408,10 @@ public final class ScoringKernel
             {
                 queueColumn[i] = queue;
                 kvCacheColumn[i] = kvCache;
+            }
+            if (prefixes)
+            {
+                prefixColumn[i] = prefix;
             }
             if (tokens)
             {
@@ -429,6 +458,8 @@ public final class ScoringKernel
             wMax = queue > wMax ? queue : wMax;
             kMin = kvCache < kMin ? kvCache : kMin;
             kMax = kvCache > kMax ? kvCache : kMax;
+            pMin = prefix < pMin ? prefix : pMin;
+            pMax = prefix > pMax ? prefix : pMax;
         }
         SelectionWriter.bounds(out, Factor.QUALITY, qMin, qMax);
         SelectionWriter.bounds(out, Factor.LATENCY, lMin, lMax);
@@ -436,7 +467,8 @@ public final class ScoringKernel
         SelectionWriter.bounds(out, Factor.LOAD, nMin, nMax);
         SelectionWriter.bounds(out, Factor.QUEUE, wMin, wMax);
         SelectionWriter.bounds(out, Factor.KV_CACHE, kMin, kMax);
-        SelectionWriter.noBounds(out, Factor.KV_CACHE + 1);
+        SelectionWriter.bounds(out, Factor.PREFIX, pMin, pMax);
+        SelectionWriter.noBounds(out, Factor.PREFIX + 1);
         if (dropped != 0L && dropCountsOrNull != null)
         {
             countDrops(signals, out, dropped, dropCountsOrNull);
@@ -609,7 +641,7 @@ public final class ScoringKernel
 
     /**
      * As {@link #scoreSeedFactors}, over every factor of the table: quality, latency, cost, load, the servers' queue
-     * and KV-cache use.
+     * and KV-cache use, the request's cached prompt share.
      *
      * @return the first survivor of the highest score, or {@link #SLOPE_OVERFLOW}.
      */
@@ -627,8 +659,10 @@ public final class ScoringKernel
         final double wSlope = slope(wWeight, out, Factor.QUEUE);
         final double kWeight = plan.weight(Factor.KV_CACHE);
         final double kSlope = slope(kWeight, out, Factor.KV_CACHE);
+        final double pWeight = plan.weight(Factor.PREFIX);
+        final double pSlope = slope(pWeight, out, Factor.PREFIX);
         if (Math.abs(qSlope) + Math.abs(lSlope) + Math.abs(cSlope) + Math.abs(nSlope) + Math.abs(wSlope) +
-            Math.abs(kSlope) == Double.POSITIVE_INFINITY)
+            Math.abs(kSlope) + Math.abs(pSlope) == Double.POSITIVE_INFINITY)
         {
             return SLOPE_OVERFLOW;
         }
@@ -638,18 +672,21 @@ public final class ScoringKernel
         final double nBase = base(nWeight, out, Factor.LOAD);
         final double wBase = base(wWeight, out, Factor.QUEUE);
         final double kBase = base(kWeight, out, Factor.KV_CACHE);
+        final double pBase = base(pWeight, out, Factor.PREFIX);
         final double qMin = out.boundMin(Factor.QUALITY);
         final double lMin = out.boundMin(Factor.LATENCY);
         final double cMin = out.boundMin(Factor.COST);
         final double nMin = out.boundMin(Factor.LOAD);
         final double wMin = out.boundMin(Factor.QUEUE);
         final double kMin = out.boundMin(Factor.KV_CACHE);
+        final double pMin = out.boundMin(Factor.PREFIX);
         final double[] quality = scoredColumn(qWeight, out, Factor.QUALITY);
         final double[] latency = scoredColumn(lWeight, out, Factor.LATENCY);
         final double[] cost = scoredColumn(cWeight, out, Factor.COST);
         final double[] load = scoredColumn(nWeight, out, Factor.LOAD);
         final double[] queue = scoredColumn(wWeight, out, Factor.QUEUE);
         final double[] kvCache = scoredColumn(kWeight, out, Factor.KV_CACHE);
+        final double[] prefix = scoredColumn(pWeight, out, Factor.PREFIX);
         final double[] scores = SelectionWriter.scores(out);
         final int[] drops = SelectionWriter.dropReasons(out);
         final int n = plan.candidateCount();
@@ -667,13 +704,15 @@ public final class ScoringKernel
             final double m = load[i];
             final double w = queue[i];
             final double k = kvCache[i];
+            final double p = prefix[i];
             // The seed's four terms in the table's order, then the servers' two added to them as one sum (so that a
-            // sealed selection keeps one term for both).
+            // sealed selection keeps one term for both), then the request's prefix (never sealed).
             final double sum = (q == q ? qBase + qSlope * (q - qMin) : 0.0) +
                 (l == l ? lBase + lSlope * (l - lMin) : 0.0) +
                 (c == c ? cBase + cSlope * (c - cMin) : 0.0) +
                 (m == m ? nBase + nSlope * (m - nMin) : 0.0) +
-                ((w == w ? wBase + wSlope * (w - wMin) : 0.0) + (k == k ? kBase + kSlope * (k - kMin) : 0.0));
+                ((w == w ? wBase + wSlope * (w - wMin) : 0.0) + (k == k ? kBase + kSlope * (k - kMin) : 0.0)) +
+                (p == p ? pBase + pSlope * (p - pMin) : 0.0);
             final double score = clampScore(sum);
             scores[i] = score;
             if (score > bestScore)
