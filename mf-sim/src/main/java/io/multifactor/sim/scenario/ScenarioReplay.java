@@ -216,6 +216,13 @@ public final class ScenarioReplay
         {
             request.seed(scenario.seed());
         }
+        for (final ModelObservations model : scenario.models())
+        {
+            if (!Double.isNaN(model.prefix()))
+            {
+                request.prefixMatch(engine.modelId(model.model().name()), model.prefix());
+            }
+        }
         return clamped;
     }
 
