@@ -14,7 +14,7 @@ import java.util.Map;
  *       information;</li>
  *   <li>counting on against off adds at most 5 ns;</li>
  *   <li>each optional signal or rule adds at most 10 ns + 1 ns per candidate per added factor over the same
- *       {@code select} without it (the queue and KV-cache factors count as two added factors; peak-EWMA, p2c, token
+ *       {@code select} without it (the queue and KV-cache factors count as two added factors, prefix as one; peak-EWMA, p2c, token
  *       load and ejection add no factor, so they have 10 ns whatever the candidate count);</li>
  *   <li>two threads against one: per-thread time at most 1.3x ({@code handLoop} is the control, as information);</li>
  *   <li>absolute budgets as information: those of {@link Budgets} (record one sample, begin + end, the refresh of one
@@ -80,6 +80,10 @@ public final class ReleaseGoals
             goals.add(Goal.difference("ejection configured, " + n + " candidates",
                 "EjectionBenchmark.selectWithEjectionConfigured candidates=" + n,
                 "EjectionBenchmark.selectWithoutEjection candidates=" + n, SIGNAL_NS));
+        }
+        for (final int n : new int[] { 4, 16, 64 })
+        {
+            goals.add(signal("prefix", "PrefixBenchmark.select", n, "prefix", "without", 1));
         }
         for (final String op : new String[] { "select", "beginEnd", "selectRecord", "handLoop" })
         {

@@ -17,7 +17,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Selects one candidate of a decision as the semantics (section 4.1 of the user docs, with the extensions of 4.2-4.5)
- * define it, over the signal table ({@link Factor}: quality, latency, cost, load, queue, KV-cache), in two loops over
+ * define it, over the signal table ({@link Factor}: quality, latency, cost, load, queue, KV-cache, prefix), in two loops over
  * the candidates. Dropped candidates are counted, into the calling thread's counter block when the engine passes one,
  * once the first loop is over.
  * <ol>
@@ -31,7 +31,10 @@ import java.util.concurrent.ThreadLocalRandom;
  *       decision's signals have a source beyond latency and in-flight requests (a server load, tokens, an ejection;
  *       ejection only while a model of the engine is out of the healthy phase, {@link CandidateSignals#readsBeyondSeed}),
  *       the loop is {@link #gatherSeed}, which reads none of them; then {@link #gatherAll}, which reads the sources
- *       published (the tokens when the decision weighs or bounds them), and applies the ejection cap. After the loop,
+ *       published (the tokens when the decision weighs or bounds them), and applies the ejection cap. A request that
+ *       supplies cached prompt shares ({@link Request#prefixMatch(int, double)}) takes {@link #gatherAll} too, which
+ *       reads each candidate's share (the {@code prefix} factor) and, where the candidate has a cached prompt price,
+ *       prices its prompt at {@code (1 - P) * prompt + P * cached} under the request's or the decision's mix. After the loop,
  *       one increment per drop noted.</li>
  *   <li>No survivor: the plan's policy ({@code cheapest}, {@code first}, {@code fail}), off the common path; every
  *       candidate excluded fails.</li>
@@ -54,7 +57,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * what a selection owes to configuration and to published values alone - the drops of the ceilings on them, the
  * bounds over the candidates they keep, each candidate's terms of quality, latency, cost, queue and KV-cache
  * ({@link PublishedTerms}) - is worked out once per publication. A selection on sealed signals, while no model of the
- * decision is ejected, makes the same two loops with less in them ({@link SealedScoring}): the first reads live the
+ * decision is ejected and the request supplies no cached prompt share, makes the same two loops with less in them ({@link SealedScoring}): the first reads live the
  * exclusions, the request's own cost (when its token counts price the candidates) and the in-flight requests and
  * tokens, applies them, stores what the full loop stores and bounds what is live; the second adds each survivor's live
  * terms to its sealed ones, in the order the full loop sums them, so to the same bit. In a decision of 32 candidates
@@ -295,7 +298,8 @@ public final class ScoringKernel
 
     /**
      * Gather, filter and bound over every signal of the table: the seed signals and the servers' queue and KV-cache
-     * use, in-flight tokens, staleness and ejection; then the decision's ejection cap.
+     * use, in-flight tokens, staleness and ejection, the request's cached prompt shares (and the cache-aware prompt
+     * price they give); then the decision's ejection cap.
      *
      * @return how many candidates survive.
      */
