@@ -74,6 +74,16 @@ class PrefixExplainTest
     }
 
     @Test
+    void shouldListTheCachedPromptPriceInValidate()
+    {
+        final CliRun run = CliRun.of("validate", CONFIG.toString());
+        assertThat(run.exit()).as(run.err()).isZero();
+        assertThat(run.out())
+            .contains("  frontier  quality 0.9  prompt_per_1m 3.0  completion_per_1m 15.0  cached_prompt_per_1m 0.3\n")
+            .contains("  open-70b  quality 0.8  prompt_per_1m 0.9  completion_per_1m 0.9\n");
+    }
+
+    @Test
     void shouldRefuseAPrefixOutsideTheUnitIntervalWithItsLocation() throws IOException
     {
         final CliRun run = CliRun.of("explain", "--config", CONFIG.toString(), "--scenario",

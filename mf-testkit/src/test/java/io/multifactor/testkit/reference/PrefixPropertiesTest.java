@@ -143,6 +143,15 @@ class PrefixPropertiesTest
         });
     }
 
+    @Test
+    void shouldSelectOnSealedSignalsAsTheFullLoops()
+    {
+        // A request with shares skips the seal; one without (a problem whose shares are all missing) on a decision with
+        // cached prices keeps it: either way the same selection as the full loops, to the bit.
+        check("prefix: sealed == full loops", ScoringGenerators.prefixCases(), c ->
+            assertThat(KernelAdapter.sealedResult(c)).isEqualTo(KernelAdapter.select(c)));
+    }
+
     private static java.util.List<String> withoutPrefix(final java.util.List<String> priority)
     {
         final java.util.List<String> kept = new java.util.ArrayList<>(priority);
