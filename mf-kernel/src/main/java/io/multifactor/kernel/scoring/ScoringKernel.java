@@ -17,9 +17,9 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Selects one candidate of a decision as the semantics (section 4.1 of the user docs, with the extensions of 4.2-4.5)
- * define it, over the signal table ({@link Factor}: quality, latency, cost, load, queue, KV-cache, prefix), in two loops over
- * the candidates. Dropped candidates are counted, into the calling thread's counter block when the engine passes one,
- * once the first loop is over.
+ * define it, over the signal table ({@link Factor}: quality, latency, cost, load, queue, KV-cache, prefix), in two
+ * loops over the candidates. Dropped candidates are counted, into the calling thread's counter block when the engine
+ * passes one, once the first loop is over.
  * <ol>
  *   <li><b>Gather, filter, bound</b> (one loop over every candidate): read each factor's value from its source - the
  *       plan for quality and cost (its cost under the request's token counts when the request has them), the
@@ -57,9 +57,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * what a selection owes to configuration and to published values alone - the drops of the ceilings on them, the
  * bounds over the candidates they keep, each candidate's terms of quality, latency, cost, queue and KV-cache
  * ({@link PublishedTerms}) - is worked out once per publication. A selection on sealed signals, while no model of the
- * decision is ejected and the request supplies no cached prompt share, makes the same two loops with less in them ({@link SealedScoring}): the first reads live the
- * exclusions, the request's own cost (when its token counts price the candidates) and the in-flight requests and
- * tokens, applies them, stores what the full loop stores and bounds what is live; the second adds each survivor's live
+ * decision is ejected and the request supplies no cached prompt share, makes the same two loops with less in them
+ * ({@link SealedScoring}): the first reads live the exclusions, the request's own cost (when its token counts price
+ * the candidates) and the in-flight requests and tokens, applies them, stores what the full loop stores and bounds
+ * what is live; the second adds each survivor's live
  * terms to its sealed ones, in the order the full loop sums them, so to the same bit. In a decision of 32 candidates
  * or more, the published values the first loop would store are copied before it, in passes of their own (two: the
  * latencies, and with server signals the queue and KV-cache use). A live drop of a candidate that held a sealed bound
