@@ -69,14 +69,7 @@ public class PrefixBenchmark
         }
         final CachedNanoClock clock = new CachedNanoClock();
         clock.update(TimeUnit.HOURS.toNanos(1));
-        engine = MultiFactorEngine.builder(plans(prefix)).clock(clock).build();
-        for (int m = 0; m < candidates; m++)
-        {
-            engine.recordTpotMs(m, 20.0 + m);
-            engine.recordTtftMs(m, 200.0 + 10 * m);
-            engine.begin(m);
-        }
-        engine.refreshNow();
+        engine = EjectionBenchmark.engine(plans(prefix), clock);
         request = new Request().decision(engine.decisionId("d"));
         if (prefix)
         {
