@@ -11,12 +11,12 @@
 # Usage (from the repository root):
 #   mf-bench/verdicts.sh [--only REGEX] [--base JAR] [--rounds 3] [--forks 3] [--out DIR] [--no-build] [--wait 300]
 #     --only REGEX  run only the steps whose name matches (steps: select counting servers variants ejection
-#                   inflight refresh parse threads); the report says "not run" for the other goals
+#                   prefix inflight refresh parse threads blocks); the report says "not run" for the other goals
 #     --base JAR    also run a baseline benchmarks.jar (for example one built from the previous commit) in the same
 #                   rounds, and print every row's time against it: "nothing got slower beyond the interval"
 #     --base-steps REGEX  run the baseline jar only in the steps whose name matches (default: every step run)
 #     --out DIR     where the JMH results, steps.tsv and report.md go (default mf-bench/target/verdicts-DATE)
-# The whole release set takes about 80 minutes (about 10 s per row per fork); the select step alone about 15.
+# The whole release set takes about 90 minutes (about 10 s per row per fork); the select step alone about 15.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -55,11 +55,12 @@ steps=(
   "servers;ServerSignalsBenchmark;-p variant=without,queueKv"
   "variants;SignalVariantsBenchmark\.select\$;"
   "ejection;EjectionBenchmark\.select;"
+  "prefix;PrefixBenchmark\.select\$;"
   "inflight;(InflightBenchmark\.beginEnd|RecordBenchmark\.record.*)\$;"
   "refresh;RefreshBenchmark;"
   "parse;MetricsParseBenchmark\.reader\$;"
   "threads;ThreadsBenchmark;"
-  "prefix;PrefixBenchmark;"
+  "blocks;PromptBlocksBenchmark;"
 )
 
 load_now() { cut -d' ' -f1 /proc/loadavg; }

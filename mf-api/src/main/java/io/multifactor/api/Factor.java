@@ -12,6 +12,7 @@ package io.multifactor.api;
  *   3      load       lower   leases (in-flight requests, or tokens)         N       0         load
  *   4      queue      lower   model-server metrics (waiting requests)        W       0         queue
  *   5      kv_cache   lower   model-server metrics (KV-cache use, 0..1)      K       3         KV-cache
+ *   6      prefix     higher  the request (its cached prompt share, 0..1)    P       3         prefix
  * </pre>
  * The first four are the seed's factors: a decision without {@code weights} gives each 0.25 and the others 0. The
  * others are shown by {@code explain} and the reports only where a decision weighs them or a candidate has them, each
@@ -39,21 +40,27 @@ public final class Factor
     /** KV-cache use of the model's servers, 0..1 (the emptiest server's); lower is better. */
     public static final int KV_CACHE = 5;
 
+    /**
+     * The share of this request's prompt already cached on the backend the model's requests would go to, 0..1, supplied
+     * per request ({@code Request.prefixMatch}); higher is better.
+     */
+    public static final int PREFIX = 6;
+
     /** Number of factors. */
-    public static final int COUNT = 6;
+    public static final int COUNT = 7;
 
     /** Number of the seed's factors (quality, latency, cost, load), which share the default weights. */
     public static final int SEED_COUNT = 4;
 
-    private static final String[] LABELS = { "quality", "latency", "cost", "load", "queue", "kv_cache" };
-    private static final boolean[] LOWER_IS_BETTER = { false, true, true, true, true, true };
+    private static final String[] LABELS = { "quality", "latency", "cost", "load", "queue", "kv_cache", "prefix" };
+    private static final boolean[] LOWER_IS_BETTER = { false, true, true, true, true, true, false };
     private static final int[] SOURCES = {
         FactorSource.CONFIGURATION, FactorSource.LATENCY_ESTIMATOR, FactorSource.CONFIGURATION, FactorSource.LEASES,
-        FactorSource.SERVER_METRICS, FactorSource.SERVER_METRICS };
+        FactorSource.SERVER_METRICS, FactorSource.SERVER_METRICS, FactorSource.REQUEST };
 
-    private static final String[] SYMBOLS = { "Q", "L", "C", "N", "W", "K" };
-    private static final int[] DECIMALS = { 3, 1, 3, 0, 0, 3 };
-    private static final String[] TITLES = { "quality", "latency", "cost", "load", "queue", "KV-cache" };
+    private static final String[] SYMBOLS = { "Q", "L", "C", "N", "W", "K", "P" };
+    private static final int[] DECIMALS = { 3, 1, 3, 0, 0, 3, 3 };
+    private static final String[] TITLES = { "quality", "latency", "cost", "load", "queue", "KV-cache", "prefix" };
 
     private Factor()
     {

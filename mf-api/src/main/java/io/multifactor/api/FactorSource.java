@@ -19,10 +19,13 @@ public final class FactorSource
     /** Metrics the model's servers publish, scraped or reported (queue, KV-cache use). */
     public static final int SERVER_METRICS = 3;
 
-    /** Number of codes. */
-    public static final int COUNT = 4;
+    /** The request itself: a value the caller supplies per request (the cached prompt share, {@code prefix}). */
+    public static final int REQUEST = 4;
 
-    private static final String[] LABELS = { "configuration", "latency_estimator", "leases", "server_metrics" };
+    /** Number of codes. */
+    public static final int COUNT = 5;
+
+    private static final String[] LABELS = { "configuration", "latency_estimator", "leases", "server_metrics", "request" };
 
     private FactorSource()
     {

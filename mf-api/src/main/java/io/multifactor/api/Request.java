@@ -12,12 +12,17 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code (promptTokens * prompt_per_1m + maxOutputTokens * completion_per_1m) / (promptTokens + maxOutputTokens)},
  * a count not set counting as 0, instead of the decision's {@code cost_mix}. Without them the decision's mix applies.
  * <p>
+ * A request may also say, per model, which share of its prompt is already cached where that model's request would go
+ * ({@link #prefixMatch(int, double)}: the {@code prefix} factor, and the cached prompt price where the model has
+ * {@code cached_prompt_per_1m}); a model it says nothing of has no such share (missing).
+ * <p>
  * The generator is a SplitMix64 sequence held in this object, so it is as per-thread as the request itself; a new
  * request starts from a random seed, {@link #seed(long)} makes its draws reproducible (tests, {@code explain}).
- * {@link #clear()} forgets exclusions, token counts and the session key but not the generator's position.
+ * {@link #clear()} forgets exclusions, token counts, the session key and cached shares but not the generator's
+ * position.
  * <p>
  * Nothing here allocates after construction (except {@link Exclusions#add(int)} growing for a handle beyond its
- * capacity).
+ * capacity, and {@link #prefixMatch(int, double)} on its first call and for a handle beyond the ones it has held).
  * <p>
  * This class is not threadsafe: one thread fills it, selects with it, then reuses it; give each thread its own instance.
  */
@@ -28,6 +33,9 @@ public final class Request
 
     private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
 
+    private static final double[] NO_SHARES = new double[0];
+    private static final int[] NO_MODELS = new int[0];
+
     private final Exclusions exclusions;
     private int decisionId = Handles.NONE;
     private long promptTokens = NO_TOKENS;
@@ -35,6 +43,11 @@ public final class Request
     private long randomState;
     private boolean hasSession;
     private long sessionKey;
+    // The cached prompt share per model handle (NaN: not supplied), allocated on first use; prefixModels lists the
+    // handles set since the last clear, so that clear resets only those.
+    private double[] prefixShares = NO_SHARES;
+    private int[] prefixModels = NO_MODELS;
+    private int prefixCount;
 
     /** An empty request: no decision, nothing excluded, no token counts, a randomly seeded generator. */
     public Request()
@@ -158,6 +171,44 @@ public final class Request
     }
 
     /**
+     * Says which share of this request's prompt is already cached for a model: P(m), the match of its prompt on the
+     * backend the model's request would go to. It is the {@code prefix} factor's value of that model (higher is better)
+     * and, where the model has a {@code cached_prompt_per_1m}, prices its prompt as
+     * {@code (1 - P) * prompt_per_1m + P * cached_prompt_per_1m}. Never throws: a share below 0 counts as 0 and one
+     * above 1 as 1; NaN forgets the model's share (missing again); a negative handle (such as {@link Handles#NONE}) is
+     * ignored. Allocates only the first time, or for a handle beyond those held before.
+     *
+     * @param modelId handle of the model.
+     * @param share the cached share of the prompt, 0..1.
+     * @return this request, for chaining.
+     */
+    public Request prefixMatch(final int modelId, final double share)
+    {
+        if (modelId < 0)
+        {
+            return this;
+        }
+        if (modelId >= prefixShares.length)
+        {
+            growPrefixSlowPath(modelId);
+        }
+        if (prefixShares[modelId] != prefixShares[modelId])
+        {
+            if (share != share)
+            {
+                return this;
+            }
+            if (prefixCount == prefixModels.length)
+            {
+                prefixModels = java.util.Arrays.copyOf(prefixModels, Math.max(8, prefixCount * 2));
+            }
+            prefixModels[prefixCount++] = modelId;
+        }
+        prefixShares[modelId] = share < 0.0 ? 0.0 : share > 1.0 ? 1.0 : share;
+        return this;
+    }
+
+    /**
      * Takes the session key away ({@link #clear()} does too).
      *
      * @return this request, for chaining.
@@ -182,8 +233,23 @@ public final class Request
     }
 
     /**
-     * Forgets exclusions, token counts and the session key for the next request, keeping the decision, storage and the generator's
-     * position.
+     * @param modelId handle of a model.
+     * @return the cached share of this request's prompt for that model, 0..1, NaN when not supplied.
+     */
+    public double prefixMatch(final int modelId)
+    {
+        return modelId >= 0 && modelId < prefixShares.length ? prefixShares[modelId] : Double.NaN;
+    }
+
+    /** @return whether a cached share was supplied for some model since the last {@link #clear()}. */
+    public boolean hasPrefixMatches()
+    {
+        return prefixCount != 0;
+    }
+
+    /**
+     * Forgets exclusions, token counts, the session key and cached shares for the next request, keeping the
+     * decision, storage and the generator's position.
      *
      * @return this request, for chaining.
      */
@@ -193,6 +259,11 @@ public final class Request
         promptTokens = NO_TOKENS;
         maxOutputTokens = NO_TOKENS;
         noSession();
+        for (int i = 0; i < prefixCount; i++)
+        {
+            prefixShares[prefixModels[i]] = Double.NaN;
+        }
+        prefixCount = 0;
         return this;
     }
 
@@ -234,6 +305,13 @@ public final class Request
         z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
         z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
         return z ^ (z >>> 31);
+    }
+
+    private void growPrefixSlowPath(final int modelId)
+    {
+        final int oldLength = prefixShares.length;
+        prefixShares = java.util.Arrays.copyOf(prefixShares, Math.max(modelId + 1, Math.max(64, oldLength * 2)));
+        java.util.Arrays.fill(prefixShares, oldLength, prefixShares.length, Double.NaN);
     }
 
     private static long requireCount(final String what, final long count)

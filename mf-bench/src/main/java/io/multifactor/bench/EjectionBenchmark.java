@@ -85,7 +85,11 @@ public class EjectionBenchmark
         return builder.decision("d").candidates(names).slo(500.0, 5_000.0, 100.0, 1_000).add().build();
     }
 
-    private static MultiFactorEngine engine(final Plans plans, final CachedNanoClock clock)
+    /**
+     * @return an engine on {@code plans} with one TPOT and one TTFT sample and one lease per model, refreshed (also
+     *     {@link PrefixBenchmark}'s).
+     */
+    static MultiFactorEngine engine(final Plans plans, final CachedNanoClock clock)
     {
         final MultiFactorEngine engine = MultiFactorEngine.builder(plans).clock(clock).build();
         for (int m = 0; m < plans.modelCount(); m++)

@@ -1,14 +1,12 @@
 package io.multifactor.bench;
 
-import io.multifactor.api.InvalidConfigurationException;
-import io.multifactor.config.ConfigLoader;
-import io.multifactor.config.LoadedConfig;
-import io.multifactor.serving.Backend;
-import io.multifactor.serving.BackendChooser;
-import io.multifactor.serving.BackendPrefix;
-import io.multifactor.serving.PrefixBackends;
-import io.multifactor.serving.PrefixTicket;
-import io.multifactor.serving.PromptBlocks;
+import io.multifactor.api.Factor;
+import io.multifactor.api.Request;
+import io.multifactor.api.Selection;
+import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.plan.PlansBuilder;
+import org.agrona.concurrent.CachedNanoClock;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -20,120 +18,99 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Prefix-cache affinity's per-request work for a {@code promptKib} KiB prompt over 8 backends of one model, 2 of them
- * holding the prompt's blocks (the others 4,096 blocks of other prompts): the prompt's bytes written as the request
- * reader writes them (its text, as UTF-8), cut into 256-byte blocks hashed as a chain, matched in every backend's index,
- * the choice made, counted and its ticket given back. The goal is at most 1.5x the baseline, a loop that only hashes
- * the same bytes with the same hash ({@link PromptBlocks#hashBlock}), and no allocation after warm-up
- * ({@code -prof gc}: {@code gc.alloc.rate.norm} 0 B/op).
+ * {@code MultiFactorEngine.select(Request, Selection)} with the prefix factor against the same selection without it,
+ * in the same run: one decision of {@code candidates} models, each with a prompt, a completion and a cached prompt
+ * price, TPOT and TTFT samples and a lease, every ceiling on (none broken).
+ * <ul>
+ *   <li>{@code without}: the seed's four weights; the request supplies no cached share, so the selection runs on the
+ *       sealed signals as any request without shares does;</li>
+ *   <li>{@code prefix}: the same decision with {@code weights.prefix} (0.2 of seven), and a request that supplies every
+ *       candidate's cached share (0..1, set once: the caller's {@code prefixMatch} calls are not measured): the factor
+ *       is read, bounded and scored, and each candidate's prompt is priced at its cached share.</li>
+ * </ul>
+ * The goal (one added factor): {@code prefix - without} at most 10 ns + 1 ns per candidate.
  * <p>
- * This class is a JMH {@code Scope.Thread} state: each benchmark thread has its own prompt and ticket (the chooser and
- * its indexes are threadsafe).
+ * This class is a JMH {@code Scope.Thread} state: each benchmark thread has its own engine, request and selection.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
+@Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = BenchFlags.AGRONA_ADD_EXPORTS)
 public class PrefixBenchmark
 {
-    private static final int BLOCK_BYTES = 256;
-    private static final int BACKENDS = 8;
+    /** Candidates of the decision. */
+    @Param({ "4", "16", "64" })
+    public int candidates;
 
-    /** Prompt size in KiB. */
-    @Param({"32"})
-    public int promptKib;
+    /** {@code without} or {@code prefix} (see the class comment). */
+    @Param({ "without", "prefix" })
+    public String variant;
 
-    char[] text;
-    byte[] bytes;
-    PromptBlocks prompt;
-    BackendChooser chooser;
-    PrefixTicket ticket;
-    int modelId;
-    long promptTokens;
+    MultiFactorEngine engine;
+    Request request;
+    Selection out;
 
-    /** Builds the prompt, the chooser and the indexes (2 warm backends). */
+    /** Builds the engine on the variant's decision, feeds it and fills the request. */
     @Setup(Level.Trial)
-    public void setup() throws InvalidConfigurationException
+    public void setup()
     {
-        final StringBuilder sb = new StringBuilder();
-        for (int i = 0; sb.length() < promptKib << 10; i++)
+        final boolean prefix = "prefix".equals(variant);
+        if (!prefix && !"without".equals(variant))
         {
-            sb.append("Line ").append(i).append(": the system prompt of an agent, with its tools and rules. ");
+            throw new IllegalArgumentException("unknown variant: " + variant);
         }
-        sb.setLength(promptKib << 10);
-        text = sb.toString().toCharArray();
-        bytes = sb.toString().getBytes(StandardCharsets.UTF_8);
-        promptTokens = bytes.length / 4;
-        final StringBuilder yaml = new StringBuilder("models:\n  - name: m\n    backend_refs:\n");
-        for (int i = 0; i < BACKENDS; i++)
+        final CachedNanoClock clock = new CachedNanoClock();
+        clock.update(TimeUnit.HOURS.toNanos(1));
+        engine = EjectionBenchmark.engine(plans(prefix), clock);
+        request = new Request().decision(engine.decisionId("d"));
+        if (prefix)
         {
-            yaml.append("      - {endpoint: '127.0.0.1:").append(9400 + i).append("'}\n");
-        }
-        yaml.append("    prefix_affinity: {block_bytes: ").append(BLOCK_BYTES).append("}\n")
-            .append("decisions:\n  - name: d\n    modelRefs: [{model: m}]\n");
-        final LoadedConfig loaded = ConfigLoader.load("bench.yaml", yaml.toString(), null);
-        chooser = BackendChooser.of(loaded, Map.of(), new PrefixBackends());
-        modelId = loaded.plans().modelId("m");
-        prompt = new PromptBlocks();
-        prompt.appendUtf8(text, 0, text.length, bytes.length);
-        final int n = prompt.cut(BLOCK_BYTES);
-        final long[] hashes = new long[n];
-        for (int i = 0; i < n; i++)
-        {
-            hashes[i] = prompt.hash(i);
-        }
-        final List<BackendPrefix> prefixes = chooser.prefixBackends(modelId);
-        final long[] other = new long[4096];
-        for (int b = 0; b < BACKENDS; b++)
-        {
-            for (int i = 0; i < other.length; i++)
+            for (int m = 0; m < candidates; m++)
             {
-                other[i] = 0x5DEECE66DL * (b * 4096L + i + 1);
-            }
-            prefixes.get(b).index().insert(other, other.length);
-            if (b == 3 || b == 6)
-            {
-                prefixes.get(b).index().insert(hashes, n);
+                request.prefixMatch(m, (m * 37 % 101) / 100.0);
             }
         }
-        ticket = new PrefixTicket();
-        if (promptBlocksAndChoice() == 0 || ticket.result() != PrefixTicket.WARM)
-        {
-            throw new IllegalStateException("the benchmark prompt is not warm on its two backends");
-        }
+        out = new Selection(candidates);
     }
 
-    /** @return the chosen backend's port plus the prompt's block count. */
-    @Benchmark
-    public int promptBlocksAndChoice()
+    /** Releases the engine. */
+    @TearDown(Level.Trial)
+    public void tearDown()
     {
-        prompt.clear();
-        prompt.appendUtf8(text, 0, text.length, bytes.length);
-        final Backend backend = chooser.choose(modelId, prompt, promptTokens, ticket);
-        ticket.abandoned();
-        return backend.port() + prompt.blockCount();
+        engine.close();
     }
 
-    /** @return the chain of the same bytes' full blocks, with the same hash. */
-    @Benchmark
-    public long hashOnly()
+    private Plans plans(final boolean prefix)
     {
-        final byte[] b = bytes;
-        long chain = PromptBlocks.CHAIN_SEED;
-        for (int at = 0; at + BLOCK_BYTES <= b.length; at += BLOCK_BYTES)
+        final PlansBuilder builder = new PlansBuilder();
+        final String[] names = new String[candidates];
+        for (int m = 0; m < candidates; m++)
         {
-            chain = PromptBlocks.hashBlock(chain, b, at, BLOCK_BYTES);
+            names[m] = "m" + m;
+            builder.model(names[m], 0.5 + 0.4 * m / candidates, 1.0 + m, 3.0 + m).cachedPromptPrice(names[m], 0.1 + m / 10.0);
         }
-        return chain;
+        final double[] weights = new double[Factor.COUNT];
+        weights[Factor.QUALITY] = 0.4;
+        weights[Factor.LATENCY] = 0.2;
+        weights[Factor.COST] = 0.2;
+        weights[Factor.LOAD] = 0.2;
+        weights[Factor.PREFIX] = prefix ? 0.2 : 0.0;
+        return builder.decision("d").candidates(names).weights(weights).slo(500.0, 5_000.0, 100.0, 1_000).add().build();
+    }
+
+    /** @return the chosen model. */
+    @Benchmark
+    public int select()
+    {
+        engine.select(request, out);
+        return out.selectedModel();
     }
 }

@@ -41,6 +41,10 @@ public final class PlansCompiler
         for (final ModelConfig model : config.models())
         {
             builder.model(model.name(), model.qualityScore(), model.promptPer1M(), model.completionPer1M());
+            if (!Double.isNaN(model.cachedPromptPer1M()))
+            {
+                builder.cachedPromptPrice(model.name(), model.cachedPromptPer1M());
+            }
             final ReliabilityConfig reliability = model.reliability();
             if (reliability.ejects())
             {

@@ -40,7 +40,7 @@ final class RouterConfigReader
     static final List<String> MODEL_KEYS = List.of(
         "name", "quality_score", "pricing", "provider_model_id", "backend_refs", "server", "reliability",
         PrefixAffinityReader.KEY);
-    static final List<String> PRICING_KEYS = List.of("prompt_per_1m", "completion_per_1m");
+    static final List<String> PRICING_KEYS = List.of("prompt_per_1m", "completion_per_1m", "cached_prompt_per_1m");
     static final List<String> DECISION_KEYS = List.of("name", "modelRefs", "algorithm");
     static final List<String> MODEL_REF_KEYS = List.of("model");
     static final List<String> ALGORITHM_KEYS = List.of("type", "multi_factor");
@@ -100,11 +100,13 @@ final class RouterConfigReader
             final double quality = model.optionalNumber("quality_score", Double.NaN, true);
             double prompt = Double.NaN;
             double completion = Double.NaN;
+            double cachedPrompt = Double.NaN;
             final MappingReader pricing = model.optionalMapping("pricing", PRICING_KEYS);
             if (pricing != null)
             {
                 prompt = pricing.optionalNumber("prompt_per_1m", Double.NaN, true);
                 completion = pricing.optionalNumber("completion_per_1m", Double.NaN, true);
+                cachedPrompt = pricing.optionalNumber("cached_prompt_per_1m", Double.NaN, true);
             }
             final String providerModelId = BackendRefsReader.providerModelId(model);
             final List<BackendRef> backends = BackendRefsReader.backendRefs(model, false);
@@ -123,7 +125,7 @@ final class RouterConfigReader
                 }
                 models.add(
                     new ModelConfig(name, quality, prompt, completion, providerModelId, backends, server, reliability,
-                        affinity));
+                        affinity, cachedPrompt));
             }
         }
         return models;

@@ -42,7 +42,7 @@ final class VsrConfigReader
     static final List<String> PROVIDERS_KEYS = List.of("models");
     static final List<String> PROVIDER_MODEL_KEYS = List.of(
         "name", "pricing", "provider_model_id", "backend_refs", "reliability");
-    static final List<String> PRICING_KEYS = List.of("prompt_per_1m", "completion_per_1m");
+    static final List<String> PRICING_KEYS = List.of("prompt_per_1m", "completion_per_1m", "cached_input_per_1m");
     static final List<String> ROUTING_KEYS = List.of("modelCards", "decisions");
     static final List<String> MODEL_CARD_KEYS = List.of("name", "quality_score");
     /** Root keys of a vSR file that mean it was meant as one even without {@code version:}. */
@@ -54,9 +54,9 @@ final class VsrConfigReader
 
     /** What one {@code providers.models[]} entry holds: prices (NaN when absent), provider model id, backends. */
     private record Price(double promptPer1M, double completionPer1M, String providerModelId, List<BackendRef> backendRefs,
-        ReliabilityConfig reliability)
+        ReliabilityConfig reliability, double cachedPromptPer1M)
     {
-        static final Price NONE = new Price(Double.NaN, Double.NaN, null, List.of(), null);
+        static final Price NONE = new Price(Double.NaN, Double.NaN, null, List.of(), null, Double.NaN);
     }
 
     /** What reading a vSR file produced. */
@@ -233,19 +233,22 @@ final class VsrConfigReader
                 final String name = model.requiredName("name");
                 double prompt = Double.NaN;
                 double completion = Double.NaN;
+                double cachedPrompt = Double.NaN;
                 final MappingReader pricing = model.optionalMappingIgnoringOthers("pricing", PRICING_KEYS);
                 if (pricing != null)
                 {
                     prompt = pricing.optionalNumber("prompt_per_1m", Double.NaN, true);
                     warnIfZero(pricing, "prompt_per_1m", prompt, "free (the cheapest price)", "no price");
                     completion = pricing.optionalNumber("completion_per_1m", Double.NaN, true);
+                    // vSR's cached input price is this format's cached_prompt_per_1m.
+                    cachedPrompt = pricing.optionalNumber("cached_input_per_1m", Double.NaN, true);
                 }
                 final String providerModelId = BackendRefsReader.providerModelId(model);
                 final List<BackendRef> backends = BackendRefsReader.backendRefs(model, true);
                 final ReliabilityConfig reliability = ServerSignalsReader.reliability(model, true);
                 if (name != null && unique(name, model, providerNodes, providers.path("models")))
                 {
-                    prices.put(name, new Price(prompt, completion, providerModelId, backends, reliability));
+                    prices.put(name, new Price(prompt, completion, providerModelId, backends, reliability, cachedPrompt));
                 }
             }
         }
@@ -255,7 +258,7 @@ final class VsrConfigReader
         {
             final Price price = prices.getOrDefault(card.getKey(), Price.NONE);
             models.add(new ModelConfig(card.getKey(), card.getValue(), price.promptPer1M(), price.completionPer1M(),
-                price.providerModelId(), price.backendRefs(), null, price.reliability()));
+                price.providerModelId(), price.backendRefs(), null, price.reliability(), null, price.cachedPromptPer1M()));
             modelNodes.put(card.getKey(), cardNodes.get(card.getKey()));
         }
         for (final Map.Entry<String, Price> price : prices.entrySet())
@@ -264,7 +267,7 @@ final class VsrConfigReader
             {
                 models.add(new ModelConfig(price.getKey(), Double.NaN, price.getValue().promptPer1M(),
                     price.getValue().completionPer1M(), price.getValue().providerModelId(), price.getValue().backendRefs(),
-                    null, price.getValue().reliability()));
+                    null, price.getValue().reliability(), null, price.getValue().cachedPromptPer1M()));
                 modelNodes.put(price.getKey(), providerNodes.get(price.getKey()));
             }
         }

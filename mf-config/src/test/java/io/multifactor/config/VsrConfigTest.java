@@ -41,8 +41,10 @@ class VsrConfigTest
     {
         final LoadedConfig loaded = ConfigLoader.load("router.yaml", ROUTER, null);
         assertThat(loaded.config().models()).containsExactly(
+            // vSR's pricing.cached_input_per_1m is read as cached_prompt_per_1m.
             new ModelConfig("small-chat", 0.71, 0.2, 0.6, "acme/small-chat-8b",
-                List.of(new BackendRef("small-local", false, "127.0.0.1", 8000, "/v1", 3.0, null))),
+                List.of(new BackendRef("small-local", false, "127.0.0.1", 8000, "/v1", 3.0, null)), null, null, null,
+                0.05),
             new ModelConfig("large-reasoner", 0.93, 3.0, 9.0, "acme/large-reasoner-70b", List.of(
                 new BackendRef("large-remote", true, "inference.example.invalid", 443, "/v1", 1.0, "LARGE_REASONER_KEY"))),
             new ModelConfig("code-expert", 0.88, 1.1, Double.NaN, "acme/code-expert-32b",

@@ -51,17 +51,18 @@ class ExplainJsonTest
         ScoringKernel.select(plan, signals, null, selection);
         final String json = ExplainJson.render(Explanation.of(plans, plan, selection));
         assertThat(json).contains("\"dropped\": \"queue=12>8\"").contains("\"dropped\": \"kv_cache=0.95>0.9\"")
+            // With the signals beyond the seed's, every factor of the table: prefix too (null: not supplied).
             .contains("\"weights\": {\"quality\": 0.5, \"latency\": 0.0, \"cost\": 0.0, \"load\": 0.0, \"queue\": 0.5, " +
-                "\"kv_cache\": 0.0}")
-            .contains("\"queue\": 12.0, \"kv_cache\": 0.2, \"ejected_ms\": null")
-            .contains("\"queue\": null, \"kv_cache\": null, \"ejected_ms\": null");
+                "\"kv_cache\": 0.0, \"prefix\": 0.0}")
+            .contains("\"queue\": 12.0, \"kv_cache\": 0.2, \"prefix\": null, \"ejected_ms\": null")
+            .contains("\"queue\": null, \"kv_cache\": null, \"prefix\": null, \"ejected_ms\": null");
 
         // A seed decision whose candidates have none of them reads exactly as before: no new key.
         final DecisionPlan seed = plans.decision(plans.decisionId("seed"));
         ScoringKernel.select(seed, CandidateSignals.standalone(2), null, selection);
         final String plain = ExplainJson.render(Explanation.of(plans, seed, selection));
         assertThat(plain).doesNotContain("queue").doesNotContain("kv_cache").doesNotContain("inflight_tokens")
-            .doesNotContain("ejected_ms");
+            .doesNotContain("ejected_ms").doesNotContain("prefix");
     }
 
     @Test

@@ -71,7 +71,9 @@ final class ValidateCommand implements Callable<Integer>
         {
             out.println("  " + model.name() + "  quality " + Format.number(model.qualityScore()) +
                 "  prompt_per_1m " + Format.number(model.promptPer1M()) +
-                "  completion_per_1m " + Format.number(model.completionPer1M()));
+                "  completion_per_1m " + Format.number(model.completionPer1M()) +
+                (Double.isNaN(model.cachedPromptPer1M()) ? "" :
+                    "  cached_prompt_per_1m " + Format.number(model.cachedPromptPer1M())));
             out.print(EffectiveSettings.model(model));
         }
         out.println((vsr ? "multi_factor decisions: " : "decisions: ") + decisions.size());

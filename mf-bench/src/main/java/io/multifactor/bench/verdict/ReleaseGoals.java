@@ -14,7 +14,7 @@ import java.util.Map;
  *       information;</li>
  *   <li>counting on against off adds at most 5 ns;</li>
  *   <li>each optional signal or rule adds at most 10 ns + 1 ns per candidate per added factor over the same
- *       {@code select} without it (the queue and KV-cache factors count as two added factors; peak-EWMA, p2c, token
+ *       {@code select} without it (the queue and KV-cache factors count as two added factors, prefix as one; peak-EWMA, p2c, token
  *       load and ejection add no factor, so they have 10 ns whatever the candidate count);</li>
  *   <li>two threads against one: per-thread time at most 1.3x ({@code handLoop} is the control, as information);</li>
  *   <li>absolute budgets as information: those of {@link Budgets} (record one sample, begin + end, the refresh of one
@@ -81,6 +81,10 @@ public final class ReleaseGoals
                 "EjectionBenchmark.selectWithEjectionConfigured candidates=" + n,
                 "EjectionBenchmark.selectWithoutEjection candidates=" + n, SIGNAL_NS));
         }
+        for (final int n : new int[] { 4, 16, 64 })
+        {
+            goals.add(signal("prefix", "PrefixBenchmark.select", n, "prefix", "without", 1));
+        }
         for (final String op : new String[] { "select", "beginEnd", "selectRecord", "handLoop" })
         {
             goals.add(Goal.ratio("2 threads / 1, " + op + (op.equals("handLoop") ? " (control)" : ""),
@@ -97,7 +101,7 @@ public final class ReleaseGoals
         goals.add(Goal.absolute("parse a 64 KB vLLM /metrics body", "MetricsParseBenchmark.reader sizeKib=64",
             METRICS_PARSE_NS));
         goals.add(Goal.ratio("prefix: prompt bytes, blocks and choice, 32 KB over 8 backends (2 warm) / hash only",
-            "PrefixBenchmark.promptBlocksAndChoice promptKib=32", "PrefixBenchmark.hashOnly promptKib=32", 1.5, true));
+            "PromptBlocksBenchmark.promptBlocksAndChoice promptKib=32", "PromptBlocksBenchmark.hashOnly promptKib=32", 1.5, true));
         return goals;
     }
 

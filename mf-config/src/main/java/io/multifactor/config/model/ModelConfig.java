@@ -19,11 +19,13 @@ import java.util.List;
  * @param reliability {@code reliability}: ejection settings, {@link ReliabilityConfig#NONE} when absent.
  * @param prefixAffinity {@code prefix_affinity}: the backend choice by cached prefix, {@link PrefixAffinityConfig#NONE}
  *     when absent.
+ * @param cachedPromptPer1M {@code pricing.cached_prompt_per_1m} (vSR's {@code cached_input_per_1m}) in USD per 1M
+ *     cached prompt tokens, NaN when absent.
  */
 public record ModelConfig(
     String name, double qualityScore, double promptPer1M, double completionPer1M, String providerModelId,
     List<BackendRef> backendRefs, ServerKind server, ReliabilityConfig reliability,
-    PrefixAffinityConfig prefixAffinity)
+    PrefixAffinityConfig prefixAffinity, double cachedPromptPer1M)
 {
     /**
      * @param name unique, non-empty name.
@@ -35,6 +37,7 @@ public record ModelConfig(
      * @param server the kind of server scraped, or {@code null}.
      * @param reliability ejection settings, {@code null} for {@link ReliabilityConfig#NONE}.
      * @param prefixAffinity the backend choice by cached prefix, {@code null} for {@link PrefixAffinityConfig#NONE}.
+     * @param cachedPromptPer1M cached prompt price, NaN when absent.
      */
     public ModelConfig
     {
@@ -45,7 +48,7 @@ public record ModelConfig(
     }
 
     /**
-     * A model without {@code prefix_affinity}.
+     * A model without {@code prefix_affinity} and without a cached prompt price.
      *
      * @param name unique, non-empty name.
      * @param qualityScore quality, NaN when absent.
@@ -61,7 +64,8 @@ public record ModelConfig(
         final String providerModelId, final List<BackendRef> backendRefs, final ServerKind server,
         final ReliabilityConfig reliability)
     {
-        this(name, qualityScore, promptPer1M, completionPer1M, providerModelId, backendRefs, server, reliability, null);
+        this(name, qualityScore, promptPer1M, completionPer1M, providerModelId, backendRefs, server, reliability, null,
+            Double.NaN);
     }
 
     /**
@@ -92,7 +96,7 @@ public record ModelConfig(
     {
         return new ModelConfig(name, qualityScore, promptPer1M, completionPer1M, providerModelId,
             backends == null ? backendRefs : backends, server == null ? this.server : server,
-            reliability == null ? this.reliability : reliability, prefixAffinity);
+            reliability == null ? this.reliability : reliability, prefixAffinity, cachedPromptPer1M);
     }
 
     /**
@@ -102,7 +106,7 @@ public record ModelConfig(
     public ModelConfig withPrefixAffinity(final PrefixAffinityConfig affinity)
     {
         return affinity == null ? this : new ModelConfig(name, qualityScore, promptPer1M, completionPer1M,
-            providerModelId, backendRefs, server, reliability, affinity);
+            providerModelId, backendRefs, server, reliability, affinity, cachedPromptPer1M);
     }
 
     /**

@@ -47,6 +47,20 @@ public final class CostMix
     }
 
     /**
+     * The cache-aware prompt price of a model for one request: {@code (1 - P) * promptPer1M + P * cachedPromptPer1M},
+     * with P the share of the request's prompt cached for it (section "Prefix-cache affinity" of docs/semantics.md).
+     *
+     * @param promptPer1M the model's prompt price, NaN when absent (then the result is NaN: missing).
+     * @param cachedPromptPer1M its cached prompt price, finite and >= 0.
+     * @param cachedShare P, 0..1.
+     * @return the prompt price per 1M tokens for this request.
+     */
+    public static double cachedPrompt(final double promptPer1M, final double cachedPromptPer1M, final double cachedShare)
+    {
+        return (1.0 - cachedShare) * promptPer1M + cachedShare * cachedPromptPer1M;
+    }
+
+    /**
      * @param promptShare a.
      * @param completionShare b.
      * @return whether the pair is a valid mix: both finite and >= 0, not both 0, sum finite.

@@ -67,6 +67,8 @@ public final class DecisionPlan
     private final boolean dropsStale;
     private final boolean scoresBeyondSeed;
     private final SessionPolicy sessionOrNull;
+    private final double[] cachedPromptPer1M;
+    private final boolean pricesCachedPrompt;
 
     /**
      * Compiles one decision's specification: its settings from {@code spec} (with every default of the configuration
@@ -89,6 +91,35 @@ public final class DecisionPlan
         final double[] quality,
         final double[] promptPer1M,
         final double[] completionPer1M)
+    {
+        this(spec, id, percentileSlot, candidateModelIds, quality, promptPer1M, completionPer1M,
+            nanArray(candidateModelIds.length));
+    }
+
+    /**
+     * As {@link #DecisionPlan(PlansBuilder.DecisionSpec, int, int, int[], double[], double[], double[])}, with the
+     * candidates' cached prompt prices ({@code pricing.cached_prompt_per_1m}): the prompt price of a candidate for a
+     * request that supplies its cached share P is {@code (1 - P) * prompt_per_1m + P * cached_prompt_per_1m}.
+     *
+     * @param spec the decision's settings.
+     * @param id handle of this decision.
+     * @param percentileSlot index of its percentile among the distinct percentiles of the snapshot.
+     * @param candidateModelIds model handles of the candidates, in order; copied.
+     * @param quality quality score per candidate, NaN when absent; copied.
+     * @param promptPer1M prompt price per candidate in USD per 1M tokens, NaN when absent; copied.
+     * @param completionPer1M completion price per candidate in USD per 1M tokens, NaN when absent; copied.
+     * @param cachedPromptPer1M cached prompt price per candidate in USD per 1M tokens, NaN when absent; copied.
+     * @throws IllegalArgumentException when the arrays disagree in length, are empty, or a value is out of range.
+     */
+    public DecisionPlan(
+        final PlansBuilder.DecisionSpec spec,
+        final int id,
+        final int percentileSlot,
+        final int[] candidateModelIds,
+        final double[] quality,
+        final double[] promptPer1M,
+        final double[] completionPer1M,
+        final double[] cachedPromptPer1M)
     {
         final String name = spec.name;
         final double[] weights = spec.weights;
@@ -113,7 +144,7 @@ public final class DecisionPlan
         final int loadMetric = spec.loadMetric;
         final int n = candidateModelIds.length;
         if (n == 0 || quality.length != n || promptPer1M.length != n || completionPer1M.length != n ||
-            weights.length != Factor.COUNT)
+            cachedPromptPer1M.length != n || weights.length != Factor.COUNT)
         {
             throw new IllegalArgumentException("decision " + name + ": candidate arrays must be non-empty and of one length");
         }
@@ -212,6 +243,20 @@ public final class DecisionPlan
             beyondSeed |= this.weights[f] > 0.0;
         }
         this.scoresBeyondSeed = beyondSeed;
+        this.cachedPromptPer1M = cachedPromptPer1M.clone();
+        boolean cached = false;
+        for (int i = 0; i < n; i++)
+        {
+            final double price = cachedPromptPer1M[i];
+            if (price == price && !(price >= 0.0 && price < Double.POSITIVE_INFINITY))
+            {
+                throw new IllegalArgumentException("decision " + name + ": cached_prompt_per_1m must be finite and >= 0: " +
+                    price);
+            }
+            // Only a candidate with both prices has a cache-aware price: without prompt_per_1m its cost is missing.
+            cached |= price == price && promptPer1M[i] == promptPer1M[i];
+        }
+        this.pricesCachedPrompt = cached;
         this.configured = new Selection.Configured(this.candidateModelIds, this.quality, this.costPer1M, this.weights);
     }
 
@@ -278,6 +323,24 @@ public final class DecisionPlan
     public double costPer1M(final int index)
     {
         return costPer1M[index];
+    }
+
+    /**
+     * @param index candidate position.
+     * @return configured cached prompt price ({@code cached_prompt_per_1m}) in USD per 1M tokens, NaN when absent.
+     */
+    public double cachedPromptPer1M(final int index)
+    {
+        return cachedPromptPer1M[index];
+    }
+
+    /**
+     * @return whether a candidate has both {@code prompt_per_1m} and {@code cached_prompt_per_1m}: then a request that
+     *     supplies cached shares prices that candidate itself.
+     */
+    public boolean pricesCachedPrompt()
+    {
+        return pricesCachedPrompt;
     }
 
     /**
@@ -387,7 +450,7 @@ public final class DecisionPlan
 
     /**
      * @return whether a factor beyond the seed four (quality, latency, cost, load) has a weight above 0: the servers'
-     *     queue or KV-cache use.
+     *     queue, KV-cache use or the cached prompt share.
      */
     public boolean scoresBeyondSeed()
     {
@@ -583,5 +646,12 @@ public final class DecisionPlan
             throw new IllegalArgumentException("decision " + decision + ": " + key + " must be finite and >= 0: " + value);
         }
         return value;
+    }
+
+    private static double[] nanArray(final int n)
+    {
+        final double[] array = new double[n];
+        Arrays.fill(array, Double.NaN);
+        return array;
     }
 }

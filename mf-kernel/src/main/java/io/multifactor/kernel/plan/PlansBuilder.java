@@ -31,6 +31,7 @@ public final class PlansBuilder
 
     private final Map<String, Integer> modelIds = new HashMap<>();
     private final Map<String, EjectionPolicy> ejectionPolicies = new HashMap<>();
+    private final Map<String, Double> cachedPromptPrices = new HashMap<>();
     private final List<String> modelNames = new ArrayList<>();
     private final List<double[]> modelPrices = new ArrayList<>();
     private final List<Integer> modelIdOrder = new ArrayList<>();
@@ -123,6 +124,26 @@ public final class PlansBuilder
     }
 
     /**
+     * Gives a model added before its cached prompt price ({@code pricing.cached_prompt_per_1m}): a request that supplies
+     * the model's cached share P prices its prompt at {@code (1 - P) * prompt_per_1m + P * cachedPromptPer1M}.
+     *
+     * @param name a model added to this builder.
+     * @param cachedPromptPer1M USD per 1M cached prompt tokens, finite and >= 0, or NaN for none.
+     * @return this builder.
+     * @throws IllegalArgumentException when no model of that name was added, or for a negative or infinite price.
+     */
+    public PlansBuilder cachedPromptPrice(final String name, final double cachedPromptPer1M)
+    {
+        if (!modelIds.containsKey(name))
+        {
+            throw new IllegalArgumentException("cached prompt price of an unknown model: " + name);
+        }
+        requireOptionalNonNegative("model " + name + " cached_prompt_per_1m", cachedPromptPer1M);
+        cachedPromptPrices.put(name, cachedPromptPer1M);
+        return this;
+    }
+
+    /**
      * Adds a model with a quality score and a prompt price only.
      *
      * @param name unique, non-empty name.
@@ -165,6 +186,11 @@ public final class PlansBuilder
             prompt[id] = modelPrices.get(i)[1];
             completion[id] = modelPrices.get(i)[2];
         }
+        final double[] cached = nanArray(modelCapacity);
+        for (final Map.Entry<String, Double> entry : cachedPromptPrices.entrySet())
+        {
+            cached[modelIds.get(entry.getKey())] = entry.getValue();
+        }
 
         final TreeSet<Integer> distinctPercentiles = new TreeSet<>();
         for (final DecisionSpec spec : decisions)
@@ -205,7 +231,7 @@ public final class PlansBuilder
         {
             final DecisionSpec spec = decisions.get(i);
             plans[ids[i]] = spec.compile(
-                ids[i], Arrays.binarySearch(percentiles, spec.percentile), quality, prompt, completion);
+                ids[i], Arrays.binarySearch(percentiles, spec.percentile), quality, prompt, completion, cached);
         }
         final EjectionPolicy[] policies = new EjectionPolicy[modelCapacity];
         for (final Map.Entry<String, EjectionPolicy> entry : ejectionPolicies.entrySet())
@@ -539,13 +565,14 @@ public final class PlansBuilder
 
         DecisionPlan compile(
             final int id, final int slot, final double[] qualityById, final double[] promptById,
-            final double[] completionById)
+            final double[] completionById, final double[] cachedById)
         {
             final int n = candidates.size();
             final int[] modelIds = new int[n];
             final double[] quality = new double[n];
             final double[] prompt = new double[n];
             final double[] completion = new double[n];
+            final double[] cached = new double[n];
             for (int i = 0; i < n; i++)
             {
                 final String model = candidates.get(i);
@@ -565,10 +592,11 @@ public final class PlansBuilder
                 quality[i] = qualityById[modelId];
                 prompt[i] = promptById[modelId];
                 completion[i] = completionById[modelId];
+                cached[i] = cachedById[modelId];
             }
             // A baseline ignores floors and ceilings: it is compiled without them.
             final DecisionSpec compiled = AlgorithmType.isBaseline(algorithmType) ? new DecisionSpec(this) : this;
-            return new DecisionPlan(compiled, id, slot, modelIds, quality, prompt, completion);
+            return new DecisionPlan(compiled, id, slot, modelIds, quality, prompt, completion, cached);
         }
     }
 }

@@ -42,25 +42,27 @@ public final class Weights
      */
     public static double[] normalize(final double quality, final double latency, final double cost, final double load)
     {
-        return normalize(new double[] { quality, latency, cost, load, 0.0, 0.0 });
+        return normalize(new double[] { quality, latency, cost, load });
     }
 
     /**
-     * Normalizes configured weights, one per factor.
+     * Normalizes configured weights, one per factor: an array shorter than the table (written before the table grew)
+     * leaves the factors beyond it at 0, as an absent key does.
      *
-     * @param configured configured weight per {@link Factor} index (0 where a key is absent); not modified.
+     * @param configured configured weight per {@link Factor} index (0 where a key is absent), at most one per factor;
+     *     not modified.
      * @return the effective weights indexed by {@link Factor}, each in [0, 1], summing to 1.
-     * @throws IllegalArgumentException when a weight is NaN or infinite, or there is not one per factor.
+     * @throws IllegalArgumentException when a weight is NaN or infinite, or there are more than the table's factors.
      */
     public static double[] normalize(final double[] configured)
     {
-        if (configured.length != Factor.COUNT)
+        if (configured.length > Factor.COUNT)
         {
             throw new IllegalArgumentException("weights: " + configured.length + " for " + Factor.COUNT + " factors");
         }
         final double[] w = new double[Factor.COUNT];
         double sum = 0.0;
-        for (int f = 0; f < Factor.COUNT; f++)
+        for (int f = 0; f < configured.length; f++)
         {
             w[f] = clamp(configured[f]);
             sum += w[f];

@@ -17,9 +17,9 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Selects one candidate of a decision as the semantics (section 4.1 of the user docs, with the extensions of 4.2-4.5)
- * define it, over the signal table ({@link Factor}: quality, latency, cost, load, queue, KV-cache), in two loops over
- * the candidates. Dropped candidates are counted, into the calling thread's counter block when the engine passes one,
- * once the first loop is over.
+ * define it, over the signal table ({@link Factor}: quality, latency, cost, load, queue, KV-cache, prefix), in two
+ * loops over the candidates. Dropped candidates are counted, into the calling thread's counter block when the engine
+ * passes one, once the first loop is over.
  * <ol>
  *   <li><b>Gather, filter, bound</b> (one loop over every candidate): read each factor's value from its source - the
  *       plan for quality and cost (its cost under the request's token counts when the request has them), the
@@ -31,7 +31,10 @@ import java.util.concurrent.ThreadLocalRandom;
  *       decision's signals have a source beyond latency and in-flight requests (a server load, tokens, an ejection;
  *       ejection only while a model of the engine is out of the healthy phase, {@link CandidateSignals#readsBeyondSeed}),
  *       the loop is {@link #gatherSeed}, which reads none of them; then {@link #gatherAll}, which reads the sources
- *       published (the tokens when the decision weighs or bounds them), and applies the ejection cap. After the loop,
+ *       published (the tokens when the decision weighs or bounds them), and applies the ejection cap. A request that
+ *       supplies cached prompt shares ({@link Request#prefixMatch(int, double)}) takes {@link #gatherAll} too, which
+ *       reads each candidate's share (the {@code prefix} factor) and, where the candidate has a cached prompt price,
+ *       prices its prompt at {@code (1 - P) * prompt + P * cached} under the request's or the decision's mix. After the loop,
  *       one increment per drop noted.</li>
  *   <li>No survivor: the plan's policy ({@code cheapest}, {@code first}, {@code fail}), off the common path; every
  *       candidate excluded fails.</li>
@@ -54,9 +57,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * what a selection owes to configuration and to published values alone - the drops of the ceilings on them, the
  * bounds over the candidates they keep, each candidate's terms of quality, latency, cost, queue and KV-cache
  * ({@link PublishedTerms}) - is worked out once per publication. A selection on sealed signals, while no model of the
- * decision is ejected, makes the same two loops with less in them ({@link SealedScoring}): the first reads live the
- * exclusions, the request's own cost (when its token counts price the candidates) and the in-flight requests and
- * tokens, applies them, stores what the full loop stores and bounds what is live; the second adds each survivor's live
+ * decision is ejected and the request supplies no cached prompt share, makes the same two loops with less in them
+ * ({@link SealedScoring}): the first reads live the exclusions, the request's own cost (when its token counts price
+ * the candidates) and the in-flight requests and tokens, applies them, stores what the full loop stores and bounds
+ * what is live; the second adds each survivor's live
  * terms to its sealed ones, in the order the full loop sums them, so to the same bit. In a decision of 32 candidates
  * or more, the published values the first loop would store are copied before it, in passes of their own (two: the
  * latencies, and with server signals the queue and KV-cache use). A live drop of a candidate that held a sealed bound
@@ -156,7 +160,10 @@ public final class ScoringKernel
         // Sealed signals (CandidateSignals#seal): what the selection owes to configuration and to published values is
         // worked out already; only exclusions, the request's own cost and the in-flight counts are read live.
         final PublishedTerms terms = signals.sealedTerms();
-        if (terms != null)
+        // A request that supplies cached prompt shares (prefix) is read by the full loops: the seal knows no per-request
+        // factor, and the shares may price the candidates (cached_prompt_per_1m).
+        final boolean prefixes = requestOrNull != null && requestOrNull.hasPrefixMatches();
+        if (terms != null && !prefixes)
         {
             if (SealedScoring.select(plan, signals, terms, exclusions, requestOrNull, out, dropCountsOrNull, p2cBits))
             {
@@ -173,7 +180,7 @@ public final class ScoringKernel
         // of the engine is out of the healthy phase), or when the decision counts tokens (load_metric: tokens,
         // max_inflight_tokens): a decision without them runs the seed loop, which loads none of them.
         final int survivors;
-        if (signals.readsBeyondSeed() || plan.readsTokens())
+        if (signals.readsBeyondSeed() || plan.readsTokens() || prefixes)
         {
             survivors = gatherAll(plan, signals, exclusions, requestOrNull, out, dropCountsOrNull);
         }
@@ -292,7 +299,8 @@ public final class ScoringKernel
 
     /**
      * Gather, filter and bound over every signal of the table: the seed signals and the servers' queue and KV-cache
-     * use, in-flight tokens, staleness and ejection; then the decision's ejection cap.
+     * use, in-flight tokens, staleness and ejection, the request's cached prompt shares (and the cache-aware prompt
+     * price they give); then the decision's ejection cap.
      *
      * @return how many candidates survive.
      */
@@ -323,11 +331,24 @@ public final class ScoringKernel
         final boolean servers = signals.hasServerSignals();
         final boolean dropsStale = plan.dropsStale() && servers;
         final boolean ejecting = signals.readsEjections();
+        // prefix: the request's cached share per model; with cached_prompt_per_1m it prices the prompt as well.
+        final boolean prefixes = requestOrNull != null && requestOrNull.hasPrefixMatches();
+        final boolean cachedPrices = prefixes && plan.pricesCachedPrompt();
+        final double mixPrompt = requestMix ? promptShare : plan.costMixPrompt();
+        final double mixCompletion = requestMix ? completionShare : plan.costMixCompletion();
         SelectionWriter.sources(out, tokens, ejecting);
         if (servers)
         {
             SelectionWriter.gathered(out, Factor.QUEUE);
             SelectionWriter.gathered(out, Factor.KV_CACHE);
+        }
+        if (prefixes)
+        {
+            SelectionWriter.gathered(out, Factor.PREFIX);
+        }
+        if (cachedPrices)
+        {
+            SelectionWriter.gathered(out, Factor.COST);
         }
         // The factors' columns this loop writes, fetched once.
         final double[] latencyColumn = SelectionWriter.ownColumn(out, Factor.LATENCY);
@@ -335,6 +356,7 @@ public final class ScoringKernel
         final double[] costColumn = SelectionWriter.ownColumn(out, Factor.COST);
         final double[] queueColumn = SelectionWriter.ownColumn(out, Factor.QUEUE);
         final double[] kvCacheColumn = SelectionWriter.ownColumn(out, Factor.KV_CACHE);
+        final double[] prefixColumn = SelectionWriter.ownColumn(out, Factor.PREFIX);
 
         double qMin = Double.POSITIVE_INFINITY;
         double qMax = Double.NEGATIVE_INFINITY;
@@ -348,6 +370,8 @@ public final class ScoringKernel
         double wMax = Double.NEGATIVE_INFINITY;
         double kMin = Double.POSITIVE_INFINITY;
         double kMax = Double.NEGATIVE_INFINITY;
+        double pMin = Double.POSITIVE_INFINITY;
+        double pMax = Double.NEGATIVE_INFINITY;
         int survivors = 0;
         int ejectedDrops = 0;
         long dropped = 0L;
@@ -357,7 +381,13 @@ public final class ScoringKernel
             final double quality = plan.quality(i);
             final double tpot = signals.tpotMs(i);
             final double ttft = signals.ttftMs(i);
-            final double cost = requestMix ?
+            final double prefix = prefixes ? requestOrNull.prefixMatch(plan.candidateModelId(i)) : Double.NaN;
+            final double cachedPrice = cachedPrices ? plan.cachedPromptPer1M(i) : Double.NaN;
+            // The cache-aware prompt price where the request supplies the share and the model a cached price.
+            final double cost = prefix == prefix && cachedPrice == cachedPrice ?
+                CostMix.blend(mixPrompt, mixCompletion, CostMix.cachedPrompt(plan.promptPer1M(i), cachedPrice, prefix),
+                    plan.completionPer1M(i)) :
+                requestMix ?
                 CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i)) :
                 plan.costPer1M(i);
             final long inflight = signals.inflight(i);
@@ -375,7 +405,7 @@ public final class ScoringKernel
             SelectionWriter.publishedValues(out, i, tpot, ttft);
             latencyColumn[i] = latency;
             loadColumn[i] = load;
-            if (requestMix)
+            if (requestMix || cachedPrices)
             {
                 costColumn[i] = cost;
             }
@@ -383,6 +413,10 @@ public final class ScoringKernel
             {
                 queueColumn[i] = queue;
                 kvCacheColumn[i] = kvCache;
+            }
+            if (prefixes)
+            {
+                prefixColumn[i] = prefix;
             }
             if (tokens)
             {
@@ -429,6 +463,8 @@ public final class ScoringKernel
             wMax = queue > wMax ? queue : wMax;
             kMin = kvCache < kMin ? kvCache : kMin;
             kMax = kvCache > kMax ? kvCache : kMax;
+            pMin = prefix < pMin ? prefix : pMin;
+            pMax = prefix > pMax ? prefix : pMax;
         }
         SelectionWriter.bounds(out, Factor.QUALITY, qMin, qMax);
         SelectionWriter.bounds(out, Factor.LATENCY, lMin, lMax);
@@ -436,7 +472,8 @@ public final class ScoringKernel
         SelectionWriter.bounds(out, Factor.LOAD, nMin, nMax);
         SelectionWriter.bounds(out, Factor.QUEUE, wMin, wMax);
         SelectionWriter.bounds(out, Factor.KV_CACHE, kMin, kMax);
-        SelectionWriter.noBounds(out, Factor.KV_CACHE + 1);
+        SelectionWriter.bounds(out, Factor.PREFIX, pMin, pMax);
+        SelectionWriter.noBounds(out, Factor.PREFIX + 1);
         if (dropped != 0L && dropCountsOrNull != null)
         {
             countDrops(signals, out, dropped, dropCountsOrNull);
@@ -609,7 +646,7 @@ public final class ScoringKernel
 
     /**
      * As {@link #scoreSeedFactors}, over every factor of the table: quality, latency, cost, load, the servers' queue
-     * and KV-cache use.
+     * and KV-cache use, the request's cached prompt share.
      *
      * @return the first survivor of the highest score, or {@link #SLOPE_OVERFLOW}.
      */
@@ -627,8 +664,10 @@ public final class ScoringKernel
         final double wSlope = slope(wWeight, out, Factor.QUEUE);
         final double kWeight = plan.weight(Factor.KV_CACHE);
         final double kSlope = slope(kWeight, out, Factor.KV_CACHE);
+        final double pWeight = plan.weight(Factor.PREFIX);
+        final double pSlope = slope(pWeight, out, Factor.PREFIX);
         if (Math.abs(qSlope) + Math.abs(lSlope) + Math.abs(cSlope) + Math.abs(nSlope) + Math.abs(wSlope) +
-            Math.abs(kSlope) == Double.POSITIVE_INFINITY)
+            Math.abs(kSlope) + Math.abs(pSlope) == Double.POSITIVE_INFINITY)
         {
             return SLOPE_OVERFLOW;
         }
@@ -638,18 +677,21 @@ public final class ScoringKernel
         final double nBase = base(nWeight, out, Factor.LOAD);
         final double wBase = base(wWeight, out, Factor.QUEUE);
         final double kBase = base(kWeight, out, Factor.KV_CACHE);
+        final double pBase = base(pWeight, out, Factor.PREFIX);
         final double qMin = out.boundMin(Factor.QUALITY);
         final double lMin = out.boundMin(Factor.LATENCY);
         final double cMin = out.boundMin(Factor.COST);
         final double nMin = out.boundMin(Factor.LOAD);
         final double wMin = out.boundMin(Factor.QUEUE);
         final double kMin = out.boundMin(Factor.KV_CACHE);
+        final double pMin = out.boundMin(Factor.PREFIX);
         final double[] quality = scoredColumn(qWeight, out, Factor.QUALITY);
         final double[] latency = scoredColumn(lWeight, out, Factor.LATENCY);
         final double[] cost = scoredColumn(cWeight, out, Factor.COST);
         final double[] load = scoredColumn(nWeight, out, Factor.LOAD);
         final double[] queue = scoredColumn(wWeight, out, Factor.QUEUE);
         final double[] kvCache = scoredColumn(kWeight, out, Factor.KV_CACHE);
+        final double[] prefix = scoredColumn(pWeight, out, Factor.PREFIX);
         final double[] scores = SelectionWriter.scores(out);
         final int[] drops = SelectionWriter.dropReasons(out);
         final int n = plan.candidateCount();
@@ -667,13 +709,15 @@ public final class ScoringKernel
             final double m = load[i];
             final double w = queue[i];
             final double k = kvCache[i];
+            final double p = prefix[i];
             // The seed's four terms in the table's order, then the servers' two added to them as one sum (so that a
-            // sealed selection keeps one term for both).
+            // sealed selection keeps one term for both), then the request's prefix (never sealed).
             final double sum = (q == q ? qBase + qSlope * (q - qMin) : 0.0) +
                 (l == l ? lBase + lSlope * (l - lMin) : 0.0) +
                 (c == c ? cBase + cSlope * (c - cMin) : 0.0) +
                 (m == m ? nBase + nSlope * (m - nMin) : 0.0) +
-                ((w == w ? wBase + wSlope * (w - wMin) : 0.0) + (k == k ? kBase + kSlope * (k - kMin) : 0.0));
+                ((w == w ? wBase + wSlope * (w - wMin) : 0.0) + (k == k ? kBase + kSlope * (k - kMin) : 0.0)) +
+                (p == p ? pBase + pSlope * (p - pMin) : 0.0);
             final double score = clampScore(sum);
             scores[i] = score;
             if (score > bestScore)

@@ -11,25 +11,25 @@ class WeightsTest
     @Test
     void shouldNormalizeFourTwoTwoTwoToPointFourAndPointTwos()
     {
-        assertThat(Weights.normalize(4, 2, 2, 2)).containsExactly(0.4, 0.2, 0.2, 0.2, 0.0, 0.0);
+        assertThat(Weights.normalize(4, 2, 2, 2)).containsExactly(0.4, 0.2, 0.2, 0.2, 0.0, 0.0, 0.0);
     }
 
     @Test
     void shouldUseEqualWeightsWhenAllAreZero()
     {
-        assertThat(Weights.normalize(0, 0, 0, 0)).containsExactly(0.25, 0.25, 0.25, 0.25, 0.0, 0.0);
+        assertThat(Weights.normalize(0, 0, 0, 0)).containsExactly(0.25, 0.25, 0.25, 0.25, 0.0, 0.0, 0.0);
     }
 
     @Test
     void shouldUseEqualWeightsWhenAllAreNegative()
     {
-        assertThat(Weights.normalize(-1, -2, 0, -0.5)).containsExactly(0.25, 0.25, 0.25, 0.25, 0.0, 0.0);
+        assertThat(Weights.normalize(-1, -2, 0, -0.5)).containsExactly(0.25, 0.25, 0.25, 0.25, 0.0, 0.0, 0.0);
     }
 
     @Test
     void shouldClampNegativeWeightToZero()
     {
-        assertThat(Weights.normalize(-3, 1, 0, 1)).containsExactly(0.0, 0.5, 0.0, 0.5, 0.0, 0.0);
+        assertThat(Weights.normalize(-3, 1, 0, 1)).containsExactly(0.0, 0.5, 0.0, 0.5, 0.0, 0.0, 0.0);
     }
 
     @Test
@@ -69,10 +69,21 @@ class WeightsTest
     @Test
     void shouldNormalizeSixWeightsAndGiveTheSeedFactorsEqualSharesWhenAllAreZero()
     {
-        assertThat(Weights.normalize(new double[] { 1, 0, 0, 1, 1, 1 })).containsExactly(0.25, 0.0, 0.0, 0.25, 0.25, 0.25);
+        assertThat(Weights.normalize(new double[] { 1, 0, 0, 1, 1, 1 })).containsExactly(0.25, 0.0, 0.0, 0.25, 0.25, 0.25, 0.0);
         assertThat(Weights.normalize(new double[] { 0, 0, 0, 0, 0, -1 }))
-            .containsExactly(0.25, 0.25, 0.25, 0.25, 0.0, 0.0);
-        assertThatThrownBy(() -> Weights.normalize(new double[] { 1, 1, 1, 1 }))
+            .containsExactly(0.25, 0.25, 0.25, 0.25, 0.0, 0.0, 0.0);
+        // An array shorter than the table leaves the factors beyond it at 0 (an absent key); a longer one is refused.
+        assertThat(Weights.normalize(new double[] { 1, 1, 1, 1 })).containsExactly(0.25, 0.25, 0.25, 0.25, 0.0, 0.0, 0.0);
+        assertThatThrownBy(() -> Weights.normalize(new double[Factor.COUNT + 1]))
             .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void shouldNormalizeThePrefixWeightWithTheOtherSix()
+    {
+        final double[] configured = new double[Factor.COUNT];
+        configured[Factor.QUALITY] = 1;
+        configured[Factor.PREFIX] = 3;
+        assertThat(Weights.normalize(configured)).containsExactly(0.25, 0.0, 0.0, 0.0, 0.0, 0.0, 0.75);
     }
 }

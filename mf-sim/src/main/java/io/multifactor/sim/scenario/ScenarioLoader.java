@@ -32,7 +32,7 @@ public final class ScenarioLoader
         List.of("decision", "exclude", "prompt_tokens", "max_output_tokens", "seed", "models", "session");
     private static final List<String> SESSION_KEYS = List.of("model", "turns", "idle_ms");
     private static final List<String> MODEL_KEYS =
-        List.of("tpot_ms", "ttft_ms", "inflight", "inflight_tokens", "queue", "kv_cache", "ejected_ms");
+        List.of("tpot_ms", "ttft_ms", "inflight", "inflight_tokens", "queue", "kv_cache", "ejected_ms", "prefix");
 
     /** The largest in-flight count a scenario may give one model (each one is a real lease in the engine). */
     public static final long MAX_INFLIGHT = 1_000_000L;
@@ -154,21 +154,24 @@ public final class ScenarioLoader
             final long inflightTokens = model.optionalInteger("inflight_tokens", 0L, 0L, MAX_TOKENS);
             final double queue = model.has("queue") ?
                 (double)model.optionalInteger("queue", 0L, 0L, MAX_INFLIGHT) : Double.NaN;
-            final double kvCache = model.has("kv_cache") ? unitFraction(model, problems) : Double.NaN;
+            final double kvCache = model.has("kv_cache") ? unitFraction(model, "kv_cache",
+                "kv_cache is a fraction of the KV cache in use, 0..1, got ", problems) : Double.NaN;
             final double ejectedMs = model.has("ejected_ms") ? positiveMillis(model, problems) : Double.NaN;
+            final double prefix = model.has("prefix") ? unitFraction(model, "prefix",
+                "prefix is the share of the request's prompt cached for the model, 0..1, got ", problems) : Double.NaN;
             models.add(new ModelObservations(
                 new LocatedName(entry.key(), entry.keyLine(), entry.keyColumn(), path), tpot, ttft, inflight,
-                inflightTokens, queue, kvCache, ejectedMs));
+                inflightTokens, queue, kvCache, ejectedMs, prefix));
         }
     }
 
-    private static double unitFraction(final MappingReader model, final Problems problems)
+    private static double unitFraction(
+        final MappingReader model, final String key, final String outOfRange, final Problems problems)
     {
-        final double value = model.optionalNumber("kv_cache", Double.NaN, false);
+        final double value = model.optionalNumber(key, Double.NaN, false);
         if (value == value && !(value >= 0.0 && value <= 1.0))
         {
-            problems.error(model.value("kv_cache"), model.path("kv_cache"),
-                "kv_cache is a fraction of the KV cache in use, 0..1, got " + ((YamlScalar)model.value("kv_cache")).text());
+            problems.error(model.value(key), model.path(key), outOfRange + ((YamlScalar)model.value(key)).text());
             return Double.NaN;
         }
         return value;

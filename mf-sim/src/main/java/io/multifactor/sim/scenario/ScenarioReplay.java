@@ -224,6 +224,13 @@ public final class ScenarioReplay
             // A key the engine's table does not hold: the scenario states the entry (explain takes it as given).
             request.session(SCENARIO_SESSION_KEY);
         }
+        for (final ModelObservations model : scenario.models())
+        {
+            if (!Double.isNaN(model.prefix()))
+            {
+                request.prefixMatch(engine.modelId(model.model().name()), model.prefix());
+            }
+        }
         return clamped;
     }
 

@@ -443,8 +443,76 @@ public final class ScoringGenerators
                     }
                 }
             }
-            return c.with(request);
+            c = c.with(request);
+            // Drawn last, so that the draws of the keys above stay those of the problems before the prefix factor.
+            return percent.generate(in) < 40 ? c : withPrefix(in, c, weights);
         };
+    }
+
+    /**
+     * The prefix factor over {@link #extendedCases()}: every problem has cached shares and cached prices (see
+     * {@link #everyKey()} for them among every other key), and a lexicographic problem puts {@code prefix} in its
+     * priority half the time.
+     *
+     * @return problems that weigh, rank by or price with the request's cached prompt shares.
+     */
+    public static Gen<ReferenceCase> prefixCases()
+    {
+        final Gen<ReferenceCase> bases = extendedCases();
+        final Gen<Double> weights = weights();
+        final Gen<Integer> percent = integers().between(0, 99);
+        return in ->
+        {
+            final ReferenceCase c = withPrefix(in, bases.generate(in), weights);
+            final ReferenceExtensions e = c.decision().extensions();
+            if (e.lexicographic() && percent.generate(in) < 50)
+            {
+                final List<String> priority = new ArrayList<>(e.priority());
+                priority.remove(Factor.label(Factor.PREFIX));
+                priority.add(integers().between(0, priority.size()).generate(in), Factor.label(Factor.PREFIX));
+                return c.with(e.withLexicographic(e.tolerance(), List.copyOf(priority)));
+            }
+            return c;
+        };
+    }
+
+    /**
+     * Adds the prefix factor to a problem: per candidate the request's cached share P(m) (missing for about one in four,
+     * the same for all now and then, often exactly 0, 1/2 or 1), a weight for {@code prefix} (0, negative, or a
+     * generated weight), and for about half of the priced models a {@code cached_prompt_per_1m} (often below the prompt
+     * price, sometimes above it or 0).
+     */
+    private static ReferenceCase withPrefix(
+        final RandomnessSource in, final ReferenceCase base, final Gen<Double> weights)
+    {
+        final Gen<Integer> percent = integers().between(0, 99);
+        final Gen<Double> shares = Generate.frequency(List.of(
+            Pair.of(1, Generate.constant(0.0)),
+            Pair.of(1, Generate.constant(0.5)),
+            Pair.of(1, Generate.constant(1.0)),
+            Pair.of(3, doubles().between(0.0, 1.0))));
+        final boolean shared = percent.generate(in) < 15;
+        final double sharedShare = shares.generate(in);
+        final int missingPercent = percent.generate(in) < 10 ? 100 : 25;
+        final List<ReferenceModel> models = new ArrayList<>();
+        ReferenceRequest request = base.request();
+        for (final ReferenceModel model : base.decision().candidates())
+        {
+            if (percent.generate(in) >= missingPercent)
+            {
+                request = request.withObservation(model.name(),
+                    request.observation(model.name()).withPrefix(shared ? sharedShare : shares.generate(in)));
+            }
+            final int priceMode = percent.generate(in);
+            final Double prompt = model.promptPer1M();
+            final Double cached = priceMode < 50 ? null : priceMode < 80 && prompt != null ? prompt / 10 :
+                priceMode < 90 ? 0.0 : tiedValues().generate(in);
+            models.add(model.withCachedPromptPer1M(cached));
+        }
+        final int weightMode = percent.generate(in);
+        final double prefixWeight = weightMode < 20 ? 0.0 : weightMode < 25 ? -1.0 : weights.generate(in);
+        final ReferenceDecision d = base.decision().withCandidates(models).withWeight(Factor.PREFIX, prefixWeight);
+        return new ReferenceCase(d, request);
     }
 
     /** Adds the load signals of {@link #loadSignalCases()} to a problem. */

@@ -27,7 +27,7 @@ import java.util.Map;
  * order), publishes the observations as standalone {@link CandidateSignals} (latencies and in-flight counts always;
  * the servers' queue, KV-cache use and stale flag when a candidate has one; in-flight tokens when a candidate has some
  * or the decision reads them; every candidate's ejection when one is ejected), calls {@link ScoringKernel#select} with a {@link Request} carrying the exclusions,
- * token counts and seed, and converts the selection back into a {@link ReferenceResult}.
+ * token counts, cached shares ({@code prefix}) and seed, and converts the selection back into a {@link ReferenceResult}.
  * <p>
  * This class is stateless and threadsafe; it allocates freely (it is for tests, not for the request path).
  */
@@ -50,6 +50,10 @@ public final class KernelAdapter
         {
             final ReferenceModel model = decision.candidates().get(i);
             builder.model(model.name(), orNaN(model.quality()), orNaN(model.promptPer1M()), orNaN(model.completionPer1M()));
+            if (model.cachedPromptPer1M() != null)
+            {
+                builder.cachedPromptPrice(model.name(), model.cachedPromptPer1M());
+            }
             names[i] = model.name();
         }
         final double[] weights = new double[Factor.COUNT];
@@ -248,6 +252,10 @@ public final class KernelAdapter
             if (request.excluded().contains(name))
             {
                 engineRequest.exclude(modelId);
+            }
+            if (o.prefix() != null)
+            {
+                engineRequest.prefixMatch(modelId, o.prefix());
             }
         }
         if (request.promptTokens() != null)

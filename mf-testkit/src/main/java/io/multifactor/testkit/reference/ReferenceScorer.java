@@ -26,7 +26,11 @@ import java.util.Random;
  *     ejected candidates whose ejection ends soonest (then the earlier) stay candidates, checked as any other;</li>
  * <li>signals: latency T(m) by {@code latency_metric} (auto: TPOT, else TTFT); cost C(m) = (a*P + b*K) / (a + b) with
  *     the request's token counts as a and b when it carries any, else {@code cost_mix}, missing when a price with a
- *     non-zero share is; load N(m) the in-flight requests, or tokens with {@code load_metric: tokens};</li>
+ *     non-zero share is, where the prompt price P is {@code (1 - P(m)) * prompt_per_1m + P(m) * cached_prompt_per_1m}
+ *     when the request supplies the model's cached share P(m) and the model has {@code cached_prompt_per_1m}, else
+ *     {@code prompt_per_1m} (missing when that is); load N(m) the in-flight requests, or tokens with
+ *     {@code load_metric: tokens}; prefix P(m) as the request supplies it (higher is better), missing when it does
+ *     not;</li>
  * <li>weights clamped at 0 and divided by their sum; all 0: the seed's four 0.25, the others 0;</li>
  * <li>min-max normalization over the survivors that have the signal, inverted as {@code 1 - t} for a factor where
  *     lower is better, 0.5 when every survivor that has it shares one value, 0 when missing;</li>
@@ -177,15 +181,35 @@ public final class ReferenceScorer
      * @param completionShare b.
      * @return the cost, {@code null} when missing.
      */
-    private static Double cost(final ReferenceModel model, final double promptShare, final double completionShare)
+    private static Double cost(
+        final ReferenceModel model, final Double cachedShare, final double promptShare, final double completionShare)
     {
         if ((promptShare > 0 && model.promptPer1M() == null) || (completionShare > 0 && model.completionPer1M() == null))
         {
             return null;
         }
-        final double p = promptShare > 0 ? promptShare * model.promptPer1M() : 0.0;
+        final Double promptPrice = promptPrice(model, cachedShare);
+        final double p = promptShare > 0 ? promptShare * promptPrice : 0.0;
         final double k = completionShare > 0 ? completionShare * model.completionPer1M() : 0.0;
         return (p + k) / (promptShare + completionShare);
+    }
+
+    /**
+     * The prompt price of a model for one request: with the request's cached share P of the model and the model's
+     * {@code cached_prompt_per_1m}, the uncached part at {@code prompt_per_1m} and the cached part at the cached price;
+     * else {@code prompt_per_1m}; missing when {@code prompt_per_1m} is.
+     */
+    private static Double promptPrice(final ReferenceModel model, final Double cachedShare)
+    {
+        if (model.promptPer1M() == null)
+        {
+            return null;
+        }
+        if (cachedShare == null || model.cachedPromptPer1M() == null)
+        {
+            return model.promptPer1M();
+        }
+        return (1.0 - cachedShare) * model.promptPer1M() + cachedShare * model.cachedPromptPer1M();
     }
 
     /**
@@ -541,8 +565,8 @@ public final class ReferenceScorer
             final long outputTokens = request.maxOutputTokens() == null ? 0 : request.maxOutputTokens();
             // A request's token counts replace the decision's mix when it carries any.
             cost = promptTokens + outputTokens > 0 ?
-                cost(model, promptTokens, outputTokens) :
-                cost(model, keys.costMixPrompt(), keys.costMixCompletion());
+                cost(model, observation.prefix(), promptTokens, outputTokens) :
+                cost(model, observation.prefix(), keys.costMixPrompt(), keys.costMixCompletion());
         }
 
         Double raw(final int factor)
@@ -561,6 +585,8 @@ public final class ReferenceScorer
                     return observation.queue();
                 case Factor.KV_CACHE:
                     return observation.kvCache();
+                case Factor.PREFIX:
+                    return observation.prefix();
                 default:
                     throw new IllegalArgumentException("no signal of factor " + Factor.label(factor) + " in the oracle");
             }

@@ -50,7 +50,7 @@ class ExtensionPropertiesTest
                 SEED + ')'));
     }
 
-    private static <T> void check(final String property, final Gen<T> gen, final Consumer<T> body)
+    static <T> void check(final String property, final Gen<T> gen, final Consumer<T> body)
     {
         final AtomicLong ran = COUNTS.computeIfAbsent(property, p -> new AtomicLong());
         qt().withFixedSeed(SEED).withExamples(CASES).withShrinkCycles(200).forAll(gen).checkAssert(value ->
@@ -76,7 +76,7 @@ class ExtensionPropertiesTest
         return c.decision().extensions();
     }
 
-    private static boolean close(final Double a, final Double b)
+    static boolean close(final Double a, final Double b)
     {
         if (a == null || b == null)
         {
@@ -372,7 +372,7 @@ class ExtensionPropertiesTest
     }
 
     /** Outcome, drops, costs and scores agree; the choice agrees unless it is a tie within rounding. */
-    private static void assertAgree(final ReferenceResult actual, final ReferenceResult expected, final double margin)
+    static void assertAgree(final ReferenceResult actual, final ReferenceResult expected, final double margin)
     {
         assertThat(actual.outcome()).isEqualTo(expected.outcome());
         for (int i = 0; i < expected.candidates().size(); i++)
