@@ -77,14 +77,4 @@ public final class JsonText
             }
         }
     }
-
-    /**
-     * @param type the error's type, such as {@code invalid_request_error}.
-     * @param message what went wrong.
-     * @return an OpenAI-style error body: {@code {"error": {"message": ..., "type": ...}}}.
-     */
-    public static String error(final String type, final String message)
-    {
-        return "{\"error\":{\"message\":" + string(message) + ",\"type\":" + string(type) + "}}";
-    }
 }

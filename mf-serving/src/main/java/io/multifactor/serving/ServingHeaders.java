@@ -28,6 +28,9 @@ public final class ServingHeaders
     /** Response header of a 429 or 503 that says how long to wait (parsed by {@link RetryAfter}). */
     public static final String RETRY_AFTER = "retry-after";
 
+    /** Response header: how many attempts the request made (1 when the first one answered). */
+    public static final String ATTEMPTS = "x-mf-attempts";
+
     private ServingHeaders()
     {
     }
