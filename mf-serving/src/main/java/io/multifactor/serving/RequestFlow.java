@@ -195,9 +195,9 @@ public final class RequestFlow
         return attempt();
     }
 
+    // Counts an attempt only when one started (x-mf-attempts says how many were made).
     private boolean attempt()
     {
-        attempts++;
         clearError();
         if (direct())
         {
@@ -206,6 +206,7 @@ public final class RequestFlow
         final int started = lifecycle.start(decisionId, exclusions, promptTokens, maxOutputTokens);
         if (started == RequestLifecycle.STARTED)
         {
+            attempts++;
             return true;
         }
         if (firstFailure != null)
@@ -233,6 +234,7 @@ public final class RequestFlow
             lifecycle.startDirect(directModelId, promptTokens, maxOutputTokens) : RequestLifecycle.NO_MODEL;
         if (started == RequestLifecycle.STARTED)
         {
+            attempts++;
             return true;
         }
         final String name = bodyModelOrNull;
@@ -334,7 +336,7 @@ public final class RequestFlow
         return decisionName;
     }
 
-    /** @return attempts made so far (1 after {@link #start}, 2 after one retry). */
+    /** @return attempts made so far (1 after a successful {@link #start}, 2 after one retry that started). */
     public int attempts()
     {
         return attempts;
