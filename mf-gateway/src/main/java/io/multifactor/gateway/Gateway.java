@@ -49,6 +49,7 @@ public final class Gateway implements AutoCloseable
         this.host = EngineHost.start(loaded, configFile, overlayOrNull, fleetExchangeOrNull);
         this.engine = host.engine();
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        GatewayMeters.configure(registry);
         this.metrics = new MultiFactorMetrics(engine);
         metrics.bindTo(registry);
         this.port = options.port() == 0 ? freePort(options.host()) : options.port();

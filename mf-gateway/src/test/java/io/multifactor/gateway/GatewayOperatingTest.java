@@ -391,5 +391,7 @@ class GatewayOperatingTest
         assertThat(metrics.helps.keySet()).as("no HELP without its TYPE").isSubsetOf(metrics.types.keySet());
         assertThat(metrics.types).containsKeys("jvm_memory_used_bytes", "jvm_threads_live_threads",
             "process_cpu_usage", "process_uptime_seconds", "mf_gateway_active", "mf_selections_total");
+        assertThat(metrics.types).as("names promtool's lint refuses").doesNotContainKeys("process_cpu_time_ns_total",
+            "system_cpu_count");
     }
 }
