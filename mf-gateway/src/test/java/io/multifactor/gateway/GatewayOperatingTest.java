@@ -4,27 +4,18 @@ import io.multifactor.fakes.BackendsProfile;
 import io.multifactor.fakes.FakeBackends;
 import io.multifactor.fakes.FakeModelProfile;
 import io.multifactor.kernel.engine.MultiFactorEngine;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -37,51 +28,22 @@ import static org.assertj.core.api.Assertions.assertThat;
  * request timeout of a non-streamed answer, a hang-up counted {@code aborted}, and HELP and TYPE on every meter.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class GatewayOperatingTest
+class GatewayOperatingTest extends GatewayTestBase
 {
-    static Vertx upstreams;
     static TestUpstream stream;
     static TestUpstream json;
     static TestUpstream limited;
     static TestUpstream slowJson;
     static TestUpstream slowStream;
-    static int refusedPort;
-
-    @TempDir
-    Path dir;
-
-    Gateway gateway;
-    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(5)).build();
 
     @BeforeAll
     static void startUpstreams() throws Exception
     {
-        upstreams = Vertx.vertx();
         stream = new TestUpstream(upstreams, TestUpstream.Mode.STREAM, 5, 2);
         json = new TestUpstream(upstreams, TestUpstream.Mode.JSON, 0, 0);
         limited = new TestUpstream(upstreams, TestUpstream.Mode.STATUS_429, 0, 0);
         slowJson = new TestUpstream(upstreams, TestUpstream.Mode.JSON, 0, 600);
         slowStream = new TestUpstream(upstreams, TestUpstream.Mode.STREAM, 40, 20);
-        try (ServerSocket socket = new ServerSocket(0))
-        {
-            refusedPort = socket.getLocalPort();
-        }
-    }
-
-    @AfterAll
-    static void stopUpstreams() throws Exception
-    {
-        upstreams.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
-
-    @AfterEach
-    void stopGateway()
-    {
-        if (gateway != null)
-        {
-            gateway.close();
-        }
     }
 
     static String config(final String extraModels, final String extraDecisions)
@@ -124,23 +86,9 @@ class GatewayOperatingTest
             extraDecisions);
     }
 
-    Gateway start(final String yaml, final GatewayOptions options) throws Exception
-    {
-        final Path file = dir.resolve("gateway.yaml");
-        Files.writeString(file, yaml);
-        gateway = Gateway.start(file, options.withPort(0), result -> { });
-        return gateway;
-    }
-
     HttpResponse<String> post(final String path, final String body, final String... headers) throws Exception
     {
-        final HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + path))
-            .timeout(Duration.ofSeconds(20)).POST(HttpRequest.BodyPublishers.ofString(body));
-        if (headers.length > 0)
-        {
-            builder.headers(headers);
-        }
-        return http.send(builder.build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(request(path, body, headers), HttpResponse.BodyHandlers.ofString());
     }
 
     HttpResponse<String> get(final String path) throws Exception

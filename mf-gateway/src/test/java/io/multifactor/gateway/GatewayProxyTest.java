@@ -1,27 +1,19 @@
 package io.multifactor.gateway;
 
 import io.multifactor.kernel.engine.MultiFactorEngine;
-import io.vertx.core.Vertx;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,49 +24,20 @@ import java.util.function.BooleanSupplier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class GatewayProxyTest
+class GatewayProxyTest extends GatewayTestBase
 {
-    static Vertx upstreams;
     static TestUpstream stream;
     static TestUpstream json;
     static TestUpstream failing;
     static TestUpstream slow;
-    static int refusedPort;
-
-    @TempDir
-    Path dir;
-
-    Gateway gateway;
-    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(5)).build();
 
     @BeforeAll
     static void startUpstreams() throws Exception
     {
-        upstreams = Vertx.vertx();
         stream = new TestUpstream(upstreams, TestUpstream.Mode.STREAM, 5, 5);
         json = new TestUpstream(upstreams, TestUpstream.Mode.JSON, 0, 0);
         failing = new TestUpstream(upstreams, TestUpstream.Mode.STATUS_500, 0, 0);
         slow = new TestUpstream(upstreams, TestUpstream.Mode.STREAM, 40, 20);
-        try (ServerSocket socket = new ServerSocket(0))
-        {
-            refusedPort = socket.getLocalPort();
-        }
-    }
-
-    @AfterAll
-    static void stopUpstreams() throws Exception
-    {
-        upstreams.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
-
-    @AfterEach
-    void stopGateway()
-    {
-        if (gateway != null)
-        {
-            gateway.close();
-        }
     }
 
     static String config(final String extraModels, final String extraDecisions)
@@ -119,22 +82,12 @@ class GatewayProxyTest
 
     Gateway start(final String yaml, final long firstByteMs, final long idleMs) throws Exception
     {
-        final Path file = dir.resolve("gateway.yaml");
-        Files.writeString(file, yaml);
-        gateway = Gateway.start(file, GatewayOptions.defaults().withPort(0).withTimeouts(firstByteMs, idleMs),
-            result -> { });
-        return gateway;
+        return start(yaml, GatewayOptions.defaults().withTimeouts(firstByteMs, idleMs));
     }
 
     HttpResponse<byte[]> post(final String path, final String body, final String... headers) throws Exception
     {
-        final HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + path))
-            .timeout(Duration.ofSeconds(20)).POST(HttpRequest.BodyPublishers.ofString(body));
-        if (headers.length > 0)
-        {
-            builder.headers(headers);
-        }
-        return http.send(builder.build(), HttpResponse.BodyHandlers.ofByteArray());
+        return http.send(request(path, body, headers), HttpResponse.BodyHandlers.ofByteArray());
     }
 
     static String chat(final String model, final boolean streamed)
