@@ -13,12 +13,12 @@ import io.multifactor.api.Handles;
 import io.multifactor.api.Request;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.serving.Backend;
-import io.multifactor.serving.JsonText;
 import io.multifactor.serving.OpenAiRequest;
 import io.multifactor.serving.OpenAiRequestReader;
 import io.multifactor.serving.RequestFlow;
 import io.multifactor.serving.RequestLifecycle;
 import io.multifactor.serving.RetryAfter;
+import io.multifactor.serving.ServingError;
 import io.multifactor.serving.ServingHeaders;
 import io.multifactor.serving.SessionKeys;
 
@@ -206,7 +206,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         decisionHeader = ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.DECISION, MAX_DECISION_HEADER_BYTES);
         if (decisionHeader == ExtProcHeaders.TOO_LONG)
         {
-            badRequest(400, "header " + ServingHeaders.DECISION + " is longer than " + MAX_DECISION_HEADER_BYTES +
+            badRequest(ServingError.INVALID_REQUEST, "header " + ServingHeaders.DECISION + " is longer than " + MAX_DECISION_HEADER_BYTES +
                 " bytes");
             return;
         }
@@ -216,7 +216,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
             ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.SESSION_TOKEN, SessionKeys.MAX_HEADER_BYTES));
         if (session == ExtProcHeaders.TOO_LONG)
         {
-            badRequest(400, "header " + ServingHeaders.SESSION_ID + " (or " + ServingHeaders.SESSION_TOKEN +
+            badRequest(ServingError.INVALID_REQUEST, "header " + ServingHeaders.SESSION_ID + " (or " + ServingHeaders.SESSION_TOKEN +
                 ") is longer than " + SessionKeys.MAX_HEADER_BYTES + " bytes");
             return;
         }
@@ -245,7 +245,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         final int size = bytes.size();
         if (size > OpenAiRequestReader.MAX_BODY_BYTES - bodyLength)
         {
-            badRequest(413, "request body is larger than 8 MiB");
+            badRequest(ServingError.REQUEST_TOO_LARGE, "request body is larger than 8 MiB");
             return;
         }
         if (bodyLength + size > body.length)
@@ -267,7 +267,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     {
         if (state == REQUEST_BODY)
         {
-            badRequest(400, "request trailers are not supported: the request is routed on its buffered body " +
+            badRequest(ServingError.INVALID_REQUEST, "request trailers are not supported: the request is routed on its buffered body " +
                 "(request_trailer_mode: SKIP)");
             return;
         }
@@ -288,14 +288,15 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
                 parsed.capturePrompt(context.mode() == EnvoyMode.ENDPOINT && context.routing().followsPrefixes()));
             if (read != OpenAiRequestReader.OK)
             {
-                badRequest(read == OpenAiRequestReader.TOO_LARGE ? 413 : 400, parsed.error());
+                badRequest(read == OpenAiRequestReader.TOO_LARGE ? ServingError.REQUEST_TOO_LARGE : ServingError.INVALID_JSON,
+                    parsed.error());
                 return;
             }
             bodyModel = parsed.model();
         }
         if (!flow.resolve(decisionHeader, bodyModel))
         {
-            badRequest(flow.errorStatus(), flow.errorMessage());
+            badRequest(flow.error(), flow.errorMessage());
             return;
         }
         final long maxOutputTokens = hasBody ? parsed.maxOutputTokens() : Request.NO_TOKENS;
@@ -308,7 +309,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
             }
             else
             {
-                badRequest(flow.errorStatus(), flow.errorMessage());
+                badRequest(flow.error(), flow.errorMessage());
             }
             return;
         }
@@ -328,7 +329,7 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
             if (backend == null)
             {
                 endAsCancelled();
-                unavailable(JsonText.error("unavailable", "model " + modelName + " of decision " + flow.decisionName() +
+                unavailable(ServingError.UPSTREAM_UNAVAILABLE.body("model " + modelName + " of decision " + flow.decisionName() +
                     " has no backend_refs"), "mf_no_backend", false);
                 return;
             }
@@ -466,13 +467,13 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         open.remove(this);
     }
 
-    private void badRequest(final int httpStatus, final String message)
+    private void badRequest(final ServingError error, final String message)
     {
         context.badRequests.increment();
         state = DONE;
         answeredLocally = true;
-        send(ExtProcResponses.immediate(httpStatus, JsonText.error(RequestFlow.INVALID_REQUEST, message),
-            httpStatus == 413 ? "mf_body_too_large" : "mf_bad_request"));
+        send(ExtProcResponses.immediate(error.status(), error.body(message),
+            error.status() == 413 ? "mf_body_too_large" : "mf_bad_request"));
     }
 
     private void unavailable(final String json, final String details, final boolean withExplain)

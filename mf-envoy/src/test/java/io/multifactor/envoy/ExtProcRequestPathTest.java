@@ -184,7 +184,7 @@ class ExtProcRequestPathTest
     }
 
     @Test
-    void shouldAnswer400ListingTheDecisionsWhenNoneIsNamed() throws Exception
+    void shouldRefuseANameThatIsNoDecisionListingTheDecisions() throws Exception
     {
         fixture = new EnvoyFixture(dir, EnvoyMode.VSR);
         final FakeEnvoy.Stream noHeader = fixture.envoy.open();
@@ -196,9 +196,11 @@ class ExtProcRequestPathTest
         final FakeEnvoy.Stream unknownModel = fixture.envoy.open();
         unknownModel.exchange(requestHeaders(false, ":method", "POST"));
         final ProcessingResponse unknown = unknownModel.exchange(requestBody("{\"model\":\"gpt-9\"}", true));
-        assertThat(unknown.getImmediateResponse().getStatus().getCodeValue()).isEqualTo(400);
+        // A body model that names neither a decision nor a model: 404 model_not_found (the gateway's code table).
+        assertThat(unknown.getImmediateResponse().getStatus().getCodeValue()).isEqualTo(404);
         assertThat(Json.text(utf8(unknown.getImmediateResponse().getBody()), "error", "message"))
             .contains("gpt-9").contains("quality");
+        assertThat(Json.text(utf8(unknown.getImmediateResponse().getBody()), "error", "code")).isEqualTo("model_not_found");
         fixture.awaitNothingInFlight();
         assertThat(fixture.app.context().badRequests()).isEqualTo(2);
     }

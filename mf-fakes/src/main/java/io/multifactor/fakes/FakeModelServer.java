@@ -39,7 +39,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * A streamed response sends a role-only chunk when the request starts running, its content chunks
  * ({@code choices[0].delta.content}, or {@code choices[0].text} for completions) after its TTFT and then one per TPOT,
  * a chunk with {@code finish_reason}, a usage chunk when the request asked for it ({@code stream_options.include_usage}),
- * and {@code data: [DONE]}. A client that goes away frees its place at once (waiting or running).
+ * and {@code data: [DONE]}. A client that goes away frees its place at once (waiting or running). {@code POST
+ * /v1/responses} is served the same way in the Responses API's format and {@code POST /v1/embeddings} answers at once
+ * (after the same rate-limit and error draws), both written by {@link ResponsesFormat}.
  * <p>
  * Draws come from one generator seeded at construction, in arrival order: for the same seed and the same arrivals, the
  * same latencies, errors and 429s.
@@ -53,6 +55,8 @@ public final class FakeModelServer
     /** Largest request body read, in bytes; a larger one is answered 413. */
     public static final int MAX_BODY_BYTES = 8 << 20;
 
+    private static final String RESPONSES = "/v1/responses";
+    private static final String EMBEDDINGS = "/v1/embeddings";
     private static final String[] WORDS = { "the ", "model ", "says ", "hello ", "and ", "streams ", "tokens ", "here " };
 
     private final Vertx vertx;
@@ -210,7 +214,8 @@ public final class FakeModelServer
             return;
         }
         final boolean chat = "/v1/chat/completions".equals(path);
-        if (request.method() != HttpMethod.POST || !chat && !"/v1/completions".equals(path))
+        if (request.method() != HttpMethod.POST || !chat && !"/v1/completions".equals(path) &&
+            !RESPONSES.equals(path) && !EMBEDDINGS.equals(path))
         {
             error(request.response(), 404, "not_found", "no route " + request.method() + ' ' + path);
             return;
@@ -273,7 +278,15 @@ public final class FakeModelServer
             error(request.response(), 500, "server_error", "injected error");
             return;
         }
+        if (EMBEDDINGS.equals(request.path()))
+        {
+            completed.incrementAndGet();
+            request.response().putHeader("content-type", "application/json")
+                .end(ResponsesFormat.embeddings(json, profile.name()));
+            return;
+        }
         final Job job = new Job(request.response(), chat, json, ttftMs, tpotMs);
+        job.responses = RESPONSES.equals(request.path());
         request.response().closeHandler(ignored -> onClientGone(job));
         if (running < profile.batch())
         {
@@ -373,7 +386,18 @@ public final class FakeModelServer
         // Counted before the last bytes leave: a client that has read the whole response sees it counted.
         completed.incrementAndGet();
         final HttpServerResponse response = job.response;
-        if (job.stream)
+        if (job.responses)
+        {
+            final String text = wholeText(job);
+            if (!job.stream)
+            {
+                response.putHeader("content-type", "application/json");
+            }
+            response.end(job.stream ? ResponsesFormat.completed(job.id, profile.name(), job.created, text,
+                job.promptTokens, job.tokens, job.sent + 1) :
+                ResponsesFormat.whole(job.id, profile.name(), job.created, text, job.promptTokens, job.tokens));
+        }
+        else if (job.stream)
         {
             response.write(chunk(job, null, true));
             if (job.includeUsage)
@@ -432,8 +456,23 @@ public final class FakeModelServer
         }
     }
 
+    private static String wholeText(final Job job)
+    {
+        final StringBuilder text = new StringBuilder();
+        for (int i = 0; i < job.tokens; i++)
+        {
+            text.append(WORDS[i % WORDS.length]);
+        }
+        return text.toString();
+    }
+
     private String chunk(final Job job, final String content, final boolean last)
     {
+        if (job.responses)
+        {
+            return content == null ? ResponsesFormat.created(job.id, profile.name(), job.created) :
+                ResponsesFormat.delta(job.id, content, job.sent + 1);
+        }
         final String delta;
         if (job.chat)
         {
@@ -519,6 +558,8 @@ public final class FakeModelServer
         final String id;
         final long created = System.currentTimeMillis() / 1000L;
         int state = WAITING;
+        /** Whether the request came to {@code /v1/responses} (then {@link ResponsesFormat} writes the answer). */
+        boolean responses;
         int sent;
         long blocks;
         long dueNs;

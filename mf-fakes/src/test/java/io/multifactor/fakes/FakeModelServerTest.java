@@ -163,6 +163,53 @@ class FakeModelServerTest
     }
 
     @Test
+    void shouldAnswerTheResponsesApiStreamedAndWholeAndEmbeddings() throws Exception
+    {
+        try (FakeBackends backends = start(FakeModelProfile.steady("m", 5, 1, 4, 3)))
+        {
+            final HttpResponse<String> streamed = http.send(post(backends, "m", "/v1/responses",
+                "{\"model\":\"m\",\"stream\":true,\"input\":\"hello\"}"), HttpResponse.BodyHandlers.ofString());
+            assertThat(streamed.statusCode()).isEqualTo(200);
+            assertThat(streamed.headers().firstValue("content-type")).hasValue("text/event-stream");
+            final List<String> lines = new ArrayList<>();
+            for (final String event : streamed.body().split("\n\n"))
+            {
+                final String[] parts = event.split("\n");
+                assertThat(parts).hasSize(2);
+                assertThat(parts[0]).startsWith("event: ");
+                assertThat(parts[1]).startsWith("data: ");
+                assertThat(new JsonObject(parts[1].substring(6)).getString("type")).isEqualTo(parts[0].substring(7));
+                lines.add(parts[1].substring(6));
+            }
+            assertThat(lines).hasSize(5);
+            assertThat(new JsonObject(lines.get(0)).getString("type")).isEqualTo("response.created");
+            assertThat(new JsonObject(lines.get(1)).getString("type")).isEqualTo("response.output_text.delta");
+            assertThat(new JsonObject(lines.get(1)).getString("delta")).isEqualTo("the ");
+            assertThat(new JsonObject(lines.get(3)).getString("delta")).isEqualTo("says ");
+            final JsonObject completed = new JsonObject(lines.get(4));
+            assertThat(completed.getString("type")).isEqualTo("response.completed");
+            assertThat(completed.getJsonObject("response").getJsonObject("usage").getInteger("output_tokens")).isEqualTo(3);
+            assertThat(streamed.body()).doesNotContain("[DONE]");
+
+            final HttpResponse<String> whole = http.send(post(backends, "m", "/v1/responses",
+                "{\"model\":\"m\",\"input\":\"hello\"}"), HttpResponse.BodyHandlers.ofString());
+            final JsonObject response = new JsonObject(whole.body());
+            assertThat(response.getString("object")).isEqualTo("response");
+            assertThat(response.getJsonArray("output").getJsonObject(0).getJsonArray("content").getJsonObject(0)
+                .getString("text")).isEqualTo("the model says ");
+
+            final HttpResponse<String> embeddings = http.send(post(backends, "m", "/v1/embeddings",
+                "{\"model\":\"m\",\"input\":[\"a\",\"b\"]}"), HttpResponse.BodyHandlers.ofString());
+            assertThat(embeddings.statusCode()).isEqualTo(200);
+            final JsonObject list = new JsonObject(embeddings.body());
+            assertThat(list.getJsonArray("data")).hasSize(2);
+            assertThat(list.getJsonArray("data").getJsonObject(1).getJsonArray("embedding"))
+                .hasSize(ResponsesFormat.EMBEDDING_DIMENSIONS);
+            assertThat(backends.server("m").completed()).isEqualTo(3);
+        }
+    }
+
+    @Test
     void shouldRefuseBadRequestsWithJsonErrors() throws Exception
     {
         try (FakeBackends backends = start(FakeModelProfile.steady("m", 5, 1, 4, 3)))

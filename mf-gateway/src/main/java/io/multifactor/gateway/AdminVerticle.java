@@ -1,7 +1,7 @@
 package io.multifactor.gateway;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.multifactor.serving.JsonText;
+import io.multifactor.serving.ServingError;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -44,7 +44,7 @@ final class AdminVerticle extends VerticleBase
             }
             else
             {
-                AdminEndpoints.json(request, 404, JsonText.error("invalid_request_error", "not_found",
+                AdminEndpoints.json(request, 404, ServingError.NOT_FOUND.body(
                     "the admin port serves GET /metrics, /healthz and /readyz only"));
             }
         });

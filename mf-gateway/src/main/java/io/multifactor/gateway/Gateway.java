@@ -25,8 +25,9 @@ import java.util.function.Consumer;
 
 /**
  * A running OpenAI-compatible gateway: the engine built from a configuration file, its refresh agent, Vert.x event
- * loops serving {@code POST /v1/chat/completions} and {@code /v1/completions} (proxied to the chosen model's
- * backends), {@code GET /metrics}, {@code /healthz} and {@code /readyz}, and a watcher that reloads the file when it
+ * loops serving {@code POST /v1/chat/completions}, {@code /v1/completions}, {@code /v1/responses} and
+ * {@code /v1/embeddings} (proxied to the chosen model's backends, or to a model named directly), {@code GET /v1/models}
+ * (the decisions), {@code /metrics}, {@code /healthz} and {@code /readyz}, and a watcher that reloads the file when it
  * changes (a bad file is refused and the running configuration stays). With {@link OperatingOptions}: client keys, a
  * separate admin port, TLS, an access log, and a {@link #drain()} for a graceful shutdown.
  * <p>
@@ -39,6 +40,7 @@ public final class Gateway implements AutoCloseable
     private final PrometheusMeterRegistry registry;
     private final MultiFactorMetrics metrics;
     private final GatewayRoutes routes;
+    private final GatewayMeters meters;
     private final VertxFront front;
     private final int port;
     private final int adminPort;
@@ -55,11 +57,13 @@ public final class Gateway implements AutoCloseable
         this.engine = host.engine();
         this.prefixBackends = host.prefixBackends();
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        GatewayMeters.configure(registry);
         this.metrics = new MultiFactorMetrics(engine);
         metrics.bindTo(registry);
         this.port = options.port() == 0 ? freePort(options.host()) : options.port();
         this.adminPort = operating.adminPort() == 0 ? freePort(options.host()) : operating.adminPort();
-        this.routes = new GatewayRoutes(engine, new GatewayMeters(registry), options.withPort(port), operating,
+        this.meters = new GatewayMeters(registry);
+        this.routes = new GatewayRoutes(engine, meters, options.withPort(port), operating,
             BackendChooser.following(loaded, engine, prefixBackends));
         bindPrefixMeters();
         final AccessLog accessLog = operating.accessLogOrNull();
@@ -305,6 +309,10 @@ public final class Gateway implements AutoCloseable
 
     private void closeEngine()
     {
+        if (meters != null)
+        {
+            meters.close();
+        }
         metrics.close();
         host.close();
         registry.close();

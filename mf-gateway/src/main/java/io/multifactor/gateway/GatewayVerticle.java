@@ -1,6 +1,7 @@
 package io.multifactor.gateway;
 
-import io.multifactor.serving.JsonText;
+import io.multifactor.serving.DecisionResolver;
+import io.multifactor.serving.ServingError;
 import io.multifactor.serving.ServingHeaders;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
@@ -104,23 +105,30 @@ final class GatewayVerticle extends VerticleBase
                 return;
             }
         }
-        if (GatewayMeters.CHAT.equals(path) || GatewayMeters.COMPLETIONS.equals(path))
+        final int route = proxiedRoute(path);
+        if (route >= 0)
         {
             if (request.method() != HttpMethod.POST)
             {
-                plain(request, 405, JsonText.error("invalid_request_error", "use POST for " + path));
+                plain(request, ServingError.METHOD_NOT_ALLOWED, "use POST for " + path);
                 return;
             }
-            final boolean chat = GatewayMeters.CHAT.equals(path);
-            new ProxyExchange(routes, vertx, client, request, chat ? 0 : 1, chat ? "/chat/completions" : "/completions",
-                scratch).begin(key);
+            new ProxyExchange(routes, vertx, client, request, route,
+                GatewayMeters.PROXIED[route].substring(GatewayMeters.PROXIED[route].indexOf('/', 1)), scratch).begin(key);
             return;
         }
         switch (path)
         {
+            case GatewayMeters.MODELS:
+                final int modelsKey = key;
+                request.response().putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                    .end(DecisionResolver.modelsList(routes.engine.plans(),
+                        keys == null ? null : decision -> keys.allows(modelsKey, decision)));
+                return;
             default:
-                plain(request, 404, JsonText.error("invalid_request_error", "no route for " + request.method() + ' ' +
-                    path + ": POST /v1/chat/completions or /v1/completions, GET /metrics, /healthz, /readyz"));
+                plain(request, ServingError.NOT_FOUND, "no route for " + request.method() + ' ' + path +
+                    ": POST /v1/chat/completions, /v1/completions, /v1/responses or /v1/embeddings, GET /v1/models, " +
+                    "/metrics, /healthz, /readyz");
         }
     }
 
@@ -129,7 +137,7 @@ final class GatewayVerticle extends VerticleBase
     {
         final String requestId = AccessLog.requestId(request.getHeader(ServingHeaders.REQUEST_ID));
         request.response().putHeader(ServingHeaders.REQUEST_ID, requestId);
-        plain(request, 401, JsonText.error("invalid_request_error", "invalid_api_key",
+        plain(request, 401, ServingError.INVALID_API_KEY.body(
             "a valid API key is required: Authorization: Bearer KEY"));
         final AccessLog log = routes.operating.accessLogOrNull();
         if (log != null)
@@ -140,6 +148,24 @@ final class GatewayVerticle extends VerticleBase
             entry.status = 401;
             log.offer(entry);
         }
+    }
+
+    /** @return the index of a proxied route ({@link GatewayMeters#PROXIED}), -1 for another path. */
+    private static int proxiedRoute(final String path)
+    {
+        for (int i = 0; i < GatewayMeters.PROXIED.length; i++)
+        {
+            if (GatewayMeters.PROXIED[i].equals(path))
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static void plain(final HttpServerRequest request, final ServingError error, final String message)
+    {
+        plain(request, error.status(), error.body(message));
     }
 
     private static void plain(final HttpServerRequest request, final int status, final String json)

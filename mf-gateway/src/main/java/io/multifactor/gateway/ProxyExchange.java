@@ -4,12 +4,12 @@ import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.kernel.signal.ServerLoadTable;
 import io.multifactor.serving.Backend;
-import io.multifactor.serving.JsonText;
 import io.multifactor.serving.OpenAiRequest;
 import io.multifactor.serving.OpenAiRequestReader;
 import io.multifactor.serving.RequestFlow;
 import io.multifactor.serving.RequestLifecycle;
 import io.multifactor.serving.RetryAfter;
+import io.multifactor.serving.ServingError;
 import io.multifactor.serving.ServingHeaders;
 import io.multifactor.serving.SessionKeys;
 import io.vertx.core.AsyncResult;
@@ -27,14 +27,20 @@ import io.vertx.core.http.RequestOptions;
 import java.util.concurrent.TimeoutException;
 
 /**
- * One proxied completion request, from its body to the end of its response: the Vert.x side of the shared
- * {@link RequestFlow}. It reads and checks the body, lets the flow resolve the decision and select (through its
- * {@link RequestLifecycle}), forwards the rewritten body to one backend of the chosen model, and streams the response
- * back chunk by chunk, pausing the backend while the client's write queue is full. Every exit (completion, client
- * gone, backend error, timeout) goes through the lifecycle's ending calls, whose first caller alone acts: so the lease
- * ends exactly once and only one answer is written. A connect failure, a reset before the status line, or a 5xx
- * before any byte reached the client, is retried by the flow on the decision's next choice with the failed model
- * excluded, while attempts remain.
+ * One proxied request (chat or text completion, Responses, embeddings), from its body to the end of its response: the
+ * Vert.x side of the shared {@link RequestFlow}. It reads and checks the body, lets the flow resolve the decision (or
+ * the model named directly) and select (through its {@link RequestLifecycle}), forwards the rewritten body to one
+ * backend of the chosen model, and streams the response back chunk by chunk, pausing the backend while the client's
+ * write queue is full. Every exit (completion, client gone, backend error, timeout) goes through the lifecycle's ending
+ * calls, whose first caller alone acts: so each attempt's lease ends exactly once and only one answer is written.
+ * <p>
+ * Fallback with a budget: a connect failure, a reset before the status line, a 5xx or a 429 before any byte reached
+ * the client moves the request to the decision's next choice (the models tried excluded; a model named directly: to
+ * another of its backends) while attempts remain and the request's deadline holds (streamed: the first-byte timeout;
+ * non-streamed: the request timeout, both from the request's arrival). When none remains, the client gets the last
+ * attempt's answer as the backend sent it (a 429 with its {@code Retry-After}), or 502 {@code upstream_unavailable}
+ * when the last attempt got none. After the first byte nothing is retried: a stream cut mid-way ends with an SSE
+ * event {@code data: {"error": ...}} and no {@code [DONE]}. Responses carry {@code x-mf-attempts}.
  * <p>
  * This class is not threadsafe: every callback runs on the event loop of the client's connection.
  */
@@ -61,6 +67,7 @@ final class ProxyExchange
     private HttpClientRequest upstream;
     private boolean upstreamAnswered;
     private long timerId = -1;
+    private long deadlineTimerId = -1;
     private long lastChunkNs;
     private final ChunkScratch scratch;
     private Backend upstreamBackend;
@@ -68,6 +75,7 @@ final class ProxyExchange
     private int key = ApiKeys.NO_KEY;
     private String requestId;
     private long startMs;
+    private boolean streamedAnswer;
 
     ProxyExchange(final GatewayRoutes routes, final Vertx vertx, final HttpClient client, final HttpServerRequest request,
         final int uri, final String suffix, final ChunkScratch scratch)
@@ -80,7 +88,7 @@ final class ProxyExchange
         this.response = request.response();
         this.uri = uri;
         this.suffix = suffix;
-        this.flow = new RequestFlow(routes.engine, RequestFlow.DEFAULT_MAX_ATTEMPTS);
+        this.flow = new RequestFlow(routes.engine, routes.options.maxAttempts());
         this.lifecycle = flow.lifecycle();
         this.startNs = flow.nowNs();
     }
@@ -93,13 +101,13 @@ final class ProxyExchange
         requestId = AccessLog.requestId(request.getHeader(ServingHeaders.REQUEST_ID));
         response.putHeader(ServingHeaders.REQUEST_ID, requestId);
         routes.meters.active.incrementAndGet();
-        response.endHandler(v -> finished(response.getStatusCode()));
+        // Vert.x also calls the end handler when the connection closes before the response ended: that is an abort.
+        response.endHandler(v -> finished(response.ended() ? response.getStatusCode() : 0));
         response.closeHandler(v -> onClientGone());
         final String length = request.getHeader(HttpHeaders.CONTENT_LENGTH);
         if (length != null && tooLarge(length))
         {
-            refuse(413, RequestFlow.INVALID_REQUEST, "request body is larger than 8 MiB (content-length " + length +
-                ')');
+            refuse(ServingError.REQUEST_TOO_LARGE, "request body is larger than 8 MiB (content-length " + length + ')');
             return;
         }
         body = Buffer.buffer(length == null ? 1024 : (int)Math.min(64 * 1024, parseLong(length)));
@@ -111,7 +119,7 @@ final class ProxyExchange
             }
             if (body.length() + chunk.length() > OpenAiRequestReader.MAX_BODY_BYTES)
             {
-                refuse(413, RequestFlow.INVALID_REQUEST, "request body is larger than 8 MiB");
+                refuse(ServingError.REQUEST_TOO_LARGE, "request body is larger than 8 MiB");
                 return;
             }
             body.appendBuffer(chunk);
@@ -129,13 +137,13 @@ final class ProxyExchange
         final int code = routes.reader.read(bytes, bytes.length, parsed.capturePrompt(routes.chooser().followsPrefixes()));
         if (code != OpenAiRequestReader.OK)
         {
-            refuse(code == OpenAiRequestReader.TOO_LARGE ? 413 : 400, RequestFlow.INVALID_REQUEST, parsed.error());
+            refuse(code == OpenAiRequestReader.TOO_LARGE ? ServingError.REQUEST_TOO_LARGE : ServingError.INVALID_JSON,
+                parsed.error());
             return;
         }
         if (!flow.resolve(request.getHeader(ServingHeaders.DECISION), parsed.model()))
         {
-            refused = true;
-            refuse(flow.errorStatus(), flow.errorBody());
+            refuse(flow.error(), flow.errorMessage());
             return;
         }
         final ApiKeys keys = routes.operating.apiKeysOrNull();
@@ -143,10 +151,10 @@ final class ProxyExchange
         {
             refused = true;
             routes.meters.forbidden.increment();
-            refuse(403, JsonText.error(RequestFlow.INVALID_REQUEST, "decision_not_allowed", "this API key may not use " +
-                "decision " + flow.decisionName()));
+            refuse(ServingError.DECISION_NOT_ALLOWED, "this API key may not use decision " + flow.decisionName());
             return;
         }
+        flow.deadlineNs(startNs + 1_000_000L * deadlineMs());
         body = null;
         bodyBytes = bytes;
         final long promptTokens = parsed.hasTokenCounts() ? parsed.promptTokens() : Request.NO_TOKENS;
@@ -170,8 +178,9 @@ final class ProxyExchange
     private void send()
     {
         final int modelId = lifecycle.modelId();
-        final Backend backend = routes.chooser().choose(modelId, parsed.prompt(), parsed.promptTokens(),
-            lifecycle.prefixTicket());
+        final Backend backend = flow.direct() && upstreamBackend != null ?
+            otherBackend(modelId, upstreamBackend) :
+            routes.chooser().choose(modelId, parsed.prompt(), parsed.promptTokens(), lifecycle.prefixTicket());
         if (backend == null)
         {
             lifecycle.fail(0, 0);
@@ -187,7 +196,7 @@ final class ProxyExchange
             .setPort(backend.port())
             .setSsl(backend.https())
             .setURI(backend.basePath() + suffix)
-            .setConnectTimeout(routes.options.firstByteTimeoutMs());
+            .setConnectTimeout(Math.max(1, msLeft()));
         final RequestLifecycle current = lifecycle;
         upstreamBackend = backend;
         client.request(options).onComplete(ar -> onConnected(ar, current, backend, Buffer.buffer(rewritten)));
@@ -235,7 +244,7 @@ final class ProxyExchange
             up.putHeader(ServingHeaders.LOAD_REPORT_FORMAT, ServingHeaders.LOAD_REPORT_FORMAT_TEXT);
         }
         up.exceptionHandler(err -> onUpstreamError(current, up, err));
-        timerId = vertx.setTimer(routes.options.firstByteTimeoutMs(), id -> onFirstByteTimeout(current, up));
+        deadlineTimerId = vertx.setTimer(Math.max(1, msLeft()), id -> onDeadline(current, up));
         current.onRequestSent(flow.nowNs());
         up.send(rewritten).onComplete(res ->
         {
@@ -253,7 +262,6 @@ final class ProxyExchange
     private void onUpstreamResponse(final RequestLifecycle current, final HttpClientRequest up,
         final HttpClientResponse answer)
     {
-        cancelTimer();
         if (current.endKind() != RequestLifecycle.OPEN)
         {
             answer.exceptionHandler(err -> { });
@@ -263,19 +271,32 @@ final class ProxyExchange
         upstreamAnswered = true;
         final int status = answer.statusCode();
         final long retryAfterMs = RetryAfter.delayMs(answer.getHeader(ServingHeaders.RETRY_AFTER));
-        if (status >= 500 && flow.mayRetry())
+        final String contentType = answer.getHeader(HttpHeaders.CONTENT_TYPE);
+        final boolean eventStream = RequestLifecycle.isEventStream(contentType);
+        if (parsed.stream())
         {
+            // A streamed request's deadline was its first byte; a non-streamed one's covers the whole answer.
+            cancelDeadline();
+        }
+        if (status >= 500 || status == 429)
+        {
+            // Before any byte reached the client: the attempt failed, and the request may move on.
+            answer.pause();
             if (current.fail(status, retryAfterMs))
             {
-                routes.meters.statusErrors.increment();
-                answer.exceptionHandler(err -> { });
-                up.reset();
-                retryOrAnswer("backend of model " + modelName(current.modelId()) + " answered " + status);
+                cancelDeadline();
+                (status == 429 ? routes.meters.rateLimited : routes.meters.statusErrors).increment();
+                final String model = modelName(current.modelId());
+                if (retryAttempt("backend of model " + model + " answered " + status))
+                {
+                    answer.exceptionHandler(err -> { });
+                    up.reset();
+                    return;
+                }
+                passFailedAnswer(up, answer, model);
             }
             return;
         }
-        final String contentType = answer.getHeader(HttpHeaders.CONTENT_TYPE);
-        final boolean eventStream = RequestLifecycle.isEventStream(contentType);
         final String loadReport = answer.getHeader(ServingHeaders.LOAD_REPORT);
         if (loadReport == null)
         {
@@ -285,6 +306,7 @@ final class ProxyExchange
         {
             current.onResponseStatus(status, eventStream, loadReport, RequestLifecycle.backendKey(upstreamBackend));
         }
+        streamedAnswer = eventStream;
         response.setStatusCode(status);
         copyHeader(answer, HttpHeaders.CONTENT_TYPE);
         copyHeader(answer, HttpHeaders.CACHE_CONTROL);
@@ -328,6 +350,7 @@ final class ProxyExchange
         answer.endHandler(v ->
         {
             cancelTimer();
+            cancelDeadline();
             final boolean ended = current.finish(status, retryAfterMs);
             if (ended && !response.ended())
             {
@@ -336,9 +359,59 @@ final class ProxyExchange
         });
     }
 
+    /**
+     * The last attempt's answer, a 5xx or a 429 whose lease has ended with its status, passed to the client as the
+     * backend sent it (with its {@code Retry-After}), the failed model named.
+     */
+    private void passFailedAnswer(final HttpClientRequest up, final HttpClientResponse answer, final String model)
+    {
+        if (clientGone || response.ended() || response.headWritten())
+        {
+            answer.exceptionHandler(err -> { });
+            up.reset();
+            return;
+        }
+        upstream = up;
+        response.setStatusCode(answer.statusCode());
+        copyHeader(answer, HttpHeaders.CONTENT_TYPE);
+        copyHeader(answer, HttpHeaders.RETRY_AFTER);
+        if (flow.decisionName() != null)
+        {
+            response.putHeader(ServingHeaders.DECISION, flow.decisionName());
+        }
+        response.putHeader(ServingHeaders.SELECTED_MODEL, model);
+        response.putHeader(ServingHeaders.ATTEMPTS, Integer.toString(flow.attempts()));
+        response.setChunked(true);
+        answer.handler(chunk ->
+        {
+            response.write(chunk);
+            if (response.writeQueueFull())
+            {
+                answer.pause();
+                response.drainHandler(v -> answer.resume());
+            }
+        });
+        answer.exceptionHandler(err ->
+        {
+            if (!response.ended())
+            {
+                response.reset();
+            }
+        });
+        answer.endHandler(v ->
+        {
+            if (!response.ended())
+            {
+                response.end();
+            }
+        });
+        answer.resume();
+    }
+
     private void onUpstreamError(final RequestLifecycle current, final HttpClientRequest up, final Throwable err)
     {
         cancelTimer();
+        cancelDeadline();
         if (!current.fail(0, 0))
         {
             return;
@@ -346,34 +419,65 @@ final class ProxyExchange
         final boolean timeout = err instanceof TimeoutException;
         (timeout ? routes.meters.timeouts : routes.meters.resets).increment();
         up.reset();
+        final String model = modelName(current.modelId());
         if (response.headWritten())
         {
-            // Bytes already reached the client: the only honest end is to cut the response short.
-            response.reset();
+            // Bytes already reached the client: nothing is retried, the response is cut short.
+            cutStarted(timeout ? ServingError.UPSTREAM_TIMEOUT : ServingError.UPSTREAM_UNAVAILABLE, "backend of model " +
+                model + (timeout ? " went silent for longer than " + routes.options.idleTimeoutMs() + " ms" :
+                " failed mid-answer: " + message(err)));
             return;
         }
         if (!upstreamAnswered && !timeout)
         {
-            retryOrAnswer("backend of model " + modelName(current.modelId()) + " failed before answering: " +
-                message(err));
+            retryOrAnswer("backend of model " + model + " failed before answering: " + message(err));
             return;
         }
-        answerError(timeout ? 504 : 502, RequestFlow.UPSTREAM_ERROR, "backend of model " + modelName(current.modelId()) +
-            (timeout ? " went silent for longer than " + routes.options.idleTimeoutMs() + " ms" : " failed: " +
-            message(err)));
+        answerError(timeout ? ServingError.UPSTREAM_TIMEOUT : ServingError.UPSTREAM_UNAVAILABLE, "backend of model " +
+            model + (timeout ? " went silent for longer than " + routes.options.idleTimeoutMs() + " ms" :
+            " failed: " + message(err)));
     }
 
-    private void onFirstByteTimeout(final RequestLifecycle current, final HttpClientRequest up)
+    /**
+     * Ends a response whose head the client has: a stream with an SSE error event and no {@code [DONE]}, anything else
+     * by a reset of the stream or connection.
+     */
+    private void cutStarted(final ServingError error, final String message)
     {
-        timerId = -1;
-        if (upstreamAnswered || !current.fail(0, 0))
+        if (clientGone || response.ended())
         {
             return;
         }
+        if (streamedAnswer)
+        {
+            response.end("data: " + error.body(message) + "\n\n");
+        }
+        else
+        {
+            response.reset();
+        }
+    }
+
+    /** The request's deadline passed during this attempt: before the answer's head, a 504; after it, a cut. */
+    private void onDeadline(final RequestLifecycle current, final HttpClientRequest up)
+    {
+        deadlineTimerId = -1;
+        if (!current.fail(0, 0))
+        {
+            return;
+        }
+        cancelTimer();
         routes.meters.timeouts.increment();
         up.reset();
-        answerError(504, RequestFlow.UPSTREAM_TIMEOUT, "backend of model " + modelName(current.modelId()) +
-            " sent no response within " + routes.options.firstByteTimeoutMs() + " ms");
+        final String message = "backend of model " + modelName(current.modelId()) + (parsed.stream() ?
+            " sent no response within " + routes.options.firstByteTimeoutMs() + " ms (first-byte timeout)" :
+            " did not answer within " + routes.options.requestTimeoutMs() + " ms (request timeout)");
+        if (response.headWritten())
+        {
+            cutStarted(ServingError.UPSTREAM_TIMEOUT, message);
+            return;
+        }
+        answerError(ServingError.UPSTREAM_TIMEOUT, message);
     }
 
     /** One timer per idle period, not per chunk: when it fires early it is armed again for the time left. */
@@ -405,39 +509,85 @@ final class ProxyExchange
         }
         clientGone = true;
         cancelTimer();
+        cancelDeadline();
         if (lifecycle.cancel() && upstream != null)
         {
+            upstream.reset();
+        }
+        else if (upstream != null && lifecycle.endKind() != RequestLifecycle.OPEN && !response.ended())
+        {
+            // A failed answer being passed through: its lease has ended already.
             upstream.reset();
         }
         // After a complete response the close of a kept-alive connection changes nothing (finished guards).
         finished(0);
     }
 
-    /** After a failed attempt: the flow's next attempt, or its answer when none remains or no candidate is left. */
+    /** After an attempt that got no answer: the flow's next attempt, or 502 when none remains or none is left. */
     private void retryOrAnswer(final String failure)
     {
-        if (clientGone)
+        if (retryAttempt(failure))
         {
-            return;
-        }
-        if (flow.mayRetry())
-        {
-            upstream = null;
-            routes.meters.retries.increment();
-        }
-        if (flow.retry(failure))
-        {
-            send();
             return;
         }
         answerFlowError();
     }
 
+    /**
+     * After a failed attempt (its lease ended): starts the next one when attempts remain, the deadline holds and a
+     * candidate (or, for a model named directly, another backend) is left.
+     *
+     * @return whether another attempt was sent; if not, the flow's error says why.
+     */
+    private boolean retryAttempt(final String failure)
+    {
+        if (clientGone)
+        {
+            return true;
+        }
+        if (flow.direct() && routes.chooser().backends(lifecycle.modelId()).size() < 2)
+        {
+            flow.error(ServingError.UPSTREAM_UNAVAILABLE, failure + "; model " + modelName(lifecycle.modelId()) +
+                " has no other backend");
+            return false;
+        }
+        upstream = null;
+        if (!flow.retry(failure))
+        {
+            return false;
+        }
+        routes.meters.retries.increment();
+        send();
+        return true;
+    }
+
+    /** @return another backend of the model than {@code tried}, or {@code tried} when the model has no other. */
+    private Backend otherBackend(final int modelId, final Backend tried)
+    {
+        final Backend next = routes.chooser().choose(modelId);
+        if (next == null || !next.equals(tried))
+        {
+            return next;
+        }
+        for (final Backend backend : routes.chooser().backends(modelId))
+        {
+            if (!backend.equals(tried))
+            {
+                return backend;
+            }
+        }
+        return tried;
+    }
+
     private void selectionHeaders(final RequestLifecycle current)
     {
-        response.putHeader(ServingHeaders.DECISION, flow.decisionName());
+        if (flow.decisionName() != null)
+        {
+            response.putHeader(ServingHeaders.DECISION, flow.decisionName());
+        }
         response.putHeader(ServingHeaders.SELECTED_MODEL, modelName(current.modelId()));
-        if (RequestFlow.explainAsked(request.getHeader(ServingHeaders.EXPLAIN)))
+        response.putHeader(ServingHeaders.ATTEMPTS, Integer.toString(flow.attempts()));
+        if (!flow.direct() && RequestFlow.explainAsked(request.getHeader(ServingHeaders.EXPLAIN)))
         {
             final String explain = flow.explainJson();
             if (explain != null)
@@ -447,13 +597,13 @@ final class ProxyExchange
         }
     }
 
-    private void answerError(final int status, final String type, final String message)
+    private void answerError(final ServingError error, final String message)
     {
-        flow.error(status, type, message);
+        flow.error(error, message);
         answerFlowError();
     }
 
-    /** Answers the flow's error, with the decision and (but for a 503) the model that was tried. */
+    /** Answers the flow's error, with the decision, the attempts made and (but for a 503) the model that was tried. */
     private void answerFlowError()
     {
         if (clientGone || response.ended() || response.headWritten())
@@ -470,25 +620,28 @@ final class ProxyExchange
         {
             response.putHeader(ServingHeaders.SELECTED_MODEL, model);
         }
+        if (flow.attempts() > 0)
+        {
+            response.putHeader(ServingHeaders.ATTEMPTS, Integer.toString(flow.attempts()));
+        }
+        if (flow.errorRetryAfterMs() > 0)
+        {
+            response.putHeader(HttpHeaders.RETRY_AFTER, Long.toString((flow.errorRetryAfterMs() + 999) / 1000));
+        }
         response.setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(flow.errorBody());
     }
 
-    private void refuse(final int status, final String type, final String message)
+    private void refuse(final ServingError error, final String message)
     {
         refused = true;
-        refuse(status, JsonText.error(type, message));
-    }
-
-    private void refuse(final int status, final String json)
-    {
         if (!response.ended() && !clientGone)
         {
-            if (status == 413)
+            if (error == ServingError.REQUEST_TOO_LARGE)
             {
                 // The rest of the body is not read: the connection cannot carry another request.
                 response.putHeader(HttpHeaders.CONNECTION, "close");
             }
-            response.setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(json);
+            response.setStatusCode(error.status()).putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(error.body(message));
         }
     }
 
@@ -529,6 +682,27 @@ final class ProxyExchange
         final ApiKeys keys = routes.operating.apiKeysOrNull();
         entry.keyId = keys == null || key == ApiKeys.NO_KEY ? null : keys.id(key);
         return entry;
+    }
+
+    private void cancelDeadline()
+    {
+        if (deadlineTimerId >= 0)
+        {
+            vertx.cancelTimer(deadlineTimerId);
+            deadlineTimerId = -1;
+        }
+    }
+
+    /** @return the request's deadline: the first-byte timeout when streamed, the request timeout when not. */
+    private long deadlineMs()
+    {
+        return parsed.stream() ? routes.options.firstByteTimeoutMs() : routes.options.requestTimeoutMs();
+    }
+
+    /** @return milliseconds left before the request's deadline, 0 when it has passed. */
+    private long msLeft()
+    {
+        return Math.max(0, (flow.deadlineNs() - flow.nowNs()) / 1_000_000L);
     }
 
     private void cancelTimer()

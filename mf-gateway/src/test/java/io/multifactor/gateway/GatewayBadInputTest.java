@@ -151,7 +151,7 @@ class GatewayBadInputTest
             assertThat(response.statusCode()).isEqualTo(413);
             assertThat(response.headers().firstValue("content-type")).hasValue("application/json");
             assertThat(response.body()).isEqualTo("{\"error\":{\"message\":\"request body is larger than 8 MiB\"," +
-                "\"type\":\"invalid_request_error\"}}");
+                "\"type\":\"invalid_request_error\",\"param\":null,\"code\":\"request_too_large\"}}");
             assertThat(gateway.engine().inflight(gateway.engine().requireModelId("m"))).isZero();
         }
     }

@@ -1,27 +1,19 @@
 package io.multifactor.gateway;
 
 import io.multifactor.kernel.engine.MultiFactorEngine;
-import io.vertx.core.Vertx;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,52 +22,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class GatewayProxyTest
+class GatewayProxyTest extends GatewayTestBase
 {
-    static Vertx upstreams;
     static TestUpstream stream;
     static TestUpstream json;
     static TestUpstream failing;
     static TestUpstream slow;
-    static int refusedPort;
-
-    @TempDir
-    Path dir;
-
-    Gateway gateway;
-    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(5)).build();
 
     @BeforeAll
     static void startUpstreams() throws Exception
     {
-        upstreams = Vertx.vertx();
         stream = new TestUpstream(upstreams, TestUpstream.Mode.STREAM, 5, 5);
         json = new TestUpstream(upstreams, TestUpstream.Mode.JSON, 0, 0);
         failing = new TestUpstream(upstreams, TestUpstream.Mode.STATUS_500, 0, 0);
         slow = new TestUpstream(upstreams, TestUpstream.Mode.STREAM, 40, 20);
-        try (ServerSocket socket = new ServerSocket(0))
-        {
-            refusedPort = socket.getLocalPort();
-        }
-    }
-
-    @AfterAll
-    static void stopUpstreams() throws Exception
-    {
-        upstreams.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
-
-    @AfterEach
-    void stopGateway()
-    {
-        if (gateway != null)
-        {
-            gateway.close();
-        }
     }
 
     static String config(final String extraModels, final String extraDecisions)
@@ -120,22 +82,12 @@ class GatewayProxyTest
 
     Gateway start(final String yaml, final long firstByteMs, final long idleMs) throws Exception
     {
-        final Path file = dir.resolve("gateway.yaml");
-        Files.writeString(file, yaml);
-        gateway = Gateway.start(file, GatewayOptions.defaults().withPort(0).withTimeouts(firstByteMs, idleMs),
-            result -> { });
-        return gateway;
+        return start(yaml, GatewayOptions.defaults().withTimeouts(firstByteMs, idleMs));
     }
 
     HttpResponse<byte[]> post(final String path, final String body, final String... headers) throws Exception
     {
-        final HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + path))
-            .timeout(Duration.ofSeconds(20)).POST(HttpRequest.BodyPublishers.ofString(body));
-        if (headers.length > 0)
-        {
-            builder.headers(headers);
-        }
-        return http.send(builder.build(), HttpResponse.BodyHandlers.ofByteArray());
+        return http.send(request(path, body, headers), HttpResponse.BodyHandlers.ofByteArray());
     }
 
     static String chat(final String model, final boolean streamed)
@@ -312,16 +264,32 @@ class GatewayProxyTest
     }
 
     @Test
-    void shouldCutTheResponseWhenTheBackendDiesMidStream() throws Exception
+    void shouldEndAStreamWhoseBackendDiesMidWayWithAnSseErrorEventAndTheLeaseWithStatus0() throws Exception
     {
         try (TestUpstream dying = new TestUpstream(upstreams, TestUpstream.Mode.DIE_MID_STREAM, 10, 5))
         {
-            start(config("  - name: dying\n    backend_refs: [{endpoint: 127.0.0.1:" + dying.port() + "}]\n",
-                "  - name: dying\n    modelRefs: [{model: dying}]\n"), 5_000, 5_000);
-            assertThatThrownBy(() -> post("/v1/chat/completions", chat("dying", true))).isInstanceOf(IOException.class);
+            // consecutive_5xx: 1 ejects the model on the first failure: the lease's status 0 is one, a cancel is not.
+            start(config("  - name: dying\n    quality_score: 0.9\n    backend_refs: [{endpoint: 127.0.0.1:" +
+                    dying.port() + "}]\n    reliability: {consecutive_5xx: 1, base_ejection_time: 60s}\n" +
+                    "  - name: spare\n    quality_score: 0.1\n" +
+                    "    backend_refs: [{endpoint: 127.0.0.1:" + stream.port() + "}]\n",
+                "  - name: dying\n    modelRefs: [{model: dying}, {model: spare}]\n" +
+                    "    algorithm: {type: multi_factor, multi_factor: {weights: {quality: 1.0}}}\n"), 5_000, 5_000);
+            final HttpResponse<byte[]> response = post("/v1/chat/completions", chat("dying", true));
+            assertThat(response.statusCode()).as("the head had reached the client").isEqualTo(200);
+            assertThat(response.headers().firstValue("x-selected-model")).as("nothing retried after the first byte")
+                .hasValue("dying");
+            final String body = text(response);
+            assertThat(body).startsWith(TestUpstream.sseEvents(10).get(0) + TestUpstream.sseEvents(10).get(1));
+            assertThat(body).endsWith("data: {\"error\":{\"message\":\"backend of model dying failed mid-answer: " +
+                "Connection was closed\",\"type\":\"server_error\",\"param\":null,\"code\":" +
+                "\"upstream_unavailable\"}}\n\n").doesNotContain("[DONE]");
             poll("dying's lease ended", () -> inflight("dying") == 0);
+            assertThat(gateway.engine().ejectedMillisLeft(gateway.engine().modelId("dying")))
+                .as("the lease ended with status 0, a failure").isPositive();
             assertNoLeaseLeft();
-            assertThat(gateway.registry().scrape()).contains("mf_gateway_upstream_errors_total{cause=\"reset\"} 1.0");
+            assertThat(gateway.registry().scrape()).contains("mf_gateway_upstream_errors_total{cause=\"reset\"} 1.0")
+                .contains("mf_gateway_retries_total 0.0");
         }
     }
 
@@ -362,10 +330,13 @@ class GatewayProxyTest
                     "  - name: silent\n    modelRefs: [{model: silent}]\n"), 300, 400);
             final HttpResponse<byte[]> response = post("/v1/chat/completions", chat("hanging", true));
             assertThat(response.statusCode()).isEqualTo(504);
-            assertThat(text(response)).startsWith("{\"error\":{\"message\":\"backend of model hanging sent no " +
-                "response within 300 ms\",\"type\":\"upstream_timeout\"}}");
+            assertThat(text(response)).isEqualTo("{\"error\":{\"message\":\"backend of model hanging sent no " +
+                "response within 300 ms (first-byte timeout)\",\"type\":\"server_error\",\"param\":null,\"code\":" +
+                "\"upstream_timeout\"}}");
+            assertThat(response.headers().firstValue("x-mf-attempts")).as("the deadline leaves no retry").hasValue("1");
             assertThat(inflight("hanging")).isZero();
-            assertThatThrownBy(() -> post("/v1/chat/completions", chat("silent", true))).isInstanceOf(IOException.class);
+            final HttpResponse<byte[]> cut = post("/v1/chat/completions", chat("silent", true));
+            assertThat(text(cut)).endsWith("\"code\":\"upstream_timeout\"}}\n\n").doesNotContain("[DONE]");
             poll("silent's lease ended", () -> inflight("silent") == 0);
             assertThat(gateway.registry().scrape()).contains("mf_gateway_upstream_errors_total{cause=\"timeout\"} 2.0");
         }
@@ -384,19 +355,25 @@ class GatewayProxyTest
         assertThat(text(notJson)).startsWith("{\"error\":{\"message\":\"request body is not valid JSON");
         final HttpResponse<byte[]> array = post("/v1/chat/completions", "[]");
         assertThat(array.statusCode()).isEqualTo(400);
+        assertThat(text(notJson)).contains("\"code\":\"invalid_json\"");
         final HttpResponse<byte[]> noDecision = post("/v1/chat/completions", chat("gpt-4o", true));
-        assertThat(noDecision.statusCode()).isEqualTo(400);
-        assertThat(text(noDecision)).isEqualTo("{\"error\":{\"message\":\"\\\"model\\\": \\\"gpt-4o\\\" names no " +
-            "decision and header x-mf-decision is absent; decisions: chat, plain, retry_refused, retry_5xx, slow, " +
-            "strict\",\"type\":\"invalid_request_error\"}}");
+        assertThat(noDecision.statusCode()).isEqualTo(404);
+        assertThat(text(noDecision)).isEqualTo("{\"error\":{\"message\":\"\\\"model\\\": \\\"gpt-4o\\\" names " +
+            "neither a decision nor a model (header x-mf-decision is absent); decisions: chat, plain, retry_refused, " +
+            "retry_5xx, slow, strict\",\"type\":\"invalid_request_error\",\"param\":\"model\",\"code\":" +
+            "\"model_not_found\"}}");
         final HttpResponse<byte[]> unknownHeader = post("/v1/chat/completions", chat("chat", true),
             "x-mf-decision", "nope");
-        assertThat(unknownHeader.statusCode()).isEqualTo(400);
-        assertThat(text(unknownHeader)).contains("unknown decision \\\"nope\\\" in header x-mf-decision");
+        assertThat(unknownHeader.statusCode()).isEqualTo(404);
+        assertThat(text(unknownHeader)).contains("unknown decision \\\"nope\\\" in header x-mf-decision")
+            .contains("\"code\":\"decision_not_found\"");
+        final HttpResponse<byte[]> noModel = post("/v1/chat/completions", "{\"messages\":[]}");
+        assertThat(noModel.statusCode()).isEqualTo(400);
+        assertThat(text(noModel)).contains("\"param\":\"model\",\"code\":\"missing_model\"");
         final HttpResponse<byte[]> failed = post("/v1/chat/completions", chat("strict", false));
         assertThat(failed.statusCode()).isEqualTo(503);
         assertThat(text(failed)).isEqualTo("{\"error\":{\"message\":\"decision strict found no candidate (outcome " +
-            "failed)\",\"type\":\"no_candidates\"}}");
+            "failed)\",\"type\":\"server_error\",\"param\":null,\"code\":\"no_candidate\"}}");
         assertThat(failed.headers().firstValue("x-mf-decision")).hasValue("strict");
         final HttpResponse<String> get = http.send(HttpRequest.newBuilder(
             URI.create("http://127.0.0.1:" + gateway.port() + "/v1/chat/completions")).GET().build(),

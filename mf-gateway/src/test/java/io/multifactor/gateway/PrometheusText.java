@@ -25,6 +25,8 @@ final class PrometheusText
     /** Sample key ({@code name{a="x",b="y"}} with labels sorted) to value. */
     final Map<String, Double> samples = new LinkedHashMap<>();
     final Map<String, String> types = new HashMap<>();
+    /** Family to its HELP text. */
+    final Map<String, String> helps = new HashMap<>();
 
     static PrometheusText parse(final String text)
     {
@@ -46,8 +48,13 @@ final class PrometheusText
                 }
                 continue;
             }
-            if (HELP.matcher(line).matches())
+            m = HELP.matcher(line);
+            if (m.matches())
             {
+                if (out.helps.put(m.group(1), m.group(2)) != null)
+                {
+                    throw new AssertionError("line " + lineNo + ": second HELP for " + m.group(1));
+                }
                 continue;
             }
             if (line.startsWith("#"))

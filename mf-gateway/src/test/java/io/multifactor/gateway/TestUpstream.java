@@ -23,7 +23,11 @@ final class TestUpstream implements AutoCloseable
     {
         STREAM, JSON, STATUS_500, DIE_MID_STREAM, HANG, HANG_MID_STREAM,
         /** {@link #FLOOD_BYTES} of SSE as fast as the connection takes them (waiting while its write queue is full). */
-        FLOOD
+        FLOOD,
+        /** 429 with {@code Retry-After: 7} and a JSON error body. */
+        STATUS_429,
+        /** 503 to its first request, a STREAM answer to every later one. */
+        FIRST_503
     }
 
     /** How many bytes a FLOOD answer sends before its {@code data: [DONE]}. */
@@ -93,8 +97,30 @@ final class TestUpstream implements AutoCloseable
             switch (m)
             {
                 case JSON:
-                    request.response().putHeader("content-type", "application/json")
-                        .end("{\"id\":\"x\",\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"hi\"}}]}");
+                    // A delay, when set, holds the whole answer back (a long non-streamed generation).
+                    if (chunkDelayMs > 0)
+                    {
+                        vertx.setTimer(chunkDelayMs, id -> json(request));
+                    }
+                    else
+                    {
+                        json(request);
+                    }
+                    break;
+                case STATUS_429:
+                    request.response().setStatusCode(429).putHeader("content-type", "application/json")
+                        .putHeader("retry-after", "7").end("{\"error\":{\"message\":\"slow down\",\"code\":429}}");
+                    break;
+                case FIRST_503:
+                    if (requests.get() == 1)
+                    {
+                        request.response().setStatusCode(503).putHeader("content-type", "application/json")
+                            .end("{\"error\":\"warming up\"}");
+                    }
+                    else
+                    {
+                        stream(request, Mode.STREAM);
+                    }
                     break;
                 case STATUS_500:
                     request.response().setStatusCode(500).putHeader("content-type", "application/json")
@@ -109,6 +135,12 @@ final class TestUpstream implements AutoCloseable
                     stream(request, m);
             }
         });
+    }
+
+    private static void json(final HttpServerRequest request)
+    {
+        request.response().putHeader("content-type", "application/json")
+            .end("{\"id\":\"x\",\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"hi\"}}]}");
     }
 
     private void flood(final HttpServerRequest request)

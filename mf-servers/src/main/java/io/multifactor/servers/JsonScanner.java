@@ -211,6 +211,54 @@ public final class JsonScanner
     }
 
     /**
+     * As {@link #name(byte[], byte[], byte[])}, for more than three names: compares the member's name (or a string
+     * value) with each of {@code names}. Allocates nothing.
+     *
+     * @param names ASCII names, none {@code null}.
+     * @return 1 + the index of the name it is, 0 for another name, -1 when not a valid string.
+     */
+    public int nameAmong(final byte[][] names)
+    {
+        whitespace();
+        if (pos >= limit || bytes[pos] != '"')
+        {
+            return -1;
+        }
+        pos++;
+        // One bit per name still matching (names beyond 64 never match).
+        long matching = names.length >= 64 ? -1L : (1L << names.length) - 1;
+        int index = 0;
+        while (true)
+        {
+            final int c = stringChar();
+            if (c == STRING_END)
+            {
+                break;
+            }
+            if (c == INVALID)
+            {
+                return -1;
+            }
+            for (int n = 0; n < names.length && n < 64; n++)
+            {
+                if ((matching & (1L << n)) != 0 && (index >= names[n].length || names[n][index] != c))
+                {
+                    matching &= ~(1L << n);
+                }
+            }
+            index++;
+        }
+        for (int n = 0; n < names.length && n < 64; n++)
+        {
+            if ((matching & (1L << n)) != 0 && index == names[n].length)
+            {
+                return n + 1;
+            }
+        }
+        return 0;
+    }
+
+    /**
      * Reads a string value; the next byte must be its opening quote.
      *
      * @return 1 when it is not empty, 0 when empty, -1 when not a valid string.

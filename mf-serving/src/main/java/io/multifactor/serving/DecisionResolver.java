@@ -48,8 +48,8 @@ public final class DecisionResolver
         }
         else if (bodyModelOrNull != null)
         {
-            asked = "\"model\": \"" + shorten(bodyModelOrNull) + "\" names no decision and header " +
-                ServingHeaders.DECISION + " is absent";
+            asked = "\"model\": \"" + shorten(bodyModelOrNull) + "\" names neither a decision nor a model (header " +
+                ServingHeaders.DECISION + " is absent)";
         }
         else
         {
@@ -74,6 +74,42 @@ public final class DecisionResolver
             }
         }
         return sb.toString();
+    }
+
+    /**
+     * The answer to {@code GET /v1/models}: the decisions, in handle order, in OpenAI's list format, so that SDKs and
+     * UIs that list models work. Off the request's fast path: allocates.
+     *
+     * @param plans the current plans.
+     * @return {@code {"object":"list","data":[{"id":DECISION,"object":"model","created":0,"owned_by":"multi-factor"}]}}.
+     */
+    public static String modelsList(final Plans plans)
+    {
+        return modelsList(plans, null);
+    }
+
+    /**
+     * Off the request path: allocates.
+     *
+     * @param plans the running plans.
+     * @param allowedOrNull the decisions to list (a client key's), or {@code null} for all.
+     * @return the body of {@code GET /v1/models} listing only the decisions {@code allowedOrNull} accepts.
+     */
+    public static String modelsList(final Plans plans, final java.util.function.Predicate<String> allowedOrNull)
+    {
+        final StringBuilder sb = new StringBuilder(64 + 96 * plans.decisionCount()).append("{\"object\":\"list\",\"data\":[");
+        boolean first = true;
+        for (int id = 0; id < plans.decisionCapacity(); id++)
+        {
+            final DecisionPlan plan = plans.decision(id);
+            if (plan != null && (allowedOrNull == null || allowedOrNull.test(plan.name())))
+            {
+                sb.append(first ? "" : ",").append("{\"id\":").append(JsonText.string(plan.name()))
+                    .append(",\"object\":\"model\",\"created\":0,\"owned_by\":\"multi-factor\"}");
+                first = false;
+            }
+        }
+        return sb.append("]}").toString();
     }
 
     private static String shorten(final String text)

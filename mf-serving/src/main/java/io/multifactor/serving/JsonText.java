@@ -77,26 +77,4 @@ public final class JsonText
             }
         }
     }
-
-    /**
-     * @param type the error's type, such as {@code invalid_request_error}.
-     * @param message what went wrong.
-     * @return an OpenAI-style error body: {@code {"error": {"message": ..., "type": ...}}}.
-     */
-    public static String error(final String type, final String message)
-    {
-        return "{\"error\":{\"message\":" + string(message) + ",\"type\":" + string(type) + "}}";
-    }
-
-    /**
-     * @param type the error's type, such as {@code invalid_request_error}.
-     * @param code the error's stable code, such as {@code invalid_api_key}.
-     * @param message what went wrong.
-     * @return an OpenAI-shaped error body: {@code {"error": {"message", "type", "param": null, "code"}}}.
-     */
-    public static String error(final String type, final String code, final String message)
-    {
-        return "{\"error\":{\"message\":" + string(message) + ",\"type\":" + string(type) + ",\"param\":null,\"code\":" +
-            string(code) + "}}";
-    }
 }

@@ -72,15 +72,18 @@ public final class OpenAiRequest
     }
 
     /**
-     * @return {@code max_completion_tokens}, else {@code max_tokens}, or {@link Request#NO_TOKENS} when the body sets
-     *     neither.
+     * @return {@code max_completion_tokens}, else {@code max_output_tokens} (Responses), else {@code max_tokens}, or
+     *     {@link Request#NO_TOKENS} when the body sets none.
      */
     public long maxOutputTokens()
     {
         return maxOutputTokens;
     }
 
-    /** @return the UTF-8 byte count of the messages' text content (chat) or of {@code prompt} (completions). */
+    /**
+     * @return the UTF-8 byte count of the messages' text content (chat), of {@code prompt} (completions) or of
+     *     {@code input} (Responses, embeddings).
+     */
     public long promptBytes()
     {
         return promptBytes;

@@ -1,15 +1,18 @@
 package io.multifactor.serving;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Reads an OpenAI chat or text completion request body once, with Jackson's streaming parser (no tree), into an
+ * Reads an OpenAI request body (chat or text completion, Responses, embeddings) once, with Jackson's streaming parser (no tree), into an
  * {@link OpenAiRequest}, and writes the body again with {@code model} replaced, every other byte kept as sent.
  * Untrusted input: a body over {@link #MAX_BODY_BYTES}, bad JSON, a non-object, a field of the wrong type give a result
  * code and a message, never an exception; nesting and string sizes are bounded by the parser's constraints.
@@ -75,6 +78,7 @@ public final class OpenAiRequestReader
             long maxCompletionTokens = -1;
             final PromptBlocks prompt = out.capturePrompt ? out.prompt : null;
             int inputStart = -1;
+            long maxOutputTokens = -1;
             JsonToken token;
             while ((token = parser.nextToken()) == JsonToken.FIELD_NAME)
             {
@@ -133,13 +137,16 @@ public final class OpenAiRequestReader
                         }
                         break;
                     case "input":
-                        if (prompt == null)
+                        // A string, or a list of strings and items whose content (a string or parts) or text counts.
+                        inputStart = prompt == null ? -1 : prompt.length();
+                        out.promptBytes += textBytes(parser, value, prompt);
+                        break;
+                    case "max_output_tokens":
+                        maxOutputTokens = tokenCount(parser, value, field, out);
+                        if (maxOutputTokens == -2)
                         {
-                            parser.skipChildren();
-                            break;
+                            return BAD_FIELD;
                         }
-                        inputStart = prompt.length();
-                        inputText(parser, value, prompt);
                         break;
                     default:
                         parser.skipChildren();
@@ -151,18 +158,34 @@ public final class OpenAiRequestReader
                 out.error = "request body is not one JSON object";
                 return NOT_JSON;
             }
-            out.maxOutputTokens = maxCompletionTokens >= 0 ? maxCompletionTokens : maxTokens;
+            out.maxOutputTokens = maxCompletionTokens >= 0 ? maxCompletionTokens :
+                maxOutputTokens >= 0 ? maxOutputTokens : maxTokens;
             return OK;
         }
         catch (final IOException | RuntimeException ex)
         {
             // Jackson reports malformed input (and broken constraints) as exceptions; here they are a result code.
+            // Their messages name the parser's classes and settings: the client is told where, not how.
             out.clear();
-            final String message = ex.getMessage() == null ? ex.getClass().getSimpleName() : ex.getMessage();
-            final int newline = message.indexOf('\n');
-            out.error = "request body is not valid JSON: " + (newline < 0 ? message : message.substring(0, newline));
+            out.error = notJson(ex);
             return NOT_JSON;
         }
+    }
+
+    /** @return what a client is told of a body the parser refused: the limit it broke, or where it stopped. */
+    private static String notJson(final Exception ex)
+    {
+        if (ex instanceof StreamConstraintsException)
+        {
+            return "request body is not valid JSON: it breaks a limit (nesting deeper than " + MAX_NESTING +
+                ", or a number longer than 100 digits)";
+        }
+        if (ex instanceof JsonProcessingException && ((JsonProcessingException)ex).getLocation() != null)
+        {
+            final JsonLocation at = ((JsonProcessingException)ex).getLocation();
+            return "request body is not valid JSON at line " + at.getLineNr() + ", column " + at.getColumnNr();
+        }
+        return "request body is not valid JSON";
     }
 
     /**
@@ -308,8 +331,8 @@ public final class OpenAiRequestReader
     }
 
     /**
-     * @return the UTF-8 bytes of a string, or of the strings (and parts' {@code text}) of a list; 4 per token id of a
-     *     pre-tokenized prompt.
+     * @return the UTF-8 bytes of a string, or of the strings (and parts' {@code text}, items' {@code content}) of a
+     *     list; 4 per token id of a pre-tokenized prompt.
      */
     private static long textBytes(final JsonParser parser, final JsonToken value, final PromptBlocks promptOrNull)
         throws IOException
@@ -350,10 +373,11 @@ public final class OpenAiRequestReader
             long bytes = 0;
             while (parser.nextToken() == JsonToken.FIELD_NAME)
             {
-                final boolean text = "text".equals(parser.currentName());
+                final String name = parser.currentName();
                 final JsonToken field = parser.nextToken();
-                if (text && field == JsonToken.VALUE_STRING)
+                if ("text".equals(name) && field == JsonToken.VALUE_STRING || "content".equals(name))
                 {
+                    // A part's text; or a Responses input item's content (a string or a list of parts).
                     bytes += textBytes(parser, field, promptOrNull);
                 }
                 else
@@ -364,42 +388,6 @@ public final class OpenAiRequestReader
             return bytes;
         }
         return 0;
-    }
-
-    /**
-     * Writes the text of a responses request's {@code input}: a string, or a list of strings and items whose
-     * {@code content} (a string or parts with {@code text}) or own {@code text} is taken, in order.
-     */
-    private static void inputText(final JsonParser parser, final JsonToken value, final PromptBlocks prompt)
-        throws IOException
-    {
-        if (value != JsonToken.START_ARRAY)
-        {
-            textBytes(parser, value, prompt);
-            return;
-        }
-        JsonToken item;
-        while ((item = parser.nextToken()) != JsonToken.END_ARRAY && item != null)
-        {
-            if (item != JsonToken.START_OBJECT)
-            {
-                textBytes(parser, item, prompt);
-                continue;
-            }
-            while (parser.nextToken() == JsonToken.FIELD_NAME)
-            {
-                final String name = parser.currentName();
-                final JsonToken field = parser.nextToken();
-                if ("content".equals(name) || "text".equals(name) && field == JsonToken.VALUE_STRING)
-                {
-                    textBytes(parser, field, prompt);
-                }
-                else
-                {
-                    parser.skipChildren();
-                }
-            }
-        }
     }
 
     /** @return the UTF-8 byte count of the characters (a lone surrogate counts 3, as its replacement would). */

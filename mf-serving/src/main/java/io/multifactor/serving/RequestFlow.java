@@ -12,8 +12,11 @@ import org.agrona.concurrent.NanoClock;
  * The request flow above the lifecycle, the same for every transport (the gateway's HTTP exchange, the ext_proc
  * stream, the framework integrations): resolve the decision a request names ({@link #resolve}), select and take the
  * lease ({@link #start}, through the one {@link RequestLifecycle}), and after a failed attempt retry on the next
- * candidate with the models already tried excluded ({@link #retry}) while attempts remain. Each refusal is mapped here,
- * once, to its HTTP status and OpenAI-shaped error body ({@link #errorStatus()}, {@link #errorBody()}); the response
+ * candidate with the models already tried excluded ({@link #retry}) while attempts remain and the request's deadline
+ * holds ({@link #deadlineNs(long)}). A body {@code model} that names a model, not a decision, is served directly
+ * ({@link #direct()}): no selection, a lease on that model ({@code begin}), an ejected model refused with its time left,
+ * and a retry stays on that model (the transport sends it to another of the model's backends). Each refusal is mapped
+ * here, once, to its {@link ServingError} ({@link #errorStatus()}, {@link #errorBody()}); the response
  * headers it implies are named by {@link ServingHeaders} and valued by {@link #decisionName()},
  * {@link #selectedModelName()} and {@link #explainJson()}. Time comes from the engine's clock ({@link #nowNs()}), so
  * a test that drives an engine on a manual clock measures TTFT and TPOT without sleeping.
@@ -27,14 +30,8 @@ public final class RequestFlow
     /** Attempts a request makes at most by default: the first and one retry on the next candidate. */
     public static final int DEFAULT_MAX_ATTEMPTS = 2;
 
-    /** OpenAI error type of a request the flow refuses as malformed or naming no decision. */
-    public static final String INVALID_REQUEST = "invalid_request_error";
-    /** OpenAI error type of a decision that found no candidate (outcome {@code failed}). */
-    public static final String NO_CANDIDATES = "no_candidates";
-    /** OpenAI error type of attempts that failed at the backends. */
-    public static final String UPSTREAM_ERROR = "upstream_error";
-    /** OpenAI error type of a backend that sent no response in time. */
-    public static final String UPSTREAM_TIMEOUT = "upstream_timeout";
+    /** {@link #deadlineNs(long)} of a request without a deadline. */
+    public static final long NO_DEADLINE = Long.MAX_VALUE;
 
     private final MultiFactorEngine engine;
     private final NanoClock clock;
@@ -45,15 +42,17 @@ public final class RequestFlow
     private String bodyModelOrNull;
     private int decisionId = Handles.NONE;
     private String decisionName;
+    private int directModelId = Handles.NONE;
     private long promptTokens = Request.NO_TOKENS;
     private long maxOutputTokens = Request.NO_TOKENS;
+    private long deadlineNs = NO_DEADLINE;
     private int attempts;
     private String firstFailure;
-    private int errorStatus;
-    private String errorType;
+    private ServingError error;
     private String errorMessage;
     private boolean hasSession;
     private long sessionKey;
+    private long errorRetryAfterMs;
 
     /**
      * @param engine the engine that selects and keeps the leases; its clock is the flow's.
@@ -78,8 +77,10 @@ public final class RequestFlow
         bodyModelOrNull = null;
         decisionId = Handles.NONE;
         decisionName = null;
+        directModelId = Handles.NONE;
         promptTokens = Request.NO_TOKENS;
         maxOutputTokens = Request.NO_TOKENS;
+        deadlineNs = NO_DEADLINE;
         attempts = 0;
         firstFailure = null;
         exclusions.clear();
@@ -105,12 +106,31 @@ public final class RequestFlow
     }
 
     /**
-     * Names the request's decision: the {@code x-mf-decision} header when present, else the body's {@code model} when
-     * it names a decision ({@link DecisionResolver}).
+     * Sets the request's deadline: no retry starts once it has passed (streamed: the first-byte timeout from the
+     * request's arrival; non-streamed: the request timeout).
+     *
+     * @param deadlineNs on the engine's clock ({@link #nowNs()}), or {@link #NO_DEADLINE}.
+     */
+    public void deadlineNs(final long deadlineNs)
+    {
+        this.deadlineNs = deadlineNs;
+    }
+
+    /** @return the request's deadline on the engine's clock, {@link #NO_DEADLINE} when none is set. */
+    public long deadlineNs()
+    {
+        return deadlineNs;
+    }
+
+    /**
+     * Names what the request is sent to: the decision of the {@code x-mf-decision} header when present, else the
+     * body's {@code model} when it names a decision ({@link DecisionResolver}), else the model the body's {@code model}
+     * names, served directly ({@link #direct()}).
      *
      * @param headerOrNull the {@link ServingHeaders#DECISION} header's value, or {@code null}.
      * @param bodyModelOrNull the body's {@code model}, or {@code null}.
-     * @return whether a decision was found; if not, the error is set (400, listing the decisions).
+     * @return whether a decision or a model was found; if not, the error is set ({@link ServingError#MISSING_MODEL},
+     *     {@link ServingError#DECISION_NOT_FOUND} or {@link ServingError#MODEL_NOT_FOUND}, listing the decisions).
      */
     public boolean resolve(final String headerOrNull, final String bodyModelOrNull)
     {
@@ -119,18 +139,35 @@ public final class RequestFlow
         final Plans plans = engine.plans();
         decisionId = DecisionResolver.resolve(plans, headerOrNull, bodyModelOrNull);
         final DecisionPlan plan = plans.decision(decisionId);
-        if (plan == null)
+        if (plan != null)
         {
-            decisionId = Handles.NONE;
-            error(400, INVALID_REQUEST, DecisionResolver.problem(plans, headerOrNull, bodyModelOrNull));
-            return false;
+            decisionName = plan.name();
+            return true;
         }
-        decisionName = plan.name();
-        return true;
+        decisionId = Handles.NONE;
+        if (headerOrNull == null && bodyModelOrNull != null)
+        {
+            directModelId = plans.modelId(bodyModelOrNull);
+            if (directModelId != Handles.NONE)
+            {
+                return true;
+            }
+        }
+        error(headerOrNull != null ? ServingError.DECISION_NOT_FOUND :
+            bodyModelOrNull != null ? ServingError.MODEL_NOT_FOUND : ServingError.MISSING_MODEL,
+            DecisionResolver.problem(plans, headerOrNull, bodyModelOrNull));
+        return false;
+    }
+
+    /** @return whether the request names a model directly (no decision, no selection). */
+    public boolean direct()
+    {
+        return directModelId != Handles.NONE;
     }
 
     /**
-     * The first attempt: selects for the resolved decision and takes the chosen model's lease.
+     * The first attempt: selects for the resolved decision and takes the chosen model's lease, or, for a model named
+     * directly, takes that model's lease.
      *
      * @param promptTokens the prompt token estimate, or {@link Request#NO_TOKENS}.
      * @param maxOutputTokens the request's output token bound, or {@link Request#NO_TOKENS} (then the request carries no
@@ -148,16 +185,17 @@ public final class RequestFlow
 
     /**
      * After a failed attempt (its lease already ended by the lifecycle's {@code fail}): moves to the next candidate,
-     * the models tried so far excluded, while attempts remain.
+     * the models tried so far excluded (a model named directly: another lease on it, for another of its backends),
+     * while attempts remain and the deadline holds.
      *
      * @param failure what went wrong, for the error body when no attempt remains or none succeeds.
-     * @return whether another attempt started; if not, the error is set ({@code 502 upstream_error}).
+     * @return whether another attempt started; if not, the error is set ({@link ServingError#UPSTREAM_UNAVAILABLE}).
      */
     public boolean retry(final String failure)
     {
-        if (attempts >= maxAttempts)
+        if (!mayRetry())
         {
-            error(502, UPSTREAM_ERROR, firstFailure == null || firstFailure.equals(failure) ?
+            error(ServingError.UPSTREAM_UNAVAILABLE, firstFailure == null || firstFailure.equals(failure) ?
                 failure : firstFailure + "; retry: " + failure);
             return false;
         }
@@ -165,66 +203,110 @@ public final class RequestFlow
         {
             firstFailure = failure;
         }
-        exclusions.add(lifecycle.modelId());
+        if (!direct())
+        {
+            exclusions.add(lifecycle.modelId());
+        }
         return attempt();
     }
 
+    // Counts an attempt only when one started (x-mf-attempts says how many were made).
     private boolean attempt()
     {
-        attempts++;
         clearError();
+        if (direct())
+        {
+            return attemptDirect();
+        }
         final int started = lifecycle.start(decisionId, exclusions, promptTokens, maxOutputTokens);
         if (started == RequestLifecycle.STARTED)
         {
+            attempts++;
             return true;
         }
         if (firstFailure != null)
         {
-            error(502, UPSTREAM_ERROR, firstFailure + "; no other candidate to retry on");
+            error(ServingError.UPSTREAM_UNAVAILABLE, firstFailure + "; no other candidate to retry on");
         }
         else if (started == RequestLifecycle.NO_MODEL)
         {
-            error(503, NO_CANDIDATES, "decision " + decisionName + " found no candidate (outcome failed)");
+            error(ServingError.NO_CANDIDATE, "decision " + decisionName + " found no candidate (outcome failed)");
         }
         else
         {
-            error(400, INVALID_REQUEST, DecisionResolver.problem(engine.plans(), headerOrNull, bodyModelOrNull));
+            error(ServingError.DECISION_NOT_FOUND, DecisionResolver.problem(engine.plans(), headerOrNull,
+                bodyModelOrNull));
         }
         return false;
     }
 
-    /** @return whether another attempt may follow a failure of this one. */
+    // The model named directly: its ejection respected, then its lease. The eligibility check of 4.8 (the request's
+    // needs against the model's context window and capabilities) belongs here, before the lease.
+    private boolean attemptDirect()
+    {
+        final double ejectedMs = engine.ejectedMillisLeft(directModelId);
+        final int started = Double.isNaN(ejectedMs) ?
+            lifecycle.startDirect(directModelId, promptTokens, maxOutputTokens) : RequestLifecycle.NO_MODEL;
+        if (started == RequestLifecycle.STARTED)
+        {
+            attempts++;
+            return true;
+        }
+        final String name = bodyModelOrNull;
+        if (firstFailure != null)
+        {
+            error(ServingError.UPSTREAM_UNAVAILABLE, firstFailure + "; model " + name + " cannot be tried again");
+        }
+        else if (started == RequestLifecycle.NO_MODEL)
+        {
+            error(ServingError.NO_CANDIDATE, "model " + name + " is ejected for failing");
+            errorRetryAfterMs = Math.max(1_000L, (long)Math.ceil(ejectedMs));
+        }
+        else
+        {
+            error(ServingError.MODEL_NOT_FOUND, DecisionResolver.problem(engine.plans(), headerOrNull,
+                bodyModelOrNull));
+        }
+        return false;
+    }
+
+    /** @return whether another attempt may follow a failure of this one: attempts remain and the deadline holds. */
     public boolean mayRetry()
     {
-        return attempts < maxAttempts;
+        return attempts < maxAttempts && (deadlineNs == NO_DEADLINE || nowNs() < deadlineNs);
     }
 
     /**
      * Sets the error the request is answered with, for refusals the transport finds itself (a body too large, a
      * backend that timed out).
      *
-     * @param status the HTTP status.
-     * @param type the OpenAI error type.
-     * @param message what went wrong.
+     * @param error the error.
+     * @param message what went wrong, for a person.
      */
-    public void error(final int status, final String type, final String message)
+    public void error(final ServingError error, final String message)
     {
-        errorStatus = status;
-        errorType = type;
-        errorMessage = message;
+        this.error = error;
+        this.errorMessage = message;
+        this.errorRetryAfterMs = 0;
     }
 
     private void clearError()
     {
-        errorStatus = 0;
-        errorType = null;
+        error = null;
         errorMessage = null;
+        errorRetryAfterMs = 0;
+    }
+
+    /** @return the request's error, {@code null} when none is set. */
+    public ServingError error()
+    {
+        return error;
     }
 
     /** @return the HTTP status of the request's error, 0 when none is set. */
     public int errorStatus()
     {
-        return errorStatus;
+        return error == null ? 0 : error.status();
     }
 
     /** @return the error's message, {@code null} when none is set. */
@@ -233,10 +315,19 @@ public final class RequestFlow
         return errorMessage;
     }
 
-    /** @return the error's OpenAI-shaped JSON body ({@code {"error": {"message", "type"}}}), null when none is set. */
+    /**
+     * @return how long the client should wait before trying again, in milliseconds (a {@code Retry-After} header, in
+     *     whole seconds rounded up), 0 when the error says nothing of it.
+     */
+    public long errorRetryAfterMs()
+    {
+        return errorRetryAfterMs;
+    }
+
+    /** @return the error's OpenAI-shaped JSON body ({@link ServingError#body}), null when none is set. */
     public String errorBody()
     {
-        return errorType == null ? null : JsonText.error(errorType, errorMessage);
+        return error == null ? null : error.body(errorMessage);
     }
 
     /** @return the attempt under way or last made. */
@@ -251,13 +342,16 @@ public final class RequestFlow
         return decisionId;
     }
 
-    /** @return the resolved decision's name (the {@link ServingHeaders#DECISION} response header), or null. */
+    /**
+     * @return the resolved decision's name (the {@link ServingHeaders#DECISION} response header), or null (also for a
+     *     model named directly).
+     */
     public String decisionName()
     {
         return decisionName;
     }
 
-    /** @return attempts made so far (1 after {@link #start}, 2 after one retry). */
+    /** @return attempts made so far (1 after a successful {@link #start}, 2 after one retry that started). */
     public int attempts()
     {
         return attempts;
@@ -280,11 +374,11 @@ public final class RequestFlow
 
     /**
      * @return the explain JSON of the selection that chose (the {@link ServingHeaders#EXPLAIN} response header), or
-     *     null when there is none; off the fast path: allocates.
+     *     null when there is none (a model named directly was not selected); off the fast path: allocates.
      */
     public String explainJson()
     {
-        return ExplainJson.compact(engine.plans(), lifecycle.selection());
+        return direct() ? null : ExplainJson.compact(engine.plans(), lifecycle.selection());
     }
 
     /**

@@ -105,17 +105,7 @@ public final class RequestLifecycle
         {
             throw new IllegalStateException("the previous attempt has not ended");
         }
-        meter.reset();
-        prefix.abandoned();
-        lease = InflightTracker.NO_LEASE;
-        modelId = Handles.NONE;
-        sentNs = 0;
-        responseStatus = 0;
-        streamed = false;
-        endStatus = 0;
-        retryAfterMs = 0;
-        ttftMicros = -1;
-        tpotMicros = -1;
+        clearAttempt();
         request.clear();
         request.decision(decisionId);
         if (hasSession)
@@ -157,6 +147,53 @@ public final class RequestLifecycle
         // Published last: an ending call on another thread that sees OPEN sees the lease too.
         endKind.set(OPEN);
         return STARTED;
+    }
+
+    /**
+     * Takes the lease of a model named directly, without a selection ({@link MultiFactorEngine#begin(int, long)}:
+     * weighted by the request's tokens when it carries token counts). The caller checked the model's ejection; a lease
+     * begun on a half-open model is its probe.
+     *
+     * @param modelId the model's handle.
+     * @param promptTokens the prompt token estimate, or {@link Request#NO_TOKENS}.
+     * @param maxOutputTokens the request's output token bound, or {@link Request#NO_TOKENS}.
+     * @return {@link #STARTED}, or {@link #UNKNOWN_DECISION} when the model is not in the current plans.
+     * @throws IllegalStateException when the previous attempt has not ended.
+     */
+    public int startDirect(final int modelId, final long promptTokens, final long maxOutputTokens)
+    {
+        if (endKind.get() == OPEN)
+        {
+            throw new IllegalStateException("the previous attempt has not ended");
+        }
+        clearAttempt();
+        request.clear();
+        if (!engine.plans().hasModel(modelId))
+        {
+            endKind.set(IDLE);
+            return UNKNOWN_DECISION;
+        }
+        lease = maxOutputTokens == Request.NO_TOKENS ? engine.begin(modelId) :
+            engine.begin(modelId, maxOutputTokens + Math.max(0L, promptTokens));
+        this.modelId = modelId;
+        // Published last, as in start.
+        endKind.set(OPEN);
+        return STARTED;
+    }
+
+    private void clearAttempt()
+    {
+        meter.reset();
+        prefix.abandoned();
+        lease = InflightTracker.NO_LEASE;
+        modelId = Handles.NONE;
+        sentNs = 0;
+        responseStatus = 0;
+        streamed = false;
+        endStatus = 0;
+        retryAfterMs = 0;
+        ttftMicros = -1;
+        tpotMicros = -1;
     }
 
     /** @param nowNs when the request was written upstream (the engine's clock: {@link RequestFlow#nowNs()}). */

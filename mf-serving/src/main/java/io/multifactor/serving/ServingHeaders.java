@@ -34,6 +34,9 @@ public final class ServingHeaders
     /** llm-d's session header, read when {@link #SESSION_ID} is absent. */
     public static final String SESSION_TOKEN = "x-session-token";
 
+    /** Response header: how many attempts the request made (1 when the first one answered). */
+    public static final String ATTEMPTS = "x-mf-attempts";
+
     private ServingHeaders()
     {
     }

@@ -8,8 +8,10 @@ import java.util.Arrays;
 /**
  * Follows an OpenAI server-sent-event stream as its bytes arrive, cut anywhere, and notes when content came: the first
  * and last {@code data:} line whose JSON has a non-empty {@code choices[].delta.content} (chat) or
- * {@code choices[].text} (completions), how many such lines, and the last {@code usage.completion_tokens}. Role-only
- * chunks, empty content, {@code [DONE]}, comments and lines that are not JSON do not count. Each {@code data:} line is
+ * {@code choices[].text} (completions), or whose {@code type} is {@code response.output_text.delta} with a non-empty
+ * {@code delta} (the Responses API's stream), how many such lines, and the last {@code usage.completion_tokens} (or the
+ * Responses API's {@code usage.output_tokens}, also inside its {@code response} object). Role-only chunks, empty
+ * content, other Responses events, {@code [DONE]}, comments and lines that are not JSON do not count. Each {@code data:} line is
  * read on its own (OpenAI-compatible servers send one line per event), by the strict JSON scanner that the ORCA
  * load-report parser uses too ({@link JsonScanner}), which allocates nothing (a line that is not valid JSON, or nests
  * deeper than {@link #MAX_DEPTH}, is skipped). Memory is bounded: a line
@@ -36,6 +38,9 @@ public final class SseStreamMeter
     private static final byte[] CONTENT = ascii("content");
     private static final byte[] COMPLETION_TOKENS = ascii("completion_tokens");
     private static final byte[] PROMPT_TOKENS = ascii("prompt_tokens");
+    private static final byte[] OUTPUT_TOKENS = ascii("output_tokens");
+    private static final byte[] OUTPUT_TEXT_DELTA = ascii("response.output_text.delta");
+    private static final byte[][] ROOT_NAMES = {CHOICES, USAGE, ascii("type"), DELTA, ascii("response")};
 
     private byte[] line = new byte[256];
     private int lineLength;
@@ -51,6 +56,8 @@ public final class SseStreamMeter
     // The data line being read: its scanner, whether content was seen.
     private final JsonScanner json = new JsonScanner(MAX_DEPTH);
     private boolean lineContent;
+    private boolean lineTextDeltaType;
+    private boolean lineDeltaText;
 
     private static byte[] ascii(final String name)
     {
@@ -166,13 +173,15 @@ public final class SseStreamMeter
         }
         json.reset(line, start, lineLength);
         lineContent = false;
+        lineTextDeltaType = false;
+        lineDeltaText = false;
         if (!root())
         {
             // A line that is not a JSON object is not content; the bytes pass through to the client as they are anyway.
             skippedLines++;
             return;
         }
-        if (lineContent)
+        if (lineContent || lineTextDeltaType && lineDeltaText)
         {
             if (contentChunks == 0)
             {
@@ -187,7 +196,10 @@ public final class SseStreamMeter
     // false on the first byte that is not valid JSON (the line is then skipped); what the root object holds after its
     // closing brace is not read.
 
-    /** The root: an object whose {@code choices} (an array) and {@code usage} (an object) are read. */
+    /**
+     * The root: an object whose {@code choices} (an array), {@code usage} (an object), and the Responses API's
+     * {@code type} and {@code delta} (strings) and {@code response} (an object with {@code usage}) are read.
+     */
     private boolean root()
     {
         if (!json.enter('{'))
@@ -200,7 +212,7 @@ public final class SseStreamMeter
         }
         while (true)
         {
-            final int name = json.name(CHOICES, USAGE, null);
+            final int name = json.nameAmong(ROOT_NAMES);
             if (name < 0 || !json.colon())
             {
                 return false;
@@ -213,6 +225,22 @@ public final class SseStreamMeter
             else if (name == 2 && json.at('{'))
             {
                 ok = usage();
+            }
+            else if (name == 3 && json.at('"'))
+            {
+                final int type = json.name(OUTPUT_TEXT_DELTA, null, null);
+                lineTextDeltaType = type == 1;
+                ok = type >= 0;
+            }
+            else if (name == 4 && json.at('"'))
+            {
+                final int delta = json.string();
+                lineDeltaText = delta > 0;
+                ok = delta >= 0;
+            }
+            else if (name == 5 && json.at('{'))
+            {
+                ok = response();
             }
             else
             {
@@ -320,7 +348,37 @@ public final class SseStreamMeter
         return string >= 0;
     }
 
-    /** {@code usage}: its {@code completion_tokens} and {@code prompt_tokens}, when integers that fit a long, are kept. */
+    /** The Responses API's {@code response} object: its {@code usage} is read. */
+    private boolean response()
+    {
+        if (!json.enter('{'))
+        {
+            return false;
+        }
+        if (json.emptyContainer('}'))
+        {
+            return true;
+        }
+        while (true)
+        {
+            final int name = json.name(USAGE, null, null);
+            if (name < 0 || !json.colon())
+            {
+                return false;
+            }
+            final boolean ok = name == 1 && json.at('{') ? usage() : json.skipValue();
+            final int next = ok ? json.next('}') : -1;
+            if (next != 1)
+            {
+                return next == 0;
+            }
+        }
+    }
+
+    /**
+     * {@code usage}: its {@code completion_tokens} (or the Responses API's {@code output_tokens}) and its
+     * {@code prompt_tokens}, when integers that fit a long, are kept.
+     */
     private boolean usage()
     {
         if (!json.enter('{'))
@@ -333,18 +391,18 @@ public final class SseStreamMeter
         }
         while (true)
         {
-            final int name = json.name(COMPLETION_TOKENS, PROMPT_TOKENS, null);
+            final int name = json.name(COMPLETION_TOKENS, OUTPUT_TOKENS, PROMPT_TOKENS);
             if (name < 0 || !json.colon())
             {
                 return false;
             }
             final boolean ok;
-            if ((name == 1 || name == 2) && json.atNumber())
+            if (name >= 1 && json.atNumber())
             {
                 ok = json.number();
                 if (ok && json.integerFitsLong())
                 {
-                    if (name == 1)
+                    if (name <= 2)
                     {
                         usageCompletionTokens = json.integerValue();
                     }
@@ -390,7 +448,7 @@ public final class SseStreamMeter
         return usagePromptTokens;
     }
 
-    /** @return the last {@code usage.completion_tokens} the stream reported, or -1. */
+    /** @return the last {@code usage.completion_tokens} (or {@code output_tokens}) the stream reported, or -1. */
     public long usageCompletionTokens()
     {
         return usageCompletionTokens;

@@ -21,12 +21,21 @@ class DecisionResolverTest
     }
 
     @Test
+    void shouldListTheDecisionsInOpenAisModelListFormat()
+    {
+        assertThat(DecisionResolver.modelsList(plans)).isEqualTo("{\"object\":\"list\",\"data\":[" +
+            "{\"id\":\"d\",\"object\":\"model\",\"created\":0,\"owned_by\":\"multi-factor\"}," +
+            "{\"id\":\"e\",\"object\":\"model\",\"created\":0,\"owned_by\":\"multi-factor\"}]}");
+    }
+
+    @Test
     void shouldListTheDecisionsInEveryRefusal()
     {
         assertThat(DecisionResolver.problem(plans, "nope", null))
             .isEqualTo("unknown decision \"nope\" in header x-mf-decision; decisions: d, e");
         assertThat(DecisionResolver.problem(plans, null, "gpt-4"))
-            .isEqualTo("\"model\": \"gpt-4\" names no decision and header x-mf-decision is absent; decisions: d, e");
+            .isEqualTo("\"model\": \"gpt-4\" names neither a decision nor a model (header x-mf-decision is absent); " +
+                "decisions: d, e");
         assertThat(DecisionResolver.problem(plans, null, null))
             .isEqualTo("no decision: set header x-mf-decision or the body's \"model\" to a decision; decisions: d, e");
     }

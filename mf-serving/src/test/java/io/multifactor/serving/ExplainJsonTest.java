@@ -70,8 +70,12 @@ class ExplainJsonTest
     {
         assertThat(JsonText.string("a\"b\\c\n\u0001")).isEqualTo("\"a\\\"b\\\\c\\n\\u0001\"");
         assertThat(JsonText.number(Double.NaN)).isEqualTo("null");
-        assertThat(JsonText.error("invalid_request_error", "x \"y\""))
-            .isEqualTo("{\"error\":{\"message\":\"x \\\"y\\\"\",\"type\":\"invalid_request_error\"}}");
+        assertThat(ServingError.MODEL_NOT_FOUND.body("x \"y\""))
+            .isEqualTo("{\"error\":{\"message\":\"x \\\"y\\\"\",\"type\":\"invalid_request_error\",\"param\":\"model\"," +
+                "\"code\":\"model_not_found\"}}");
+        assertThat(ServingError.UPSTREAM_TIMEOUT.body("slow")).as("no param: null")
+            .isEqualTo("{\"error\":{\"message\":\"slow\",\"type\":\"server_error\",\"param\":null," +
+                "\"code\":\"upstream_timeout\"}}");
     }
 
     /** Removes whitespace outside strings. */

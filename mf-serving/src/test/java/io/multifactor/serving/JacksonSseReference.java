@@ -13,7 +13,9 @@ import java.io.IOException;
  * <p>
  * Follows an OpenAI server-sent-event stream as its bytes arrive, cut anywhere, and notes when content came: the first
  * and last {@code data:} line whose JSON has a non-empty {@code choices[].delta.content} (chat) or
- * {@code choices[].text} (completions), how many such lines, and the last {@code usage.completion_tokens}. Role-only
+ * {@code choices[].text} (completions), or a {@code type} {@code response.output_text.delta} with a non-empty string
+ * {@code delta} (Responses), how many such lines, and the last {@code usage.completion_tokens} (or
+ * {@code output_tokens}, also in a root {@code response} object). Role-only
  * chunks, empty content, {@code [DONE]}, comments and lines that are not JSON do not count. Each {@code data:} line is
  * read on its own (OpenAI-compatible servers send one line per event). Memory is bounded: a line longer than
  * {@link #MAX_LINE_BYTES} is skipped.
@@ -134,6 +136,8 @@ final class JacksonSseReference
             return;
         }
         boolean content = false;
+        boolean textDeltaType = false;
+        boolean deltaText = false;
         try (JsonParser parser = JSON.createParser(line, start, length))
         {
             if (parser.nextToken() != JsonToken.START_OBJECT)
@@ -153,6 +157,29 @@ final class JacksonSseReference
                 {
                     usage(parser);
                 }
+                else if ("type".equals(field) && value == JsonToken.VALUE_STRING)
+                {
+                    textDeltaType = "response.output_text.delta".equals(parser.getText());
+                }
+                else if ("delta".equals(field) && value == JsonToken.VALUE_STRING)
+                {
+                    deltaText = parser.getTextLength() > 0;
+                }
+                else if ("response".equals(field) && value == JsonToken.START_OBJECT)
+                {
+                    while (parser.nextToken() == JsonToken.FIELD_NAME)
+                    {
+                        final boolean usage = "usage".equals(parser.currentName());
+                        if (parser.nextToken() == JsonToken.START_OBJECT && usage)
+                        {
+                            usage(parser);
+                        }
+                        else
+                        {
+                            parser.skipChildren();
+                        }
+                    }
+                }
                 else
                 {
                     parser.skipChildren();
@@ -165,7 +192,7 @@ final class JacksonSseReference
             skippedLines++;
             return;
         }
-        if (content)
+        if (content || textDeltaType && deltaText)
         {
             if (contentChunks == 0)
             {
@@ -224,7 +251,8 @@ final class JacksonSseReference
     {
         while (parser.nextToken() == JsonToken.FIELD_NAME)
         {
-            final boolean tokens = "completion_tokens".equals(parser.currentName());
+            final boolean tokens = "completion_tokens".equals(parser.currentName()) ||
+                "output_tokens".equals(parser.currentName());
             final JsonToken value = parser.nextToken();
             if (tokens && value == JsonToken.VALUE_NUMBER_INT && parser.getNumberType() != JsonParser.NumberType.BIG_INTEGER)
             {

@@ -45,6 +45,44 @@ class OpenAiRequestReaderTest
     }
 
     @Test
+    void shouldCountTheInputOfResponsesAndEmbeddingsAndTakeMaxOutputTokens()
+    {
+        final byte[] responses = utf8("{\"model\":\"d\",\"input\":[{\"role\":\"user\",\"content\":\"abcd\"}," +
+            "{\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"héllo\"}]}]," +
+            "\"max_output_tokens\":9,\"stream\":true}");
+        assertThat(reader.read(responses, responses.length, parsed)).isEqualTo(OpenAiRequestReader.OK);
+        assertThat(parsed.promptBytes()).as("4 + 6 bytes").isEqualTo(10);
+        assertThat(parsed.maxOutputTokens()).isEqualTo(9);
+        assertThat(parsed.stream()).isTrue();
+        final byte[] embeddings = utf8("{\"model\":\"d\",\"input\":[\"abcd\",\"efgh\",\"ij\"]}");
+        assertThat(reader.read(embeddings, embeddings.length, parsed)).isEqualTo(OpenAiRequestReader.OK);
+        assertThat(parsed.promptBytes()).isEqualTo(10);
+        assertThat(parsed.hasTokenCounts()).isFalse();
+        final byte[] text = utf8("{\"model\":\"d\",\"input\":\"abcdefgh\",\"max_output_tokens\":-2}");
+        assertThat(reader.read(text, text.length, parsed)).isEqualTo(OpenAiRequestReader.BAD_FIELD);
+        assertThat(parsed.error()).contains("\"max_output_tokens\" must be an integer >= 0");
+    }
+
+    @Test
+    void shouldTellWhereTheJsonBrokeButNotTheParsersInternals()
+    {
+        final byte[] broken = utf8("{\"model\":\n \"d\" x}");
+        assertThat(reader.read(broken, broken.length, parsed)).isEqualTo(OpenAiRequestReader.NOT_JSON);
+        assertThat(parsed.error()).isEqualTo("request body is not valid JSON at line 2, column 6");
+        final byte[] deep = utf8("{\"a\":" + "[".repeat(100) + "]".repeat(100) + "}");
+        assertThat(reader.read(deep, deep.length, parsed)).isEqualTo(OpenAiRequestReader.NOT_JSON);
+        assertThat(parsed.error()).isEqualTo("request body is not valid JSON: it breaks a limit (nesting deeper than " +
+            "64, or a number longer than 100 digits)");
+        for (final String body : new String[] {"not json", "{\"model\": ", "{\"a\":tru}", "{\"a\":\"\\u00\"}"})
+        {
+            final byte[] bytes = utf8(body);
+            reader.read(bytes, bytes.length, parsed);
+            assertThat(parsed.error()).as(body).doesNotContain("Source", "jackson", "StreamReadConstraints", "code ",
+                "REDACTED", "Exception");
+        }
+    }
+
+    @Test
     void shouldRewriteOnlyTheModelValueKeepingEveryOtherByte()
     {
         final String before = "{ \"messages\" : [ {\"content\":\"say \\\"model\\\": x\"} ],\n  \"model\" : \"d\\u0041\" ," +

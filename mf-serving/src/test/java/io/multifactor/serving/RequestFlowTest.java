@@ -21,7 +21,7 @@ class RequestFlowTest
     private final LoadedConfig loaded = Engines.load(Engines.TWO_MODELS);
 
     @Test
-    void shouldResolveTheHeaderFirstThenTheBodyAndRefuseAnythingElseWithA400ListingTheDecisions()
+    void shouldResolveTheHeaderFirstThenTheBodyAndRefuseAnythingElseWithItsCodeListingTheDecisions()
     {
         try (MultiFactorEngine engine = MultiFactorEngine.builder(loaded.plans()).build())
         {
@@ -36,13 +36,23 @@ class RequestFlowTest
             assertThat(flow.decisionName()).isEqualTo("d");
             flow.reset();
             assertThat(flow.resolve(null, "gpt-4o")).isFalse();
-            assertThat(flow.errorStatus()).isEqualTo(400);
-            assertThat(flow.errorBody()).isEqualTo("{\"error\":{\"message\":\"\\\"model\\\": \\\"gpt-4o\\\" names no " +
-                "decision and header x-mf-decision is absent; decisions: d, e\",\"type\":\"invalid_request_error\"}}");
+            assertThat(flow.errorStatus()).isEqualTo(404);
+            assertThat(flow.errorBody()).isEqualTo("{\"error\":{\"message\":\"\\\"model\\\": \\\"gpt-4o\\\" names " +
+                "neither a decision nor a model (header x-mf-decision is absent); decisions: d, e\",\"type\":" +
+                "\"invalid_request_error\",\"param\":\"model\",\"code\":\"model_not_found\"}}");
             assertThat(flow.decisionName()).isNull();
             flow.reset();
             assertThat(flow.resolve("nope", "d")).as("the header wins, even when it names nothing").isFalse();
+            assertThat(flow.error()).isEqualTo(ServingError.DECISION_NOT_FOUND);
+            assertThat(flow.errorStatus()).isEqualTo(404);
             assertThat(flow.errorMessage()).startsWith("unknown decision \"nope\" in header " + ServingHeaders.DECISION);
+            flow.reset();
+            assertThat(flow.resolve(null, null)).isFalse();
+            assertThat(flow.error()).isEqualTo(ServingError.MISSING_MODEL);
+            assertThat(flow.errorStatus()).isEqualTo(400);
+            flow.reset();
+            assertThat(flow.resolve("nope", "a")).as("a model named in the body does not rescue a bad header").isFalse();
+            assertThat(flow.direct()).isFalse();
         }
     }
 
@@ -70,8 +80,8 @@ class RequestFlowTest
 
             assertThat(flow.retry("b reset")).as("no attempt left").isFalse();
             assertThat(flow.errorStatus()).isEqualTo(502);
-            assertThat(flow.errorBody()).isEqualTo(
-                "{\"error\":{\"message\":\"a answered 503; retry: b reset\",\"type\":\"upstream_error\"}}");
+            assertThat(flow.errorBody()).isEqualTo("{\"error\":{\"message\":\"a answered 503; retry: b reset\"," +
+                "\"type\":\"server_error\",\"param\":null,\"code\":\"upstream_unavailable\"}}");
             assertThat(engine.inflight(engine.modelId("b"))).isZero();
         }
     }
@@ -104,8 +114,8 @@ class RequestFlowTest
             assertThat(flow.resolve(null, "e")).isTrue();
             assertThat(flow.start(Request.NO_TOKENS, Request.NO_TOKENS)).isFalse();
             assertThat(flow.errorStatus()).isEqualTo(503);
-            assertThat(flow.errorBody()).isEqualTo(
-                "{\"error\":{\"message\":\"decision e found no candidate (outcome failed)\",\"type\":\"no_candidates\"}}");
+            assertThat(flow.errorBody()).isEqualTo("{\"error\":{\"message\":\"decision e found no candidate (outcome " +
+                "failed)\",\"type\":\"server_error\",\"param\":null,\"code\":\"no_candidate\"}}");
             assertThat(flow.explainJson()).contains("\"outcome\":\"failed\"");
         }
     }
@@ -155,6 +165,85 @@ class RequestFlowTest
             assertThat(flow.start(Request.NO_TOKENS, Request.NO_TOKENS)).isTrue();
             assertThat(flow.selectedModelName()).as("no exclusion left over").isEqualTo("a");
             flow.lifecycle().cancel();
+        }
+    }
+
+    @Test
+    void shouldServeAModelNamedDirectlyWithoutSelectionAndRetryOnlyOnIt()
+    {
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(loaded.plans()).build())
+        {
+            final int a = engine.modelId("a");
+            final RequestFlow flow = new RequestFlow(engine, RequestFlow.DEFAULT_MAX_ATTEMPTS);
+            assertThat(flow.resolve(null, "a")).isTrue();
+            assertThat(flow.direct()).isTrue();
+            assertThat(flow.decisionName()).as("no decision").isNull();
+            assertThat(flow.start(10, 20)).isTrue();
+            assertThat(flow.selectedModelName()).isEqualTo("a");
+            assertThat(flow.explainJson()).as("nothing was selected").isNull();
+            assertThat(engine.inflight(a)).isEqualTo(1);
+            assertThat(engine.inflightTokens(a)).as("the lease weighs the request's tokens").isEqualTo(30);
+            flow.lifecycle().fail(503, 0);
+            assertThat(engine.inflight(a)).isZero();
+
+            assertThat(flow.retry("a1 answered 503")).as("another lease on the same model").isTrue();
+            assertThat(flow.selectedModelName()).isEqualTo("a");
+            assertThat(flow.attempts()).isEqualTo(2);
+            assertThat(engine.inflight(a)).isEqualTo(1);
+            flow.lifecycle().complete(200);
+            assertThat(engine.inflight(a)).isZero();
+        }
+    }
+
+    @Test
+    void shouldPreferTheDecisionWhenANameIsBothAndRefuseAnEjectedModelWithItsTimeLeft()
+    {
+        final LoadedConfig both = Engines.load(Engines.TWO_MODELS + "  - name: a\n    modelRefs: [{model: b}]\n");
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(both.plans()).build())
+        {
+            final RequestFlow flow = new RequestFlow(engine, RequestFlow.DEFAULT_MAX_ATTEMPTS);
+            assertThat(flow.resolve(null, "a")).isTrue();
+            assertThat(flow.direct()).as("decision a wins over model a").isFalse();
+            assertThat(flow.decisionName()).isEqualTo("a");
+        }
+        final AtomicLong nowNs = new AtomicLong(1_000 * MS);
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(loaded.plans()).clock(nowNs::get).build())
+        {
+            final int b = engine.modelId("b");
+            assertThat(engine.ejectForMillis(b, 2_500)).isTrue();
+            final RequestFlow flow = new RequestFlow(engine, RequestFlow.DEFAULT_MAX_ATTEMPTS);
+            assertThat(flow.resolve(null, "b")).isTrue();
+            assertThat(flow.start(Request.NO_TOKENS, Request.NO_TOKENS)).isFalse();
+            assertThat(flow.error()).isEqualTo(ServingError.NO_CANDIDATE);
+            assertThat(flow.errorStatus()).isEqualTo(503);
+            assertThat(flow.errorRetryAfterMs()).isEqualTo(2_500);
+            assertThat(engine.inflight(b)).as("no lease on an ejected model").isZero();
+
+            nowNs.addAndGet(3_000 * MS);
+            flow.reset();
+            assertThat(flow.resolve(null, "b")).isTrue();
+            assertThat(flow.start(Request.NO_TOKENS, Request.NO_TOKENS)).as("half-open: this lease is the probe").isTrue();
+            assertThat(engine.inflight(b)).isEqualTo(1);
+            flow.lifecycle().complete(200);
+        }
+    }
+
+    @Test
+    void shouldNotRetryOnceTheDeadlineHasPassed()
+    {
+        final AtomicLong nowNs = new AtomicLong(1_000 * MS);
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(loaded.plans()).clock(nowNs::get).build())
+        {
+            final RequestFlow flow = new RequestFlow(engine, 3);
+            assertThat(flow.resolve(null, "d")).isTrue();
+            flow.deadlineNs(flow.nowNs() + 100 * MS);
+            assertThat(flow.start(Request.NO_TOKENS, Request.NO_TOKENS)).isTrue();
+            assertThat(flow.mayRetry()).isTrue();
+            nowNs.addAndGet(100 * MS);
+            assertThat(flow.mayRetry()).as("attempts remain, the deadline does not").isFalse();
+            flow.lifecycle().fail(0, 0);
+            assertThat(flow.retry("a reset")).isFalse();
+            assertThat(flow.error()).isEqualTo(ServingError.UPSTREAM_UNAVAILABLE);
         }
     }
 

@@ -39,6 +39,13 @@ class SseStreamMeterDifferentialTest
         "{\"choices\":[{\"delta\":{\"content\":\"trailing\"}}]} garbage",
         "{}",
         "{\"delta\":{\"content\":\"at the root\"}}",
+        "{\"type\":\"response.output_text.delta\",\"item_id\":\"m1\",\"output_index\":0,\"delta\":\"Hi\"}",
+        "{\"delta\":\" there\",\"type\":\"response.output_text.delta\"}",
+        "{\"type\":\"response.output_text.delta\",\"delta\":\"\"}",
+        "{\"type\":\"response.output_text.done\",\"text\":\"Hi there\",\"delta\":\"x\"}",
+        "{\"type\":\"response.created\",\"response\":{\"id\":\"r1\",\"status\":\"in_progress\"}}",
+        "{\"type\":\"response.completed\",\"response\":{\"id\":\"r1\",\"usage\":{\"input_tokens\":4," +
+            "\"output_tokens\":7,\"total_tokens\":11}}}",
     };
 
     private static final String SPECIAL = "{}[],:\"\\ 0-.eE+tfnu/x\t";

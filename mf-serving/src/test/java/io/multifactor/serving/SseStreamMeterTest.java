@@ -26,6 +26,35 @@ class SseStreamMeterTest
         "");
 
     @Test
+    void shouldMeasureAResponsesStreamByItsOutputTextDeltasAndItsOutputTokens()
+    {
+        final String[] events = {
+            "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"r\",\"usage\":null}}",
+            "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"output_index\":0}",
+            "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"\"}",
+            "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"Hel\"}",
+            "event: response.output_text.delta\ndata: {\"delta\":\"lo\",\"type\":\"response.output_text.delta\"}",
+            "event: response.output_text.done\ndata: {\"type\":\"response.output_text.done\",\"text\":\"Hello\"}",
+            "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"r\"," +
+                "\"usage\":{\"input_tokens\":3,\"output_tokens\":5,\"total_tokens\":8}}}",
+        };
+        final SseStreamMeter meter = new SseStreamMeter();
+        long now = 0;
+        for (final String event : events)
+        {
+            final byte[] bytes = (event + "\n\n").getBytes(StandardCharsets.UTF_8);
+            now += 1_000;
+            final boolean first = meter.onBytes(bytes, 0, bytes.length, now);
+            assertThat(first).as(event).isEqualTo(event.contains("\"Hel\""));
+        }
+        assertThat(meter.contentChunks()).isEqualTo(2);
+        assertThat(meter.firstContentNs()).isEqualTo(4_000);
+        assertThat(meter.lastContentNs()).isEqualTo(5_000);
+        assertThat(meter.usageCompletionTokens()).isEqualTo(5);
+        assertThat(meter.tpotNs()).as("1,000 ns over 5 - 1 tokens").isEqualTo(250);
+    }
+
+    @Test
     void shouldCountOnlyChunksWithNonEmptyContentNotRoleOnlyEmptyOrDone()
     {
         final SseStreamMeter meter = new SseStreamMeter();

@@ -60,7 +60,8 @@ final class ServeCommand implements Callable<Integer>
     private String host;
 
     @Option(names = "--first-byte-timeout", paramLabel = "DURATION", defaultValue = "60s",
-        description = "How long a backend may take to answer once the request is sent (default 60s).")
+        description = "How long a streamed request may wait for a backend's answer, from its arrival and across its " +
+            "attempts (default 60s).")
     private String firstByteTimeout;
 
     @Option(names = "--idle-timeout", paramLabel = "DURATION", defaultValue = "300s",
@@ -101,6 +102,16 @@ final class ServeCommand implements Callable<Integer>
         description = "Then how long open requests may finish before they are cut (default 30s).")
     private String drainTimeout;
 
+    @Option(names = "--request-timeout", paramLabel = "DURATION", defaultValue = "600s",
+        description = "How long a non-streamed request may take for its whole answer, from its arrival and across " +
+            "its attempts (default 600s).")
+    private String requestTimeout;
+
+    @Option(names = "--max-attempts", paramLabel = "N", defaultValue = "2",
+        description = "Attempts a request makes at most: a connect failure, a 5xx or a 429 before the first byte " +
+            "moves it to the next candidate (default 2; 1 turns fallback off).")
+    private int maxAttempts;
+
     @Override
     public Integer call()
     {
@@ -123,9 +134,22 @@ final class ServeCommand implements Callable<Integer>
             err.println("mf serve: invalid option " + invalid);
             return ExitCodes.INVALID_INPUT;
         }
+        final long requestTimeoutNs = Durations.parseNs(requestTimeout);
+        if (requestTimeoutNs <= 0)
+        {
+            err.println("mf serve: invalid option: --request-timeout " + requestTimeout +
+                " (a duration such as 500ms, 60s, 5m)");
+            return ExitCodes.INVALID_INPUT;
+        }
+        if (maxAttempts < 1)
+        {
+            err.println("mf serve: invalid option: --max-attempts " + maxAttempts + " (>= 1)");
+            return ExitCodes.INVALID_INPUT;
+        }
         final GatewayOptions defaults = GatewayOptions.defaults();
         final GatewayOptions options = new GatewayOptions(host, port, Math.max(1, firstByteNs / 1_000_000L),
-            Math.max(1, idleNs / 1_000_000L), eventLoops, defaults.maxConnectionsPerBackend(), defaults.reloadDebounceMs());
+            Math.max(1, idleNs / 1_000_000L), eventLoops, defaults.maxConnectionsPerBackend(), defaults.reloadDebounceMs(),
+            Math.max(1, requestTimeoutNs / 1_000_000L), maxAttempts);
         final ApiKeys keys;
         final TlsFiles tls;
         try

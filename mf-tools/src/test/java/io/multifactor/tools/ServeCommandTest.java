@@ -35,6 +35,19 @@ class ServeCommandTest
     }
 
     @Test
+    void shouldRefuseABadRequestTimeoutOrAttemptBudgetNamingTheOptionAndValue() throws Exception
+    {
+        final Path file = dir.resolve("ok.yaml");
+        Files.writeString(file, "models:\n  - name: a\ndecisions:\n  - name: d\n    modelRefs: [{model: a}]\n");
+        final CliRun timeout = CliRun.of("serve", "--config", file.toString(), "--port", "0", "--request-timeout", "1 hour");
+        assertThat(timeout.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
+        assertThat(timeout.err()).contains("--request-timeout 1 hour").doesNotContain("--port");
+        final CliRun attempts = CliRun.of("serve", "--config", file.toString(), "--port", "0", "--max-attempts", "0");
+        assertThat(attempts.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
+        assertThat(attempts.err()).contains("--max-attempts 0 (>= 1)");
+    }
+
+    @Test
     void shouldServeUntilStoppedAndWarnAboutAModelWithoutBackends() throws Exception
     {
         serveUntilStopped();
