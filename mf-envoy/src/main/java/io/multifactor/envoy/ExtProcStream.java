@@ -301,6 +301,10 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         }
         final long maxOutputTokens = hasBody ? parsed.maxOutputTokens() : Request.NO_TOKENS;
         final long promptTokens = hasBody ? parsed.promptTokens() : Request.NO_TOKENS;
+        if (hasBody && context.mode() == EnvoyMode.ENDPOINT && context.routing().followsPrefixes())
+        {
+            flow.prefix(context.routing().chooser(), parsed.prompt());
+        }
         if (!flow.start(promptTokens, maxOutputTokens))
         {
             if (flow.errorStatus() == 503)

@@ -84,6 +84,12 @@ final class RoutingTable
         return backends.choose(modelId, parsed.prompt(), parsed.promptTokens(), ticket);
     }
 
+    /** @return the backend choice, whose {@link BackendChooser#shareFor} gives the selection each candidate's P(m). */
+    BackendChooser chooser()
+    {
+        return backends;
+    }
+
     /** @return whether some model has {@code prefix_affinity}: bodies should capture their prompt. */
     boolean followsPrefixes()
     {

@@ -164,6 +164,10 @@ final class ProxyExchange
         {
             flow.session(SessionKeys.key(session));
         }
+        if (routes.chooser().followsPrefixes())
+        {
+            flow.prefix(routes.chooser(), parsed.prompt());
+        }
         if (flow.start(promptTokens, parsed.maxOutputTokens()))
         {
             send();

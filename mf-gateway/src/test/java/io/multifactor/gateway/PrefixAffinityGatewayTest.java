@@ -145,6 +145,60 @@ class PrefixAffinityGatewayTest
             "# HELP mf_prefix_choices_total Backend choices under prefix-cache affinity");
     }
 
+    @Test
+    void theModelWhoseBackendHoldsThePrefixShouldWinThePrefixFactor() throws Exception
+    {
+        servers.add(new HeldServer());
+        servers.add(new HeldServer());
+        final Path file = dir.resolve("gateway.yaml");
+        Files.writeString(file, String.join("\n",
+            "models:",
+            "  - name: a",
+            "    backend_refs: [{endpoint: '127.0.0.1:" + servers.get(0).port() + "'}]",
+            "    prefix_affinity: {block_bytes: 64}",
+            "    pricing: {prompt_per_1m: 3.0, cached_prompt_per_1m: 0.3}",
+            "  - name: b",
+            "    backend_refs: [{endpoint: '127.0.0.1:" + servers.get(1).port() + "'}]",
+            "    prefix_affinity: {block_bytes: 64}",
+            "    pricing: {prompt_per_1m: 3.0, cached_prompt_per_1m: 0.3}",
+            "decisions:",
+            "  - name: chat",
+            "    modelRefs: [{model: a}, {model: b}]",
+            "    algorithm: {type: multi_factor, multi_factor: {weights: {prefix: 1.0}}}",
+            ""));
+        gateway = Gateway.start(file, GatewayOptions.defaults().withPort(0), result -> { });
+
+        // b, named directly, answers the system prompt: b's backend holds its prefix now, a's holds nothing.
+        assertThat(http.send(chat("b", SYSTEM_PROMPT, 1), HttpResponse.BodyHandlers.ofString()).statusCode())
+            .isEqualTo(200);
+
+        // The same system prompt through the decision: P(b) = 64 of 67 blocks, P(a) = 0: b wins the prefix factor.
+        final HttpResponse<String> routed = http.send(chat("chat", SYSTEM_PROMPT, 2), HttpResponse.BodyHandlers.ofString());
+        assertThat(routed.statusCode()).isEqualTo(200);
+        assertThat(routed.headers().firstValue("x-selected-model")).hasValue("b");
+        final String explain = routed.headers().firstValue("x-mf-explain").orElseThrow();
+        assertThat(explain).contains("\"model\":\"a\"", "\"prefix\":0.0", "\"prefix\":0.955");
+        // b's cache-aware price: (1 - 64/67) x 3.0 + 64/67 x 0.3 = 0.42 USD per 1M.
+        assertThat(explain).contains("\"cost_per_1m\":0.42");
+
+        // A prompt neither backend holds: both shares 0, a tie, the first candidate.
+        final HttpResponse<String> fresh = http.send(chat("chat", "Another assistant entirely. ".repeat(150), 3),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(fresh.headers().firstValue("x-selected-model")).hasValue("a");
+    }
+
+    private HttpRequest chat(final String model, final String system, final int n)
+    {
+        final String user = String.format("question %03d: ", n) + "x".repeat(182);
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + "/v1/chat/completions"))
+            .timeout(Duration.ofSeconds(40))
+            .header("content-type", "application/json")
+            .header("x-mf-explain", "1")
+            .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"system\"," +
+                "\"content\":\"" + system + "\"},{\"role\":\"user\",\"content\":\"" + user + "\"}]}"))
+            .build();
+    }
+
     private long choices()
     {
         long sum = 0;

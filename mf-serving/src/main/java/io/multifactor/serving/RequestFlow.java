@@ -52,6 +52,8 @@ public final class RequestFlow
     private String errorMessage;
     private boolean hasSession;
     private long sessionKey;
+    private BackendChooser prefixChooser;
+    private PromptBlocks prefixPrompt;
     private long errorRetryAfterMs;
 
     /**
@@ -86,6 +88,8 @@ public final class RequestFlow
         exclusions.clear();
         clearError();
         hasSession = false;
+        prefixChooser = null;
+        prefixPrompt = null;
     }
 
     /**
@@ -97,6 +101,20 @@ public final class RequestFlow
     {
         hasSession = true;
         sessionKey = key;
+    }
+
+    /**
+     * Gives each selection of this request the {@code prefix} factor's P(m) (and the cached prompt price): for every
+     * candidate with {@code prefix_affinity}, the share of the prompt held by the backend the chooser would pick for it
+     * ({@link BackendChooser#shareFor}). Without this call no share is supplied.
+     *
+     * @param chooser the backend choice the request's attempts use.
+     * @param prompt the request's captured prompt.
+     */
+    public void prefix(final BackendChooser chooser, final PromptBlocks prompt)
+    {
+        prefixChooser = chooser;
+        prefixPrompt = prompt;
     }
 
     /** @return now on the engine's clock, in nanoseconds: the time every measurement of the flow is taken on. */
@@ -180,6 +198,7 @@ public final class RequestFlow
         this.maxOutputTokens = maxOutputTokens;
         attempts = 0;
         lifecycle.session(hasSession, sessionKey);
+        lifecycle.prefix(prefixChooser, prefixPrompt);
         return attempt();
     }
 

@@ -7,6 +7,7 @@ import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.servers.OrcaLoadReportParser;
 
 import java.util.concurrent.atomic.AtomicInteger;
@@ -55,6 +56,8 @@ public final class RequestLifecycle
     private final Request request = new Request();
     private boolean hasSession;
     private long sessionKey;
+    private BackendChooser prefixChooser;
+    private PromptBlocks prefixPrompt;
     private final Selection selection = new Selection();
     private final SseStreamMeter meter = new SseStreamMeter();
     private final PrefixTicket prefix = new PrefixTicket();
@@ -85,6 +88,17 @@ public final class RequestLifecycle
     {
         hasSession = has;
         sessionKey = key;
+    }
+
+    /**
+     * @param chooserOrNull the backend choice whose {@link BackendChooser#shareFor} gives each candidate's P(m) for the
+     *     {@code prefix} factor, or {@code null} to supply none.
+     * @param promptOrNull the request's captured prompt, or {@code null}.
+     */
+    public void prefix(final BackendChooser chooserOrNull, final PromptBlocks promptOrNull)
+    {
+        prefixChooser = chooserOrNull;
+        prefixPrompt = promptOrNull;
     }
 
     /**
@@ -131,10 +145,24 @@ public final class RequestLifecycle
                 request.promptTokens(promptTokens);
             }
         }
-        if (engine.plans().decision(decisionId) == null)
+        final DecisionPlan plan = engine.plans().decision(decisionId);
+        if (plan == null)
         {
             endKind.set(IDLE);
             return UNKNOWN_DECISION;
+        }
+        if (prefixChooser != null && prefixPrompt != null)
+        {
+            // P(m): the share held where each candidate's request would go now (NaN: no prefix_affinity, missing).
+            for (int i = 0; i < plan.candidateCount(); i++)
+            {
+                final int candidate = plan.candidateModelId(i);
+                final double share = prefixChooser.shareFor(candidate, prefixPrompt);
+                if (share == share)
+                {
+                    request.prefixMatch(candidate, share);
+                }
+            }
         }
         final long taken = engine.selectAndBegin(request, selection);
         if (selection.outcome() == Outcome.FAILED || !selection.hasSelection())
