@@ -2,8 +2,13 @@ package io.multifactor.serving;
 
 import io.multifactor.api.Handles;
 import io.multifactor.api.Request;
+import io.multifactor.config.read.NearestName;
 import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.kernel.plan.Plans;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -26,6 +31,15 @@ import java.util.function.Function;
  */
 public final class DelegateCall<D>
 {
+    /** Response metadata key: the chosen model's name in the configuration. */
+    public static final String METADATA_MODEL = "multifactor.model";
+    /** Response metadata key: the decision's name. */
+    public static final String METADATA_DECISION = "multifactor.decision";
+    /** Response metadata key: the attempts the call made (2 after one retry). */
+    public static final String METADATA_ATTEMPTS = "multifactor.attempts";
+    /** Response metadata key: the explain JSON of the selection that chose (as the gateway's explain header). */
+    public static final String METADATA_EXPLAIN = "multifactor.explain";
+
     private final MultiFactorEngine engine;
     private final Function<String, String> providerModelIds;
     private final Map<String, D> delegates;
@@ -50,6 +64,55 @@ public final class DelegateCall<D>
         this.delegates = delegates;
         this.defaultDecision = defaultDecisionOrNull;
         this.flow = new RequestFlow(engine, maxAttempts);
+    }
+
+    /**
+     * Checks, when a routing chat model is built, that every delegate names a model of the configuration and the default
+     * decision a decision of it.
+     *
+     * @param engine the engine.
+     * @param delegateModelNames the model names delegates were given for.
+     * @param defaultDecisionOrNull the default decision, or {@code null}.
+     * @throws IllegalArgumentException naming the first wrong name, the nearest right one and the valid names.
+     */
+    public static void check(final MultiFactorEngine engine, final Collection<String> delegateModelNames,
+        final String defaultDecisionOrNull)
+    {
+        final Plans plans = engine.plans();
+        final List<String> models = new ArrayList<>();
+        for (int id = 0; id < plans.modelCapacity(); id++)
+        {
+            if (plans.modelName(id) != null)
+            {
+                models.add(plans.modelName(id));
+            }
+        }
+        for (final String name : delegateModelNames)
+        {
+            if (!models.contains(name))
+            {
+                throw new IllegalArgumentException(unknown("delegate for model", name, models));
+            }
+        }
+        if (defaultDecisionOrNull != null && plans.decisionId(defaultDecisionOrNull) == Handles.NONE)
+        {
+            final List<String> decisions = new ArrayList<>();
+            for (int id = 0; id < plans.decisionCapacity(); id++)
+            {
+                if (plans.decision(id) != null)
+                {
+                    decisions.add(plans.decision(id).name());
+                }
+            }
+            throw new IllegalArgumentException(unknown("default decision", defaultDecisionOrNull, decisions));
+        }
+    }
+
+    private static String unknown(final String what, final String name, final List<String> valid)
+    {
+        final String near = NearestName.of(name, valid);
+        return what + " \"" + name + "\": the configuration has none of that name" +
+            (near == null ? "" : " (did you mean \"" + near + "\"?)") + "; it has: " + String.join(", ", valid);
     }
 
     /**
