@@ -92,11 +92,11 @@ class MultiFactorAutoConfigurationTest
             final MultiFactorEngine engine = context.getBean(MultiFactorEngine.class);
             final MultiFactorReloads reloads = context.getBean(MultiFactorReloads.class);
             Files.writeString(file, CONFIG.replace("provider_model_id: acme/a-7b", "provider_model_id: acme/a-8b"));
-            poll(() -> engine.reloadsApplied() == 1);
+            poll(() -> engine.reloadsApplied() == 1 && reloads.last() != null);
             assertThat(context.getBean(EngineHost.class).providerModelId("a")).isEqualTo("acme/a-8b");
             assertThat(reloads.last().applied()).isTrue();
             Files.writeString(file, CONFIG.replace("quality_score: 0.9", "quality_score: lots"));
-            poll(() -> engine.reloadsRefused() == 1);
+            poll(() -> engine.reloadsRefused() == 1 && reloads.last() != null && !reloads.last().applied());
             assertThat(reloads.last().applied()).isFalse();
             assertThat(engine.decisionId("d")).as("the running plans stay").isNotNegative();
             final Health health = context.getBean(MultiFactorHealthIndicator.class).health();
