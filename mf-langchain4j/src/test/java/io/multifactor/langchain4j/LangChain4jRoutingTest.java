@@ -55,7 +55,7 @@ class LangChain4jRoutingTest
             FakeModelProfile.steady("fast", 5, 1, 256, 8),
             FakeModelProfile.steady("other", 5, 1, 256, 8),
             FakeModelProfile.steady("degrading", 5, 1, 256, 8)
-                .withDegraded(List.of(new TimeWindow(0, 10_000, 30, 30, 0, 1.0))))));
+                .withDegraded(List.of(new TimeWindow(0, 10_000, 300, 300, 0, 1.0))))));
         try (ServerSocket socket = new ServerSocket(0))
         {
             deadPort = socket.getLocalPort();
@@ -102,7 +102,7 @@ class LangChain4jRoutingTest
             "    algorithm: {type: multi_factor, multi_factor: {weights: {quality: 1.0}}}",
             "  - name: latency",
             "    modelRefs: [{model: degrading}, {model: other}]",
-            "    algorithm: {type: multi_factor, multi_factor: {weights: {latency: 0.9, load: 0.1}}}",
+            "    algorithm: {type: multi_factor, multi_factor: {weights: {latency: 0.9, load: 0.1}, latency_percentile: 50}}",
             "signals:",
             "  latency_refresh: 20ms",
             "");
@@ -259,18 +259,32 @@ class LangChain4jRoutingTest
     void shouldMoveTrafficAwayFromADegradingModel() throws Exception
     {
         start();
+        final Map<String, StreamingChatModel> delegates = streamingDelegates();
         final MultiFactorStreamingChatModel model = MultiFactorStreamingChatModel.builder().host(host)
-            .delegates(streamingDelegates()).build();
-        // Concurrent calls spread over both models (the load factor), so both have latency observations.
-        final Collector[] warmUp = new Collector[6];
-        for (int i = 0; i < warmUp.length; i++)
+            .delegates(delegates).build();
+        // The clients warm first (a cold client's first calls are slow on a busy machine and would weigh in the
+        // window), then concurrent calls spread over both models (the load factor), so both have observations.
+        for (final String name : List.of("degrading", "other"))
         {
-            warmUp[i] = new Collector();
-            model.chat(request("latency"), warmUp[i]);
+            for (int i = 0; i < 3; i++)
+            {
+                final Collector direct = new Collector();
+                delegates.get(name).chat(request("unused"), direct);
+                direct.done.get(30, TimeUnit.SECONDS);
+            }
         }
-        for (final Collector collector : warmUp)
+        for (int round = 0; round < 3; round++)
         {
-            collector.done.get(30, TimeUnit.SECONDS);
+            final Collector[] warmUp = new Collector[6];
+            for (int i = 0; i < warmUp.length; i++)
+            {
+                warmUp[i] = new Collector();
+                model.chat(request("latency"), warmUp[i]);
+            }
+            for (final Collector collector : warmUp)
+            {
+                collector.done.get(30, TimeUnit.SECONDS);
+            }
         }
         final MultiFactorEngine engine = host.engine();
         final int latency = engine.decisionId("latency");

@@ -47,6 +47,7 @@ public final class DelegateCall<D>
     private final RequestFlow flow;
     private D delegate;
     private String providerModelId;
+    private String explainJson;
 
     /**
      * @param engine the engine.
@@ -144,6 +145,7 @@ public final class DelegateCall<D>
         {
             final String model = flow.selectedModelName();
             delegate = delegates.get(model);
+            explainJson = null;
             if (delegate != null)
             {
                 final String id = providerModelIds == null ? null : providerModelIds.apply(model);
@@ -266,10 +268,17 @@ public final class DelegateCall<D>
         return flow.attempts();
     }
 
-    /** @return the explain JSON of the selection that chose, or {@code null}; allocates. */
+    /**
+     * @return the explain JSON of the selection that chose the attempt under way, or {@code null}; written once per
+     *     attempt (it allocates), then the same string for every chunk.
+     */
     public String explainJson()
     {
-        return flow.explainJson();
+        if (explainJson == null)
+        {
+            explainJson = flow.explainJson();
+        }
+        return explainJson;
     }
 
     /** @return the flow under the call (its lifecycle: TTFT, TPOT, end kind and status). */

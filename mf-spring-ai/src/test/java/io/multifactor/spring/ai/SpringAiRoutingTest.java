@@ -53,7 +53,7 @@ class SpringAiRoutingTest
             FakeModelProfile.steady("fast", 5, 1, 256, 8),
             FakeModelProfile.steady("other", 5, 1, 256, 8),
             FakeModelProfile.steady("degrading", 5, 1, 256, 8)
-                .withDegraded(List.of(new TimeWindow(0, 10_000, 30, 30, 0, 1.0))))));
+                .withDegraded(List.of(new TimeWindow(0, 10_000, 300, 300, 0, 1.0))))));
         try (ServerSocket socket = new ServerSocket(0))
         {
             deadPort = socket.getLocalPort();
@@ -100,7 +100,7 @@ class SpringAiRoutingTest
             "    algorithm: {type: multi_factor, multi_factor: {weights: {quality: 1.0}}}",
             "  - name: latency",
             "    modelRefs: [{model: degrading}, {model: other}]",
-            "    algorithm: {type: multi_factor, multi_factor: {weights: {latency: 0.9, load: 0.1}}}",
+            "    algorithm: {type: multi_factor, multi_factor: {weights: {latency: 0.9, load: 0.1}, latency_percentile: 50}}",
             "signals:",
             "  latency_refresh: 20ms",
             "");
@@ -263,9 +263,21 @@ class SpringAiRoutingTest
     void shouldMoveTrafficAwayFromADegradingModel() throws Exception
     {
         start();
-        final MultiFactorChatModel model = new MultiFactorChatModel(host, delegates(), null, 2);
-        // Concurrent calls spread over both models (the load factor), so both have latency observations.
-        Flux.range(0, 6).flatMap(i -> model.stream(prompt("latency")).then(), 6).blockLast(Duration.ofSeconds(30));
+        // The clients warm first (a cold client's first calls are slow on a busy machine and would weigh in the
+        // window), then concurrent calls spread over both models (the load factor), so both have observations.
+        final Map<String, ChatModel> delegates = delegates();
+        for (final String name : List.of("degrading", "other"))
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                delegates.get(name).stream(new Prompt("Say hello")).blockLast(Duration.ofSeconds(30));
+            }
+        }
+        final MultiFactorChatModel model = new MultiFactorChatModel(host, delegates, null, 2);
+        for (int round = 0; round < 3; round++)
+        {
+            Flux.range(0, 6).flatMap(i -> model.stream(prompt("latency")).then(), 6).blockLast(Duration.ofSeconds(30));
+        }
         final MultiFactorEngine engine = host.engine();
         final int latency = engine.decisionId("latency");
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
