@@ -9,12 +9,12 @@ import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.context.config.ConfigDataApplicationContextInitializer;
+import org.springframework.boot.test.context.ConfigDataApplicationContextInitializer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import java.util.List;
 
-import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Starts the page's application (its application.properties, router.yaml and ChatModels) against fake servers. */
@@ -35,7 +35,7 @@ class ChatModelsTest
                     "example.large-url=http://127.0.0.1:" + servers.port("large") + "/v1")
                 .run(context ->
                 {
-                    assertNotNull(context.getStartupFailure() == null ? "" : null, "started");
+                    assertNull(context.getStartupFailure(), "started");
                     final ChatResponse response = context.getBean(ChatClient.class).prompt().user("Say hello").call()
                         .chatResponse();
                     final String model = response.getMetadata().get("multifactor.model");
