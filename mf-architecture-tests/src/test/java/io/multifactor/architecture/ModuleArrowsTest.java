@@ -15,6 +15,7 @@ import io.multifactor.redis.RedisFleetExchange;
 import io.multifactor.servers.ServerScrapeAgent;
 import io.multifactor.serving.RequestLifecycle;
 import io.multifactor.sim.fleet.InMemoryFleet;
+import io.multifactor.spring.boot.MultiFactorAutoConfiguration;
 import io.multifactor.testkit.reference.ReferenceRouter;
 import io.multifactor.tools.Mf;
 import org.junit.jupiter.api.Test;
@@ -46,10 +47,37 @@ class ModuleArrowsTest
     private static final JavaClasses FAKES = of(FakeBackends.class);
     private static final JavaClasses TOOLS = of(Mf.class);
     private static final JavaClasses BENCH = of(BenchFlags.class);
+    private static final JavaClasses SPRING_BOOT = of(MultiFactorAutoConfiguration.class);
+    private static final JavaClasses SPRING_AI = of(io.multifactor.spring.ai.MultiFactorChatModel.class);
+    private static final JavaClasses LANGCHAIN4J = of(io.multifactor.langchain4j.MultiFactorChatModel.class);
     private static final JavaClasses ALL = of(
         Selection.class, MultiFactorEngine.class, ConfigLoader.class, MultiFactorMetrics.class,
         RedisFleetExchange.class, ServerScrapeAgent.class, ReferenceRouter.class, Mf.class, BenchFlags.class,
         RequestLifecycle.class, Gateway.class, InMemoryFleet.class, FakeBackends.class, ExtProcApp.class);
+
+    @Test
+    void coreModulesNeverSeeSpringOrLangChain4j()
+    {
+        ModuleRules.noFramework().check(ALL);
+    }
+
+    @Test
+    void springBootStarterDependsOnServingMicrometerAndSpringOnly()
+    {
+        ModuleRules.springBootStarter().check(SPRING_BOOT);
+    }
+
+    @Test
+    void springAiDependsOnTheStarterServingAndSpringAiOnly()
+    {
+        ModuleRules.springAi().check(SPRING_AI);
+    }
+
+    @Test
+    void langchain4jDependsOnServingAndLangChain4jOnly()
+    {
+        ModuleRules.langchain4j().check(LANGCHAIN4J);
+    }
 
     @Test
     void apiDependsOnTheJdkOnly()

@@ -125,6 +125,38 @@ final class ModuleRules
         return none("io.multifactor.tools..", "picocli..", "org.jfree..");
     }
 
+    /** @return the core modules (all but the framework integrations) never see Spring, Reactor or LangChain4j. */
+    static ArchRule noFramework()
+    {
+        return none("org.springframework..", "reactor..", "dev.langchain4j..");
+    }
+
+    /**
+     * @return mf-spring-boot-starter depends on mf-serving (and what it exposes), mf-micrometer and Micrometer
+     *     (optional), and Spring only: no Spring AI, no LangChain4j.
+     */
+    static ArchRule springBootStarter()
+    {
+        return onlyOn("io.multifactor.api..", "io.multifactor.kernel..", "io.multifactor.config..",
+            "io.multifactor.serving..", "io.multifactor.micrometer..", "io.multifactor.spring.boot..", "io.micrometer..",
+            "org.springframework.beans..", "org.springframework.boot..", "org.springframework.context..",
+            "org.springframework.core..");
+    }
+
+    /** @return mf-spring-ai depends on the starter, mf-serving, Spring, Spring AI and Reactor only. */
+    static ArchRule springAi()
+    {
+        return onlyOn("io.multifactor.api..", "io.multifactor.kernel..", "io.multifactor.serving..",
+            "io.multifactor.spring.boot..", "io.multifactor.spring.ai..", "org.springframework..", "reactor.core..");
+    }
+
+    /** @return mf-langchain4j depends on mf-serving (and what it exposes) and LangChain4j only: no Spring. */
+    static ArchRule langchain4j()
+    {
+        return onlyOn("io.multifactor.api..", "io.multifactor.kernel..", "io.multifactor.config..",
+            "io.multifactor.serving..", "io.multifactor.langchain4j..", "dev.langchain4j..");
+    }
+
     /** @return no two packages of {@code io.multifactor} use each other, directly or through others. */
     static ArchRule noPackageCycle()
     {

@@ -11,9 +11,11 @@ import io.multifactor.fakes.archfixture.FakesUsingConfig;
 import io.multifactor.gateway.archfixture.GatewayUsingNetty;
 import io.multifactor.gateway.archfixture.GatewayUsingTools;
 import io.multifactor.kernel.archfixture.KernelUsingConfig;
+import io.multifactor.langchain4j.archfixture.LangChain4jUsingTheGateway;
 import io.multifactor.micrometer.archfixture.MicrometerUsingConfig;
 import io.multifactor.redis.archfixture.RedisUsingConfig;
 import io.multifactor.servers.archfixture.ServersUsingConfigAndAgrona;
+import io.multifactor.serving.archfixture.ServingUsingLangChain4j;
 import io.multifactor.serving.archfixture.ServingUsingNetty;
 import io.multifactor.sim.archfixture.SimUsingGateway;
 import io.multifactor.testkit.archfixture.TestkitUsingTools;
@@ -38,6 +40,18 @@ class RulesCatchViolationsTest
             .isInstanceOf(AssertionError.class)
             .hasMessageContaining(fixture.getName())
             .hasMessageContaining(used);
+    }
+
+    @Test
+    void shouldFailACoreClassThatUsesAFramework()
+    {
+        fails(ModuleRules.noFramework(), ServingUsingLangChain4j.class, "dev.langchain4j.model.chat.ChatModel");
+    }
+
+    @Test
+    void shouldFailALangChain4jClassThatReachesTheGateway()
+    {
+        fails(ModuleRules.langchain4j(), LangChain4jUsingTheGateway.class, "io.multifactor.gateway.Gateway");
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.multifactor.serving;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
+import io.multifactor.config.model.ModelConfig;
 import io.multifactor.config.reload.ConfigReloader;
 import io.multifactor.config.reload.ReloadResult;
 import io.multifactor.kernel.engine.MultiFactorEngine;
@@ -15,6 +16,7 @@ import org.agrona.concurrent.SleepingMillisIdleStrategy;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -45,12 +47,14 @@ public final class EngineHost implements AutoCloseable
     private final ServerScraping scraping;
     private final PrefixBackends prefixBackends = new PrefixBackends();
     private volatile Consumer<LoadedConfig> beforeApply;
+    private volatile LoadedConfig current;
     private boolean closed;
 
     private EngineHost(final LoadedConfig loaded, final Path configOrNull, final Path overlayOrNull,
         final FleetExchange fleetExchangeOrNull, final NanoClock clockOrNull)
     {
         this.loaded = loaded;
+        this.current = loaded;
         this.configOrNull = configOrNull;
         final MultiFactorEngine.Builder builder = MultiFactorEngine.builder(loaded.plans())
             .settings(loaded.signalSettings())
@@ -208,6 +212,42 @@ public final class EngineHost implements AutoCloseable
     private void beforeApply(final LoadedConfig next)
     {
         beforeApply.accept(next);
+        current = next;
+    }
+
+    /**
+     * The id a model is sent to its provider as ({@code provider_model_id}, default its name), in the configuration last
+     * applied (at start or by a reload): what a framework integration puts in the delegate's {@code model} option.
+     * Allocates nothing; a scan of the models.
+     *
+     * @param modelName a model's name.
+     * @return its {@code provider_model_id}, or {@code null} when the configuration has no such model.
+     */
+    public String providerModelId(final String modelName)
+    {
+        final List<ModelConfig> models = current.config().models();
+        for (int i = 0, n = models.size(); i < n; i++)
+        {
+            final ModelConfig model = models.get(i);
+            if (model.name().equals(modelName))
+            {
+                return model.providerModelId();
+            }
+        }
+        return null;
+    }
+
+    /** @return whether the refresh agent's thread is running (false once it died or the host closed). */
+    public boolean refreshAgentAlive()
+    {
+        final Thread thread = refresh.thread();
+        return !refresh.isClosed() && thread != null && thread.isAlive();
+    }
+
+    /** @return whether the host runs a fleet exchange. */
+    public boolean hasFleet()
+    {
+        return fleetOrNull != null;
     }
 
     private Path requireFile()

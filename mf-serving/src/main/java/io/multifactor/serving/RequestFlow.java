@@ -328,6 +328,12 @@ public final class RequestFlow
         return error == null ? 0 : error.status();
     }
 
+    /** @return the error's OpenAI type ({@link #INVALID_REQUEST}, ...), {@code null} when none is set. */
+    public String errorType()
+    {
+        return errorType;
+    }
+
     /** @return the error's message, {@code null} when none is set. */
     public String errorMessage()
     {

@@ -304,15 +304,59 @@ public final class RequestLifecycle
             // The backend's first chunk: it has the prompt's prefix now.
             prefix.answered();
         }
-        if (meter.onBytes(bytes, offset, length, nowNs) && sentNs != 0)
+        if (meter.onBytes(bytes, offset, length, nowNs))
         {
-            final long micros = (meter.firstContentNs() - sentNs) / 1_000L;
-            if (micros > 0)
-            {
-                ttftMicros = micros;
-                engine.recordTtftMicros(modelId, micros);
-            }
+            firstContent();
         }
+    }
+
+    /**
+     * Follows one content chunk of a stream that the caller decodes itself (a framework's streaming callback: Spring AI's
+     * {@code Flux}, LangChain4j's handler); the chunk is the proof of a streamed 2xx response. Records TTFT on the first,
+     * through the same {@link SseStreamMeter} as {@link #onResponseBytes}, so TTFT and TPOT have one definition.
+     *
+     * @param nowNs when the chunk arrived (on the clock of {@link #onRequestSent}).
+     */
+    public void onContentChunk(final long nowNs)
+    {
+        if (endKind.get() != OPEN)
+        {
+            return;
+        }
+        streamed = true;
+        if (meter.onContentChunk(nowNs))
+        {
+            firstContent();
+        }
+    }
+
+    /**
+     * @param completionTokens the completion tokens a decoded stream's usage reported (TPOT divides by them, as for a
+     *     {@code usage} line of {@link #onResponseBytes}); ignored when negative.
+     */
+    public void onUsageCompletionTokens(final long completionTokens)
+    {
+        meter.onUsageCompletionTokens(completionTokens);
+    }
+
+    private void firstContent()
+    {
+        if (sentNs == 0)
+        {
+            return;
+        }
+        final long micros = (meter.firstContentNs() - sentNs) / 1_000L;
+        if (micros > 0)
+        {
+            ttftMicros = micros;
+            engine.recordTtftMicros(modelId, micros);
+        }
+    }
+
+    /** @return whether the attempt has seen content (a chunk or a content line): after it, a failure is never retried. */
+    public boolean hasContent()
+    {
+        return meter.contentChunks() > 0;
     }
 
     /**

@@ -183,12 +183,44 @@ public final class SseStreamMeter
         }
         if (lineContent || lineTextDeltaType && lineDeltaText)
         {
-            if (contentChunks == 0)
-            {
-                firstContentNs = nowNs;
-            }
-            lastContentNs = nowNs;
-            contentChunks++;
+            content(nowNs);
+        }
+    }
+
+    private void content(final long nowNs)
+    {
+        if (contentChunks == 0)
+        {
+            firstContentNs = nowNs;
+        }
+        lastContentNs = nowNs;
+        contentChunks++;
+    }
+
+    /**
+     * Notes one content chunk that a caller has already decoded (a framework's streaming callback, which hands over
+     * chunks rather than bytes): counted exactly as a content {@code data:} line, so {@link #tpotNs()} is the one
+     * definition of TPOT for both.
+     *
+     * @param nowNs when the chunk arrived ({@link System#nanoTime()} scale).
+     * @return whether it was the stream's first content chunk.
+     */
+    public boolean onContentChunk(final long nowNs)
+    {
+        content(nowNs);
+        return contentChunks == 1;
+    }
+
+    /**
+     * Notes the completion tokens a decoded stream reported in its usage (as a {@code usage.completion_tokens} line).
+     *
+     * @param completionTokens the count, ignored when negative.
+     */
+    public void onUsageCompletionTokens(final long completionTokens)
+    {
+        if (completionTokens >= 0)
+        {
+            usageCompletionTokens = completionTokens;
         }
     }
 

@@ -175,6 +175,48 @@ class RequestLifecycleTest
     }
 
     @Test
+    void shouldMeasureDecodedChunksAsTheSameStreamsBytesWouldBe()
+    {
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(loaded.plans()).build())
+        {
+            final int d = engine.decisionId("d");
+            final RequestLifecycle bytes = new RequestLifecycle(engine);
+            final RequestLifecycle chunks = new RequestLifecycle(engine);
+            final long sent = 1_000 * MS;
+            final long[] arrivals = {sent + 40 * MS, sent + 55 * MS, sent + 61 * MS, sent + 100 * MS};
+            for (final boolean usage : new boolean[] {false, true})
+            {
+                bytes.start(d, null, 10, 100);
+                chunks.start(d, null, 10, 100);
+                bytes.onRequestSent(sent);
+                chunks.onRequestSent(sent);
+                bytes.onResponseStatus(200, true);
+                assertThat(chunks.hasContent()).isFalse();
+                for (final long at : arrivals)
+                {
+                    feed(bytes, "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n", at);
+                    chunks.onContentChunk(at);
+                }
+                if (usage)
+                {
+                    feed(bytes, "data: {\"choices\":[],\"usage\":{\"completion_tokens\":7}}\n\n", sent + 101 * MS);
+                    chunks.onUsageCompletionTokens(7);
+                }
+                assertThat(chunks.hasContent()).isTrue();
+                assertThat(chunks.ttftMicros()).isEqualTo(bytes.ttftMicros()).isEqualTo(40_000);
+                assertThat(chunks.complete(200)).isTrue();
+                assertThat(bytes.complete(200)).isTrue();
+                assertThat(chunks.tpotMicros()).as("usage %s", usage).isEqualTo(bytes.tpotMicros())
+                    .isEqualTo(usage ? 10_000 : 20_000);
+                // After the end a late chunk changes nothing.
+                chunks.onContentChunk(sent + 200 * MS);
+                assertThat(chunks.meter().contentChunks()).isEqualTo(arrivals.length);
+            }
+            assertThat(engine.inflight(engine.modelId("a"))).isZero();
+        }
+    }
+
+    @Test
     void shouldRecordNothingForANonStreamedResponseAnErrorStatusOrACancelledStream()
     {
         try (MultiFactorEngine engine = MultiFactorEngine.builder(loaded.plans()).build())

@@ -1,0 +1,399 @@
+package io.multifactor.langchain4j;
+
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.StreamingChatModel;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.chat.response.PartialResponse;
+import dev.langchain4j.model.chat.response.PartialResponseContext;
+import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
+import dev.langchain4j.model.openai.OpenAiChatModel;
+import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
+import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.config.ConfigLoader;
+import io.multifactor.fakes.BackendsProfile;
+import io.multifactor.fakes.FakeBackends;
+import io.multifactor.fakes.FakeModelProfile;
+import io.multifactor.fakes.TimeWindow;
+import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.serving.EngineHost;
+import io.multifactor.serving.RoutingRefusedException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class LangChain4jRoutingTest
+{
+    static FakeBackends backends;
+    static int deadPort;
+
+    EngineHost host;
+
+    @BeforeAll
+    static void startFakes() throws IOException
+    {
+        backends = FakeBackends.start(new BackendsProfile(7, List.of(
+            FakeModelProfile.steady("fast", 5, 1, 256, 8),
+            FakeModelProfile.steady("other", 5, 1, 256, 8),
+            FakeModelProfile.steady("degrading", 5, 1, 256, 8)
+                .withDegraded(List.of(new TimeWindow(0, 10_000, 300, 300, 0, 1.0))))));
+        try (ServerSocket socket = new ServerSocket(0))
+        {
+            deadPort = socket.getLocalPort();
+        }
+    }
+
+    @AfterAll
+    static void stopFakes()
+    {
+        backends.close();
+    }
+
+    @AfterEach
+    void stopHost()
+    {
+        if (host != null)
+        {
+            host.close();
+        }
+    }
+
+    static String config()
+    {
+        return String.join("\n",
+            "models:",
+            "  - name: fast",
+            "    quality_score: 0.5",
+            "    provider_model_id: acme/fast-7b",
+            "    backend_refs: [{endpoint: 127.0.0.1:" + backends.port("fast") + "}]",
+            "  - name: other",
+            "    quality_score: 0.5",
+            "    backend_refs: [{endpoint: 127.0.0.1:" + backends.port("other") + "}]",
+            "  - name: degrading",
+            "    quality_score: 0.5",
+            "    backend_refs: [{endpoint: 127.0.0.1:" + backends.port("degrading") + "}]",
+            "  - name: dead",
+            "    quality_score: 0.9",
+            "    backend_refs: [{endpoint: 127.0.0.1:" + deadPort + "}]",
+            "decisions:",
+            "  - name: chat",
+            "    modelRefs: [{model: fast}]",
+            "  - name: dead-first",
+            "    modelRefs: [{model: dead}, {model: fast}]",
+            "    algorithm: {type: multi_factor, multi_factor: {weights: {quality: 1.0}}}",
+            "  - name: latency",
+            "    modelRefs: [{model: degrading}, {model: other}]",
+            "    algorithm: {type: multi_factor, multi_factor: {weights: {latency: 0.9, load: 0.1}, latency_percentile: 50}}",
+            "signals:",
+            "  latency_refresh: 20ms",
+            "");
+    }
+
+    EngineHost start() throws InvalidConfigurationException
+    {
+        host = EngineHost.start(ConfigLoader.load("router.yaml", config(), null), null, null, null);
+        return host;
+    }
+
+    static String baseUrl(final String model)
+    {
+        return "http://127.0.0.1:" + (model.equals("dead") ? deadPort : backends.port(model)) + "/v1";
+    }
+
+    static StreamingChatModel streaming(final String model)
+    {
+        return OpenAiStreamingChatModel.builder().baseUrl(baseUrl(model)).apiKey("test").modelName("unset")
+            .timeout(Duration.ofSeconds(20)).build();
+    }
+
+    static ChatModel whole(final String model)
+    {
+        return OpenAiChatModel.builder().baseUrl(baseUrl(model)).apiKey("test").modelName("unset").maxRetries(0)
+            .timeout(Duration.ofSeconds(20)).build();
+    }
+
+    Map<String, StreamingChatModel> streamingDelegates()
+    {
+        return Map.of("fast", streaming("fast"), "other", streaming("other"), "degrading", streaming("degrading"),
+            "dead", streaming("dead"));
+    }
+
+    long inflight()
+    {
+        final MultiFactorEngine engine = host.engine();
+        long sum = 0;
+        for (final String model : List.of("fast", "other", "degrading", "dead"))
+        {
+            sum += engine.inflight(engine.modelId(model));
+        }
+        return sum;
+    }
+
+    static ChatRequest request(final String decision)
+    {
+        return ChatRequest.builder().messages(UserMessage.from("Say hello in eight words")).modelName(decision)
+            .maxOutputTokens(16).build();
+    }
+
+    /** Collects one streamed response. */
+    static final class Collector implements StreamingChatResponseHandler
+    {
+        final StringBuilder text = new StringBuilder();
+        final AtomicInteger partials = new AtomicInteger();
+        final CompletableFuture<ChatResponse> done = new CompletableFuture<>();
+
+        @Override
+        public void onPartialResponse(final String partialResponse)
+        {
+            partials.incrementAndGet();
+            synchronized (text)
+            {
+                text.append(partialResponse);
+            }
+        }
+
+        @Override
+        public void onCompleteResponse(final ChatResponse completeResponse)
+        {
+            done.complete(completeResponse);
+        }
+
+        @Override
+        public void onError(final Throwable error)
+        {
+            done.completeExceptionally(error);
+        }
+    }
+
+    @Test
+    void shouldPassTheStreamThroughMeasureItAndSayWhatItChose() throws Exception
+    {
+        start();
+        final AtomicReference<String> sentModel = new AtomicReference<>();
+        final StreamingChatModel fast = streaming("fast");
+        final StreamingChatModel recording = new StreamingChatModel()
+        {
+            @Override
+            public void doChat(final ChatRequest request, final StreamingChatResponseHandler handler)
+            {
+                sentModel.set(request.modelName());
+                fast.chat(request, handler);
+            }
+        };
+        final MultiFactorStreamingChatModel model = MultiFactorStreamingChatModel.builder().host(host)
+            .delegate("fast", recording).build();
+        final Collector collector = new Collector();
+        model.chat(request("chat"), collector);
+        final ChatResponse response = collector.done.get(30, TimeUnit.SECONDS);
+        assertThat(collector.partials.get()).isEqualTo(8);
+        assertThat(response.aiMessage().text()).isEqualTo(collector.text.toString()).isNotBlank();
+        assertThat(sentModel.get()).as("the caller's model replaced by provider_model_id").isEqualTo("acme/fast-7b");
+        final MultiFactorChatResponseMetadata metadata = (MultiFactorChatResponseMetadata)response.metadata();
+        assertThat(metadata.selectedModel()).isEqualTo("fast");
+        assertThat(metadata.decision()).isEqualTo("chat");
+        assertThat(metadata.attempts()).isEqualTo(1);
+        assertThat(metadata.explainJson()).contains("\"fast\"");
+        assertThat(inflight()).isZero();
+        host.engine().refreshNow();
+        final double ttftMs = host.engine().explain(host.engine().decisionId("chat"), null).candidates().get(0).ttftMs();
+        assertThat(ttftMs).as("TTFT recorded from the stream").isGreaterThanOrEqualTo(4.0);
+    }
+
+    @Test
+    void shouldSkipADeadModelBeforeTheFirstTokenAndReportItsFailure() throws Exception
+    {
+        start();
+        final MultiFactorStreamingChatModel model = MultiFactorStreamingChatModel.builder().host(host)
+            .delegates(streamingDelegates()).build();
+        final Collector collector = new Collector();
+        model.chat(request("dead-first"), collector);
+        final ChatResponse response = collector.done.get(30, TimeUnit.SECONDS);
+        final MultiFactorChatResponseMetadata metadata = (MultiFactorChatResponseMetadata)response.metadata();
+        assertThat(metadata.selectedModel()).isEqualTo("fast");
+        assertThat(metadata.attempts()).isEqualTo(2);
+        assertThat(collector.partials.get()).isEqualTo(8);
+        assertThat(inflight()).isZero();
+    }
+
+    @Test
+    void shouldRouteWholeResponsesAndRetryADeadModel() throws Exception
+    {
+        start();
+        final MultiFactorChatModel model = MultiFactorChatModel.builder().host(host)
+            .delegates(Map.of("fast", whole("fast"), "dead", whole("dead"))).build();
+        final ChatResponse response = model.chat(request("dead-first"));
+        assertThat(response.aiMessage().text()).isNotBlank();
+        final MultiFactorChatResponseMetadata metadata = (MultiFactorChatResponseMetadata)response.metadata();
+        assertThat(metadata.selectedModel()).isEqualTo("fast");
+        assertThat(metadata.attempts()).isEqualTo(2);
+        assertThat(inflight()).isZero();
+        final MultiFactorChatModel onlyDead = MultiFactorChatModel.builder().host(host).maxAttempts(1)
+            .delegates(Map.of("dead", whole("dead"))).build();
+        assertThatThrownBy(() -> onlyDead.chat(request("dead-first"))).isNotInstanceOf(RoutingRefusedException.class);
+        assertThat(inflight()).isZero();
+        assertThatThrownBy(() -> onlyDead.chat(request("no-such-decision")))
+            .isInstanceOfSatisfying(RoutingRefusedException.class, ex -> assertThat(ex.status()).isEqualTo(400))
+            .hasMessageContaining("dead-first");
+    }
+
+    @Test
+    void shouldMoveTrafficAwayFromADegradingModel() throws Exception
+    {
+        start();
+        final Map<String, StreamingChatModel> delegates = streamingDelegates();
+        final MultiFactorStreamingChatModel model = MultiFactorStreamingChatModel.builder().host(host)
+            .delegates(delegates).build();
+        // The clients warm first (a cold client's first calls are slow on a busy machine and would weigh in the
+        // window), then concurrent calls spread over both models (the load factor), so both have observations.
+        for (final String name : List.of("degrading", "other"))
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                final Collector direct = new Collector();
+                delegates.get(name).chat(request("unused"), direct);
+                direct.done.get(30, TimeUnit.SECONDS);
+            }
+        }
+        for (int round = 0; round < 3; round++)
+        {
+            final Collector[] warmUp = new Collector[6];
+            for (int i = 0; i < warmUp.length; i++)
+            {
+                warmUp[i] = new Collector();
+                model.chat(request("latency"), warmUp[i]);
+            }
+            for (final Collector collector : warmUp)
+            {
+                collector.done.get(30, TimeUnit.SECONDS);
+            }
+        }
+        final MultiFactorEngine engine = host.engine();
+        final int latency = engine.decisionId("latency");
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (Double.isNaN(engine.explain(latency, null).candidates().get(0).ttftMs()) ||
+            Double.isNaN(engine.explain(latency, null).candidates().get(1).ttftMs()))
+        {
+            assertThat(System.nanoTime()).as("both models observed").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+        final Map<String, AtomicInteger> chosen = new ConcurrentHashMap<>();
+        String explain = null;
+        for (int i = 0; i < 20; i++)
+        {
+            final Collector collector = new Collector();
+            model.chat(request("latency"), collector);
+            final MultiFactorChatResponseMetadata metadata =
+                (MultiFactorChatResponseMetadata)collector.done.get(30, TimeUnit.SECONDS).metadata();
+            chosen.computeIfAbsent(metadata.selectedModel(), k -> new AtomicInteger()).incrementAndGet();
+            explain = metadata.explainJson();
+        }
+        assertThat(chosen.getOrDefault("other", new AtomicInteger()).get()).as("%s, last: %s", chosen, explain)
+            .isGreaterThanOrEqualTo(18);
+        assertThat(inflight()).isZero();
+    }
+
+    @Test
+    void shouldEndTheLeaseWhenTheCallerCancelsThroughTheStreamingHandle() throws Exception
+    {
+        start();
+        final MultiFactorStreamingChatModel model = MultiFactorStreamingChatModel.builder().host(host)
+            .delegates(streamingDelegates()).build();
+        final CountDownLatch cancelled = new CountDownLatch(1);
+        final AtomicReference<Long> inflightAtFirstChunk = new AtomicReference<>();
+        final AtomicInteger completes = new AtomicInteger();
+        model.chat(request("chat"), new StreamingChatResponseHandler()
+        {
+            @Override
+            public void onPartialResponse(final PartialResponse partialResponse, final PartialResponseContext context)
+            {
+                if (inflightAtFirstChunk.get() == null)
+                {
+                    inflightAtFirstChunk.set(inflight());
+                    context.streamingHandle().cancel();
+                    assertThat(context.streamingHandle().isCancelled()).isTrue();
+                    cancelled.countDown();
+                }
+            }
+
+            @Override
+            public void onCompleteResponse(final ChatResponse completeResponse)
+            {
+                completes.incrementAndGet();
+            }
+
+            @Override
+            public void onError(final Throwable error)
+            {
+            }
+        });
+        assertThat(cancelled.await(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(inflightAtFirstChunk.get()).isEqualTo(1L);
+        assertThat(inflight()).isZero();
+        assertThat(completes.get()).as("no completion after a cancel").isZero();
+    }
+
+    @Test
+    void shouldLeaveNothingInFlightAfterTwoHundredConcurrentStreams() throws Exception
+    {
+        start();
+        final MultiFactorStreamingChatModel model = MultiFactorStreamingChatModel.builder().host(host)
+            .delegates(streamingDelegates()).build();
+        final int calls = 200;
+        final Collector[] collectors = new Collector[calls];
+        final Thread[] threads = new Thread[4];
+        for (int t = 0; t < threads.length; t++)
+        {
+            final int first = t;
+            threads[t] = new Thread(() ->
+            {
+                for (int i = first; i < calls; i += threads.length)
+                {
+                    collectors[i] = new Collector();
+                    model.chat(request(i % 2 == 0 ? "latency" : "chat"), collectors[i]);
+                }
+            });
+            threads[t].start();
+        }
+        for (final Thread thread : threads)
+        {
+            thread.join();
+        }
+        int partials = 0;
+        for (final Collector collector : collectors)
+        {
+            collector.done.get(60, TimeUnit.SECONDS);
+            partials += collector.partials.get();
+        }
+        assertThat(partials).isEqualTo(calls * 8);
+        assertThat(inflight()).isZero();
+    }
+
+    @Test
+    void shouldRefuseADelegateForAModelTheConfigurationDoesNotHave() throws Exception
+    {
+        start();
+        assertThatThrownBy(() -> MultiFactorChatModel.builder().host(host).delegate("fats", whole("fast")).build())
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("did you mean \"fast\"");
+        assertThatThrownBy(() -> MultiFactorChatModel.builder().host(host).delegate("fast", whole("fast"))
+            .decision("chta").build()).hasMessageContaining("default decision \"chta\"");
+    }
+}

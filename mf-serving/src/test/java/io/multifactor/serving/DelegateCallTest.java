@@ -1,0 +1,160 @@
+package io.multifactor.serving;
+
+import io.multifactor.api.Request;
+import io.multifactor.config.LoadedConfig;
+import io.multifactor.kernel.clock.ManualClock;
+import io.multifactor.kernel.engine.MultiFactorEngine;
+import org.junit.jupiter.api.Test;
+
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class DelegateCallTest
+{
+    private static final long MS = 1_000_000L;
+
+    /** As an HTTP client's exception that kept the status. */
+    static final class StatusException extends RuntimeException
+    {
+        private static final long serialVersionUID = 1L;
+        private final int status;
+
+        StatusException(final int status)
+        {
+            super("answered " + status);
+            this.status = status;
+        }
+
+        public int statusCode()
+        {
+            return status;
+        }
+    }
+
+    private final LoadedConfig loaded = Engines.load(Engines.TWO_MODELS);
+
+    private MultiFactorEngine engine(final ManualClock clock)
+    {
+        return MultiFactorEngine.builder(loaded.plans()).clock(clock).build();
+    }
+
+    @Test
+    void shouldCallTheChosenDelegateWithItsProviderModelIdAndMeasureTheStream()
+    {
+        final ManualClock clock = new ManualClock(1_000 * MS);
+        try (MultiFactorEngine engine = engine(clock))
+        {
+            final DelegateCall<String> call = new DelegateCall<>(engine, name -> name.equals("a") ? "acme/a-7b" : null,
+                Map.of("a", "client-a", "b", "client-b"), null, 2);
+            call.begin(null, "d", DelegateCall.promptTokens(400), 50);
+            assertThat(call.delegate()).isEqualTo("client-a");
+            assertThat(call.providerModelId()).isEqualTo("acme/a-7b");
+            assertThat(call.decisionName()).isEqualTo("d");
+            assertThat(engine.inflight(engine.modelId("a"))).isEqualTo(1);
+            call.sent();
+            clock.advanceMs(30);
+            call.chunk();
+            clock.advanceMs(10);
+            call.chunk();
+            clock.advanceMs(10);
+            call.chunk();
+            assertThat(call.complete()).isTrue();
+            assertThat(call.complete()).as("exactly once").isFalse();
+            assertThat(call.flow().lifecycle().ttftMicros()).isEqualTo(30_000);
+            assertThat(call.flow().lifecycle().tpotMicros()).isEqualTo(10_000);
+            assertThat(engine.inflight(engine.modelId("a"))).isZero();
+            assertThat(call.explainJson()).contains("\"a\"");
+        }
+    }
+
+    @Test
+    void shouldRetryOnTheNextCandidateBeforeTheFirstTokenOnlyAndReportTheStatus()
+    {
+        final LoadedConfig ejecting = Engines.load(Engines.TWO_MODELS.replace(
+            "    provider_model_id: acme/a-7b\n",
+            "    provider_model_id: acme/a-7b\n    reliability: {consecutive_5xx: 1, base_ejection_time: 10s}\n"));
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(ejecting.plans()).clock(new ManualClock()).build())
+        {
+            final DelegateCall<String> call = new DelegateCall<>(engine, null, Map.of("a", "A", "b", "B"), "d", 2);
+            call.begin(null, null, Request.NO_TOKENS, Request.NO_TOKENS);
+            assertThat(call.delegate()).isEqualTo("A");
+            call.sent();
+            assertThat(call.retryAfter(new StatusException(503))).isTrue();
+            assertThat(engine.ejectedMillisLeft(engine.modelId("a"))).as("the 503 reached the ejection")
+                .isGreaterThan(9_000.0);
+            assertThat(call.delegate()).isEqualTo("B");
+            assertThat(call.providerModelId()).as("no provider ids: the name").isEqualTo("b");
+            assertThat(call.attempts()).isEqualTo(2);
+            call.sent();
+            call.chunk();
+            assertThat(call.retryAfter(new StatusException(500))).as("after the first token: never").isFalse();
+            assertThat(engine.inflight(engine.modelId("b"))).isZero();
+            assertThat(call.flow().lifecycle().endStatus()).isEqualTo(500);
+        }
+    }
+
+    @Test
+    void shouldStopRetryingWhenAttemptsRunOutOrAfterACancel()
+    {
+        try (MultiFactorEngine engine = engine(new ManualClock()))
+        {
+            final DelegateCall<String> once = new DelegateCall<>(engine, null, Map.of("a", "A", "b", "B"), "d", 1);
+            once.begin(null, null, Request.NO_TOKENS, Request.NO_TOKENS);
+            assertThat(once.retryAfter(new UncheckedIOException(new java.io.IOException("refused")))).isFalse();
+            assertThat(once.flow().lifecycle().endStatus()).as("no status in the chain").isZero();
+            final DelegateCall<String> cancelled = new DelegateCall<>(engine, null, Map.of("a", "A", "b", "B"), "d", 2);
+            cancelled.begin(null, null, Request.NO_TOKENS, Request.NO_TOKENS);
+            assertThat(cancelled.cancel()).isTrue();
+            assertThat(cancelled.retryAfter(new StatusException(502))).as("a cancelled call is not retried").isFalse();
+            assertThat(engine.inflight(engine.modelId("a")) + engine.inflight(engine.modelId("b"))).isZero();
+        }
+    }
+
+    @Test
+    void shouldSkipModelsWithoutADelegateAndRefuseWhatTheGatewayRefuses()
+    {
+        try (MultiFactorEngine engine = engine(new ManualClock()))
+        {
+            final DelegateCall<String> onlyB = new DelegateCall<>(engine, null, Map.of("b", "B"), "d", 2);
+            onlyB.begin(null, null, Request.NO_TOKENS, Request.NO_TOKENS);
+            assertThat(onlyB.delegate()).isEqualTo("B");
+            assertThat(onlyB.selectedModelName()).isEqualTo("b");
+            assertThat(engine.inflight(engine.modelId("a"))).isZero();
+            onlyB.complete();
+            final DelegateCall<String> noDecision = new DelegateCall<>(engine, null, Map.of("b", "B"), null, 2);
+            assertThatThrownBy(() -> noDecision.begin(null, "gpt-4o", Request.NO_TOKENS, Request.NO_TOKENS))
+                .isInstanceOfSatisfying(RoutingRefusedException.class, ex ->
+                {
+                    assertThat(ex.status()).isEqualTo(400);
+                    assertThat(ex.type()).isEqualTo(RequestFlow.INVALID_REQUEST);
+                })
+                .hasMessageContaining("decisions: d, e");
+            final DelegateCall<String> explicit = new DelegateCall<>(engine, null, Map.of("b", "B"), "d", 2);
+            explicit.begin("e", "d", Request.NO_TOKENS, Request.NO_TOKENS);
+            assertThat(explicit.decisionName()).as("the explicit decision wins").isEqualTo("e");
+            explicit.complete();
+            final DelegateCall<String> none = new DelegateCall<>(engine, null, Map.of("c", "C"), "e", 2);
+            assertThatThrownBy(() -> none.begin(null, null, Request.NO_TOKENS, Request.NO_TOKENS))
+                .isInstanceOf(RoutingRefusedException.class).hasMessageContaining("no delegate");
+            assertThat(engine.inflight(engine.modelId("b"))).isZero();
+        }
+    }
+
+    @Test
+    void shouldCheckDelegateAndDecisionNamesWithTheNearestName()
+    {
+        try (MultiFactorEngine engine = engine(new ManualClock()))
+        {
+            DelegateCall.check(engine, List.of("a", "b"), "d");
+            assertThatThrownBy(() -> DelegateCall.check(engine, List.of("a", "bb"), null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("delegate for model \"bb\"")
+                .hasMessageContaining("it has: a, b");
+            assertThatThrownBy(() -> DelegateCall.check(engine, List.of("a"), "dd"))
+                .hasMessageContaining("default decision \"dd\"").hasMessageContaining("it has: d, e");
+        }
+    }
+}
