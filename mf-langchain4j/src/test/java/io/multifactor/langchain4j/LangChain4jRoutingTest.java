@@ -251,7 +251,7 @@ class LangChain4jRoutingTest
         assertThatThrownBy(() -> onlyDead.chat(request("dead-first"))).isNotInstanceOf(RoutingRefusedException.class);
         assertThat(inflight()).isZero();
         assertThatThrownBy(() -> onlyDead.chat(request("no-such-decision")))
-            .isInstanceOfSatisfying(RoutingRefusedException.class, ex -> assertThat(ex.status()).isEqualTo(400))
+            .isInstanceOfSatisfying(RoutingRefusedException.class, ex -> assertThat(ex.status()).isEqualTo(404))
             .hasMessageContaining("dead-first");
     }
 

@@ -328,10 +328,10 @@ public final class RequestFlow
         return error == null ? 0 : error.status();
     }
 
-    /** @return the error's OpenAI type ({@link #INVALID_REQUEST}, ...), {@code null} when none is set. */
+    /** @return the error's OpenAI type ({@code invalid_request_error}, ...), {@code null} when none is set. */
     public String errorType()
     {
-        return errorType;
+        return error == null ? null : error.type();
     }
 
     /** @return the error's message, {@code null} when none is set. */

@@ -129,8 +129,8 @@ class DelegateCallTest
             assertThatThrownBy(() -> noDecision.begin(null, "gpt-4o", Request.NO_TOKENS, Request.NO_TOKENS))
                 .isInstanceOfSatisfying(RoutingRefusedException.class, ex ->
                 {
-                    assertThat(ex.status()).isEqualTo(400);
-                    assertThat(ex.type()).isEqualTo(RequestFlow.INVALID_REQUEST);
+                    assertThat(ex.status()).isEqualTo(ServingError.MODEL_NOT_FOUND.status());
+                    assertThat(ex.type()).isEqualTo(ServingError.MODEL_NOT_FOUND.type());
                 })
                 .hasMessageContaining("decisions: d, e");
             final DelegateCall<String> explicit = new DelegateCall<>(engine, null, Map.of("b", "B"), "d", 2);

@@ -4,6 +4,7 @@ import io.multifactor.api.Request;
 import io.multifactor.serving.DelegateCall;
 import io.multifactor.serving.EngineHost;
 import io.multifactor.serving.RoutingRefusedException;
+import io.multifactor.serving.SessionKeys;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.metadata.ChatResponseMetadata;
 import org.springframework.ai.chat.metadata.Usage;
@@ -72,6 +73,13 @@ public final class MultiFactorChatModel implements ChatModel
         final ChatOptions options = prompt.getOptions();
         final String explicit = options instanceof MultiFactorChatOptions ? ((MultiFactorChatOptions)options).decision() : null;
         final Integer maxTokens = options == null ? null : options.getMaxTokens();
+        final String session = options instanceof MultiFactorChatOptions ?
+            ((MultiFactorChatOptions)options).sessionKey() : null;
+        if (session != null)
+        {
+            // The same 64-bit key as the gateway's x-session-id: one conversation, one key, wherever it is routed.
+            call.flow().session(SessionKeys.key(session));
+        }
         call.begin(explicit, options == null ? null : options.getModel(), DelegateCall.promptTokens(characters(prompt)),
             maxTokens == null ? Request.NO_TOKENS : maxTokens);
         return call;

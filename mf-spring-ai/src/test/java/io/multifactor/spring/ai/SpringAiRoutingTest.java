@@ -101,6 +101,10 @@ class SpringAiRoutingTest
             "  - name: latency",
             "    modelRefs: [{model: degrading}, {model: other}]",
             "    algorithm: {type: multi_factor, multi_factor: {weights: {latency: 0.9, load: 0.1}, latency_percentile: 50}}",
+            "  - name: sticky",
+            "    modelRefs: [{model: fast}, {model: other}]",
+            "    algorithm: {type: multi_factor, multi_factor: {weights: {quality: 1.0}, tie_break: random,",
+            "      session: {min_turns_before_switch: 1}}}",
             "signals:",
             "  latency_refresh: 20ms",
             "");
@@ -218,7 +222,7 @@ class SpringAiRoutingTest
         assertThatThrownBy(() -> once.stream(prompt("dead-first")).blockLast(Duration.ofSeconds(30)))
             .isNotInstanceOf(RoutingRefusedException.class);
         assertThatThrownBy(() -> once.call(prompt("nothing"))).isInstanceOfSatisfying(RoutingRefusedException.class,
-            ex -> assertThat(ex.status()).isEqualTo(400));
+            ex -> assertThat(ex.status()).isEqualTo(404));
         assertThat(inflight()).isZero();
     }
 
@@ -348,6 +352,28 @@ class SpringAiRoutingTest
         client.prompt().user("hello").call().content();
         assertThat(seen.get() instanceof MultiFactorChatOptions && ((MultiFactorChatOptions)seen.get()).sessionKey() != null)
             .as("no conversation id: nothing copied").isFalse();
+        assertThat(inflight()).isZero();
+    }
+
+    @Test
+    void shouldKeepACallsSessionKeyOnTheModelThatServedIt() throws Exception
+    {
+        start();
+        final MultiFactorChatModel router = new MultiFactorChatModel(host, delegates(), "sticky", 2);
+        final java.util.Set<String> withoutKey = new java.util.HashSet<>();
+        for (int i = 0; i < 30; i++)
+        {
+            withoutKey.add(router.call(prompt("sticky")).getMetadata().<String>get(DelegateCall.METADATA_MODEL));
+        }
+        assertThat(withoutKey).as("two tied models, drawn at random").containsExactlyInAnyOrder("fast", "other");
+        final java.util.Set<String> withKey = new java.util.HashSet<>();
+        for (int i = 0; i < 12; i++)
+        {
+            final Prompt turn = new Prompt("Say hello in eight words",
+                MultiFactorChatOptions.builder().sessionKey("conversation-7").maxTokens(16).build());
+            withKey.add(router.call(turn).getMetadata().<String>get(DelegateCall.METADATA_MODEL));
+        }
+        assertThat(withKey).as("12 turns of one session on one model").hasSize(1);
         assertThat(inflight()).isZero();
     }
 }
