@@ -7,6 +7,7 @@ import io.multifactor.config.model.ModelConfig;
 import io.multifactor.config.model.ReliabilityConfig;
 import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.model.SignalsConfig;
+import io.multifactor.config.read.CapabilityList;
 import io.multifactor.config.read.MappingReader;
 import io.multifactor.config.read.NearestName;
 import io.multifactor.config.read.Problems;
@@ -33,7 +34,8 @@ import java.util.Map;
 final class OverlayReader
 {
     static final List<String> ROOT_KEYS = List.of("signals", "fleet", "models");
-    static final List<String> MODEL_KEYS = List.of("name", "server", "reliability", "backend_refs");
+    static final List<String> MODEL_KEYS =
+        List.of("name", "server", "reliability", "backend_refs", "context_window", "capabilities");
 
     private OverlayReader()
     {
@@ -79,6 +81,8 @@ final class OverlayReader
                 final ReliabilityConfig reliability = ServerSignalsReader.reliability(entry, false);
                 final List<BackendRef> backends =
                     entry.has("backend_refs") ? BackendRefsReader.backendRefs(entry, false) : null;
+                final long contextWindow = RouterConfigReader.contextWindow(entry);
+                final int capabilities = CapabilityList.read(entry, "capabilities", -1);
                 if (name == null)
                 {
                     continue;
@@ -102,7 +106,8 @@ final class OverlayReader
                     }
                     continue;
                 }
-                models.put(name, model.withOverlay(server, reliability, backends));
+                models.put(name, model.withOverlay(server, reliability, backends)
+                    .withEligibility(contextWindow, capabilities));
             }
         }
         if (base == null)

@@ -1,5 +1,7 @@
 package io.multifactor.config.model;
 
+import io.multifactor.api.Capability;
+import io.multifactor.kernel.plan.RequestRules;
 import io.multifactor.kernel.signal.ServerKind;
 
 import java.util.List;
@@ -17,11 +19,47 @@ import java.util.List;
  * @param backendRefs {@code backend_refs}: the servers of this model, in file order; empty when absent.
  * @param server {@code server}: the kind of server whose metrics are scraped, or {@code null} when not scraped.
  * @param reliability {@code reliability}: ejection settings, {@link ReliabilityConfig#NONE} when absent.
+ * @param contextWindow {@code context_window} in tokens, {@link RequestRules#NO_CONTEXT_WINDOW} when absent.
+ * @param capabilities {@code capabilities}, bits of {@link Capability}; {@link Capability#ALL} when absent.
  */
 public record ModelConfig(
     String name, double qualityScore, double promptPer1M, double completionPer1M, String providerModelId,
-    List<BackendRef> backendRefs, ServerKind server, ReliabilityConfig reliability)
+    List<BackendRef> backendRefs, ServerKind server, ReliabilityConfig reliability, long contextWindow,
+    int capabilities)
 {
+    /**
+     * A model without eligibility limits: no context window, every capability.
+     *
+     * @param name unique, non-empty name.
+     * @param qualityScore quality, NaN when absent.
+     * @param promptPer1M prompt price, NaN when absent.
+     * @param completionPer1M completion price, NaN when absent.
+     * @param providerModelId the id sent to the backends, or {@code null} for the name.
+     * @param backendRefs its servers, or {@code null} for none.
+     * @param server the kind of server scraped, or {@code null}.
+     * @param reliability ejection settings, or {@code null} for none.
+     */
+    public ModelConfig(
+        final String name, final double qualityScore, final double promptPer1M, final double completionPer1M,
+        final String providerModelId, final List<BackendRef> backendRefs, final ServerKind server,
+        final ReliabilityConfig reliability)
+    {
+        this(name, qualityScore, promptPer1M, completionPer1M, providerModelId, backendRefs, server, reliability,
+            RequestRules.NO_CONTEXT_WINDOW, Capability.ALL);
+    }
+
+    /**
+     * @param window {@code context_window} in tokens, or {@link RequestRules#NO_CONTEXT_WINDOW} to keep this one's.
+     * @param capabilityMask {@code capabilities}, or -1 to keep this one's.
+     * @return this model with those eligibility limits (an overlay's).
+     */
+    public ModelConfig withEligibility(final long window, final int capabilityMask)
+    {
+        return new ModelConfig(name, qualityScore, promptPer1M, completionPer1M, providerModelId, backendRefs, server,
+            reliability, window == RequestRules.NO_CONTEXT_WINDOW ? contextWindow : window,
+            capabilityMask < 0 ? capabilities : capabilityMask);
+    }
+
     /**
      * @param name unique, non-empty name.
      * @param qualityScore quality, NaN when absent.
@@ -67,7 +105,7 @@ public record ModelConfig(
     {
         return new ModelConfig(name, qualityScore, promptPer1M, completionPer1M, providerModelId,
             backends == null ? backendRefs : backends, server == null ? this.server : server,
-            reliability == null ? this.reliability : reliability);
+            reliability == null ? this.reliability : reliability, contextWindow, capabilities);
     }
 
     /**

@@ -12,10 +12,28 @@ import io.multifactor.kernel.plan.NoCandidatesPolicy;
  * @param latencyPercentile {@code latency_percentile}, 1..100.
  * @param onNoCandidates {@code on_no_candidates} as a {@link NoCandidatesPolicy} code.
  * @param ranking latency metric, cost mix, objective and tie settings.
+ * @param sheddableAbove {@code admission.sheddable_above}, in (0, 1]; 0 when the block has no {@code admission}.
  */
 public record MultiFactorConfig(
-    WeightsConfig weights, SloConfig slo, int latencyPercentile, int onNoCandidates, RankingConfig ranking)
+    WeightsConfig weights, SloConfig slo, int latencyPercentile, int onNoCandidates, RankingConfig ranking,
+    double sheddableAbove)
 {
+    /**
+     * A block without {@code admission}.
+     *
+     * @param weights configured weights.
+     * @param slo quality floor and ceilings.
+     * @param latencyPercentile {@code latency_percentile}.
+     * @param onNoCandidates a {@link NoCandidatesPolicy} code.
+     * @param ranking the ranking settings.
+     */
+    public MultiFactorConfig(
+        final WeightsConfig weights, final SloConfig slo, final int latencyPercentile, final int onNoCandidates,
+        final RankingConfig ranking)
+    {
+        this(weights, slo, latencyPercentile, onNoCandidates, ranking, 0.0);
+    }
+
     /** Default percentile. */
     public static final int DEFAULT_PERCENTILE = 95;
 

@@ -39,7 +39,7 @@ final class Explainer
             Selector.selectOn(before, decisionId, exclusionsOrNull, requestOrNull, selection);
             if (installer.state == before)
             {
-                return Explanation.of(before.plans, plan, selection, peakEwma);
+                return Explanation.of(before.plans, plan, selection, peakEwma, requestOrNull);
             }
         }
     }

@@ -10,7 +10,8 @@ import io.multifactor.kernel.scoring.CandidateSignals;
  * decision's plan, its candidates' live signals (with the drop counter of each candidate and reason) and the ids of
  * its selection counters.
  * <pre>
- *   selectionCounterIds (n candidates):  [ scored(0) .. scored(n-1) | fallback(0) .. fallback(n-1) | failed ]
+ *   selectionCounterIds (n candidates):  [ scored(0) .. scored(n-1) | fallback(0) .. fallback(n-1) | failed |
+ *                                          ineligible | shed ]
  * </pre>
  * The fallback ids are those of the decision's {@code on_no_candidates} outcome ({@code failed} itself with
  * {@code fail}).
@@ -28,11 +29,11 @@ final class LiveDecision
     /**
      * @param plan the decision's plan.
      * @param signals its candidates' signals.
-     * @param selectionCounterIds counter ids in the layout above, {@code 2n + 1} of them.
+     * @param selectionCounterIds counter ids in the layout above, {@code 2n + 3} of them.
      */
     LiveDecision(final DecisionPlan plan, final CandidateSignals signals, final int[] selectionCounterIds)
     {
-        if (selectionCounterIds.length != 2 * plan.candidateCount() + 1)
+        if (selectionCounterIds.length != 2 * plan.candidateCount() + 3)
         {
             throw new IllegalArgumentException("selection counter ids: " + selectionCounterIds.length + " for " +
                 plan.candidateCount() + " candidates");
@@ -45,12 +46,18 @@ final class LiveDecision
 
     /**
      * @param out a selection of this decision, its choice final.
-     * @return the id of the counter that counts it: (chosen candidate, outcome), or (failed).
+     * @return the id of the counter that counts it: (chosen candidate, outcome), or (failed), (ineligible), (shed).
      */
     int selectionCounterId(final Selection out)
     {
         final int best = out.selectedIndex();
-        return selectionCounterIds[best < 0 ? candidateCount << 1 : out.outcome() == Outcome.SCORED ? best :
-            candidateCount + best];
+        return selectionCounterIds[best < 0 ? (candidateCount << 1) + nothingSelected(out.outcome()) :
+            out.outcome() == Outcome.SCORED ? best : candidateCount + best];
+    }
+
+    // The slot after the fallbacks of an outcome that selects nothing: failed 0, ineligible 1, shed 2.
+    private static int nothingSelected(final int outcome)
+    {
+        return outcome == Outcome.INELIGIBLE ? 1 : outcome == Outcome.SHED ? 2 : 0;
     }
 }

@@ -1,8 +1,10 @@
 package io.multifactor.testkit.reference;
 
+import io.multifactor.api.Capability;
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Factor;
 import io.multifactor.api.LatencyMetric;
+import io.multifactor.api.Priority;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.plan.DecisionPlan;
@@ -11,6 +13,7 @@ import io.multifactor.kernel.plan.NoCandidatesPolicy;
 import io.multifactor.kernel.plan.Pick;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.plan.RequestRules;
 import io.multifactor.kernel.plan.SignalCeilings;
 import io.multifactor.kernel.plan.TieBreak;
 import io.multifactor.kernel.scoring.CandidateSignals;
@@ -43,14 +46,31 @@ public final class KernelAdapter
      */
     public static Plans plans(final ReferenceDecision decision)
     {
+        return plans(decision, ReferenceEligibility.NONE);
+    }
+
+    /**
+     * @param decision the decision as configured.
+     * @param eligibility the models' context windows and capabilities, the default output tokens and the admission.
+     * @return a snapshot holding that decision and its candidate models (in candidate order, handles from 0).
+     */
+    public static Plans plans(final ReferenceDecision decision, final ReferenceEligibility eligibility)
+    {
         final ReferenceExtensions keys = decision.extensions();
-        final PlansBuilder builder = new PlansBuilder();
+        final PlansBuilder builder = new PlansBuilder().defaultOutputTokens(eligibility.defaultOutputTokens());
         final String[] names = new String[decision.candidates().size()];
         for (int i = 0; i < names.length; i++)
         {
             final ReferenceModel model = decision.candidates().get(i);
             builder.model(model.name(), orNaN(model.quality()), orNaN(model.promptPer1M()), orNaN(model.completionPer1M()));
             names[i] = model.name();
+            final Long window = eligibility.contextWindows().get(model.name());
+            final Integer capabilities = eligibility.capabilities().get(model.name());
+            if (window != null || capabilities != null)
+            {
+                builder.eligibility(model.name(), window == null ? RequestRules.NO_CONTEXT_WINDOW : window,
+                    capabilities == null ? Capability.ALL : capabilities);
+            }
         }
         final double[] weights = new double[Factor.COUNT];
         for (int f = 0; f < Factor.COUNT; f++)
@@ -63,6 +83,7 @@ public final class KernelAdapter
             .slo(decision.maxTpotMs(), decision.maxTtftMs(), decision.maxCostPer1M(), decision.maxInflight())
             .percentile(decision.percentile())
             .policy(NoCandidatesPolicy.parse(decision.policy()))
+            .admission(eligibility.sheddableAbove())
             .minQuality(keys.minQuality())
             .latencyMetric(LatencyMetric.parse(keys.latencyMetric()))
             .costMix(keys.costMixPrompt(), keys.costMixCompletion())
@@ -94,7 +115,7 @@ public final class KernelAdapter
      */
     public static ReferenceResult select(final ReferenceCase c)
     {
-        final Plans plans = plans(c.decision());
+        final Plans plans = plans(c.decision(), c.eligibility());
         final DecisionPlan plan = plans.decision(plans.decisionId(c.decision().name()));
         return toResult(plans, plan, selection(plans, plan, c, true, false, null, null), c.reportedFactors());
     }
@@ -107,7 +128,7 @@ public final class KernelAdapter
      */
     public static ReferenceResult selectWithoutRequest(final ReferenceCase c)
     {
-        final Plans plans = plans(c.decision());
+        final Plans plans = plans(c.decision(), c.eligibility());
         final DecisionPlan plan = plans.decision(plans.decisionId(c.decision().name()));
         return toResult(plans, plan, selection(plans, plan, c, false, false, null, null), c.reportedFactors());
     }
@@ -138,7 +159,7 @@ public final class KernelAdapter
     public static Selection selection(
         final ReferenceCase c, final boolean seal, final long[] inflightOrNull, final long[] tokensOrNull)
     {
-        final Plans plans = plans(c.decision());
+        final Plans plans = plans(c.decision(), c.eligibility());
         return selection(plans, plans.decision(plans.decisionId(c.decision().name())), c, true, seal, inflightOrNull,
             tokensOrNull);
     }
@@ -149,7 +170,7 @@ public final class KernelAdapter
      */
     public static ReferenceResult sealedResult(final ReferenceCase c)
     {
-        final Plans plans = plans(c.decision());
+        final Plans plans = plans(c.decision(), c.eligibility());
         final DecisionPlan plan = plans.decision(plans.decisionId(c.decision().name()));
         return toResult(plans, plan, selection(plans, plan, c, true, true, null, null), c.reportedFactors());
     }
@@ -258,6 +279,9 @@ public final class KernelAdapter
         {
             engineRequest.maxOutputTokens(request.maxOutputTokens());
         }
+        final ReferenceEligibility eligibility = c.eligibility();
+        engineRequest.needs(eligibility.needs()).maxTtftMs(eligibility.maxTtftMs()).maxTpotMs(eligibility.maxTpotMs())
+            .priority(eligibility.sheddable() ? Priority.SHEDDABLE : Priority.STANDARD);
         if (seal)
         {
             signals.seal(plan);

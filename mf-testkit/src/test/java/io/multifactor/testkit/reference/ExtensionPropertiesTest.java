@@ -372,7 +372,7 @@ class ExtensionPropertiesTest
     }
 
     /** Outcome, drops, costs and scores agree; the choice agrees unless it is a tie within rounding. */
-    private static void assertAgree(final ReferenceResult actual, final ReferenceResult expected, final double margin)
+    static void assertAgree(final ReferenceResult actual, final ReferenceResult expected, final double margin)
     {
         assertThat(actual.outcome()).isEqualTo(expected.outcome());
         for (int i = 0; i < expected.candidates().size(); i++)
