@@ -24,6 +24,7 @@ import java.util.List;
  * @param promptTokens {@code prompt_tokens}, {@code null} when not given.
  * @param maxOutputTokens {@code max_output_tokens}, {@code null} when not given.
  * @param seed {@code seed} of the random tie-break, {@code null} when not given.
+ * @param limits {@code needs}, {@code request_slo} and {@code priority}, {@link RequestLimits#NONE} when none.
  */
 public record Scenario(
     String file,
@@ -32,8 +33,27 @@ public record Scenario(
     List<ModelObservations> models,
     Long promptTokens,
     Long maxOutputTokens,
-    Long seed)
+    Long seed,
+    RequestLimits limits)
 {
+    /**
+     * A scenario whose request carries no needs, ceilings or priority.
+     *
+     * @param file the scenario file's name, for messages.
+     * @param decision the decision.
+     * @param exclude the models the request leaves out.
+     * @param models the observations.
+     * @param promptTokens {@code prompt_tokens}, or null.
+     * @param maxOutputTokens {@code max_output_tokens}, or null.
+     * @param seed {@code seed}, or null.
+     */
+    public Scenario(
+        final String file, final LocatedName decision, final List<LocatedName> exclude,
+        final List<ModelObservations> models, final Long promptTokens, final Long maxOutputTokens, final Long seed)
+    {
+        this(file, decision, exclude, models, promptTokens, maxOutputTokens, seed, RequestLimits.NONE);
+    }
+
     /**
      * @param file name of the scenario file as given.
      * @param decision the decision to select.
@@ -47,6 +67,7 @@ public record Scenario(
     {
         exclude = List.copyOf(exclude);
         models = List.copyOf(models);
+        limits = limits == null ? RequestLimits.NONE : limits;
     }
 
     /**

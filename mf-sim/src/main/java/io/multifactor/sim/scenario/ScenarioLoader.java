@@ -28,7 +28,8 @@ import java.util.Map;
 public final class ScenarioLoader
 {
     private static final List<String> ROOT_KEYS =
-        List.of("decision", "exclude", "prompt_tokens", "max_output_tokens", "seed", "models");
+        List.of("decision", "exclude", "prompt_tokens", "max_output_tokens", "seed", "models", "needs", "request_slo",
+            "priority");
     private static final List<String> MODEL_KEYS =
         List.of("tpot_ms", "ttft_ms", "inflight", "inflight_tokens", "queue", "kv_cache", "ejected_ms");
 
@@ -104,8 +105,9 @@ public final class ScenarioLoader
         {
             models(top.value("models"), problems, models);
         }
+        final RequestLimits limits = RequestLimits.read(top);
         problems.throwIfErrors();
-        return new Scenario(file, decision, exclude, models, promptTokens, maxOutputTokens, seed);
+        return new Scenario(file, decision, exclude, models, promptTokens, maxOutputTokens, seed, limits);
     }
 
     private static void models(final YamlNode node, final Problems problems, final List<ModelObservations> models)
