@@ -67,6 +67,9 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     private int state = REQUEST_HEADERS;
     private boolean observing;
     private String decisionHeader;
+    private String sloTtftHeader;
+    private String sloTpotHeader;
+    private String priorityHeader;
     private boolean explain;
     private byte[] body;
     private int bodyLength;
@@ -210,6 +213,9 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
             return;
         }
         explain = RequestFlow.explainAsked(ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.EXPLAIN, 8));
+        sloTtftHeader = ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.SLO_TTFT_MS, 32);
+        sloTpotHeader = ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.SLO_TPOT_MS, 32);
+        priorityHeader = ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.PRIORITY, 32);
         if (headers.getEndOfStream())
         {
             route(false);
@@ -283,6 +289,12 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
             badRequest(flow.errorStatus(), flow.errorMessage());
             return;
         }
+        // A header too long to be a valid value (ExtProcHeaders.TOO_LONG) is refused as the value it stands for.
+        if (!flow.limits(hasBody ? parsed.needs() : 0, sloTtftHeader, sloTpotHeader, priorityHeader))
+        {
+            answerFlowError("mf_bad_request");
+            return;
+        }
         final long maxOutputTokens = hasBody ? parsed.maxOutputTokens() : Request.NO_TOKENS;
         final long promptTokens = hasBody ? parsed.promptTokens() : Request.NO_TOKENS;
         if (!flow.start(promptTokens, maxOutputTokens))
@@ -290,6 +302,10 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
             if (flow.errorStatus() == 503)
             {
                 unavailable(flow.errorBody(), "mf_outcome_failed", true);
+            }
+            else if (flow.errorCode() != null)
+            {
+                answerFlowError(flow.errorStatus() == 429 ? "mf_outcome_shed" : "mf_outcome_ineligible");
             }
             else
             {
@@ -458,6 +474,31 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         answeredLocally = true;
         send(ExtProcResponses.immediate(httpStatus, JsonText.error(RequestFlow.INVALID_REQUEST, message),
             httpStatus == 413 ? "mf_body_too_large" : "mf_bad_request"));
+    }
+
+    // The flow's error as the immediate response, its body and Retry-After as the gateway answers them (a 429 shed
+    // request counts with the unavailable ones, a 400 with the bad requests).
+    private void answerFlowError(final String details)
+    {
+        if (flow.errorStatus() == 429)
+        {
+            context.unavailable.increment();
+        }
+        else
+        {
+            context.badRequests.increment();
+        }
+        state = DONE;
+        answeredLocally = true;
+        ProcessingResponse response = ExtProcResponses.immediate(flow.errorStatus(), flow.errorBody(), details);
+        if (flow.errorRetryAfterSeconds() > 0)
+        {
+            response = response.toBuilder().setImmediateResponse(response.getImmediateResponse().toBuilder()
+                .setHeaders(response.getImmediateResponse().getHeaders().toBuilder().addSetHeaders(
+                    ExtProcResponses.set(ServingHeaders.RETRY_AFTER, Integer.toString(flow.errorRetryAfterSeconds())))))
+                .build();
+        }
+        send(response);
     }
 
     private void unavailable(final String json, final String details, final boolean withExplain)

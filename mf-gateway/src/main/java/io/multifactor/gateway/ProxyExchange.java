@@ -1,6 +1,5 @@
 package io.multifactor.gateway;
 
-import io.multifactor.api.Request;
 import io.multifactor.kernel.signal.ServerLoadTable;
 import io.multifactor.serving.Backend;
 import io.multifactor.serving.JsonText;
@@ -129,8 +128,16 @@ final class ProxyExchange
         }
         body = null;
         bodyBytes = bytes;
-        final long promptTokens = parsed.hasTokenCounts() ? parsed.promptTokens() : Request.NO_TOKENS;
-        if (flow.start(promptTokens, parsed.maxOutputTokens()))
+        if (!flow.limits(parsed.needs(), request.getHeader(ServingHeaders.SLO_TTFT_MS),
+            request.getHeader(ServingHeaders.SLO_TPOT_MS), request.getHeader(ServingHeaders.PRIORITY)))
+        {
+            refused = true;
+            refuse(flow.errorStatus(), flow.errorBody());
+            return;
+        }
+        // The prompt estimate prices the request only with an output bound (the lifecycle's rule); without one it is
+        // still checked against context windows.
+        if (flow.start(parsed.promptTokens(), parsed.maxOutputTokens()))
         {
             send();
         }
@@ -448,6 +455,10 @@ final class ProxyExchange
         if (model != null && status != 503)
         {
             response.putHeader(ServingHeaders.SELECTED_MODEL, model);
+        }
+        if (flow.errorRetryAfterSeconds() > 0)
+        {
+            response.putHeader(ServingHeaders.RETRY_AFTER, Integer.toString(flow.errorRetryAfterSeconds()));
         }
         response.setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, JSON).end(flow.errorBody());
     }

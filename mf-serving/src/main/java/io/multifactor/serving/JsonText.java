@@ -87,4 +87,16 @@ public final class JsonText
     {
         return "{\"error\":{\"message\":" + string(message) + ",\"type\":" + string(type) + "}}";
     }
+
+    /**
+     * @param type the error's type, such as {@code invalid_request_error}.
+     * @param code the error's stable code, such as {@code no_eligible_model}.
+     * @param message what went wrong.
+     * @return an OpenAI-shaped error body: {@code {"error": {"message": ..., "type": ..., "param": null, "code": ...}}}.
+     */
+    public static String error(final String type, final String code, final String message)
+    {
+        return "{\"error\":{\"message\":" + string(message) + ",\"type\":" + string(type) + ",\"param\":null,\"code\":" +
+            string(code) + "}}";
+    }
 }

@@ -22,6 +22,7 @@ public final class OpenAiRequest
     int modelEnd = NO_MODEL;
     int objectStart;
     String error;
+    int needs;
 
     /** @return this, emptied for the next body. */
     public OpenAiRequest clear()
@@ -34,6 +35,7 @@ public final class OpenAiRequest
         modelEnd = NO_MODEL;
         objectStart = 0;
         error = null;
+        needs = 0;
         return this;
     }
 
@@ -95,5 +97,15 @@ public final class OpenAiRequest
     public String error()
     {
         return error;
+    }
+
+    /**
+     * @return what the request needs of a model, bits of {@link io.multifactor.api.Capability}: {@code tools} or
+     *     {@code functions} present: tools; an {@code image_url} content part: vision; {@code response_format.type:
+     *     json_schema}: JSON schema.
+     */
+    public int needs()
+    {
+        return needs;
     }
 }

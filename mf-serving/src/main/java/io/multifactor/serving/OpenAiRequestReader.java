@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import io.multifactor.api.Capability;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -103,6 +104,16 @@ public final class OpenAiRequestReader
                             return BAD_FIELD;
                         }
                         break;
+                    case "tools":
+                    case "functions":
+                        out.needs |= value == JsonToken.VALUE_NULL ? 0 : Capability.TOOLS;
+                        parser.skipChildren();
+                        break;
+                    case "response_format":
+                        out.needs |= NeedsReader.responseFormat(parser, value);
+                        break;
+                    case "max_output_tokens":
+                        // The Responses API's name for the output bound: read as max_completion_tokens.
                     case "max_completion_tokens":
                         maxCompletionTokens = tokenCount(parser, value, field, out);
                         if (maxCompletionTokens == -2)
@@ -111,7 +122,7 @@ public final class OpenAiRequestReader
                         }
                         break;
                     case "messages":
-                        out.promptBytes += messagesBytes(parser, value);
+                        out.promptBytes += messagesBytes(parser, value, out);
                         break;
                     case "prompt":
                         out.promptBytes += textBytes(parser, value);
@@ -225,7 +236,8 @@ public final class OpenAiRequestReader
     }
 
     /** Sums the text of every message's {@code content}: a string, or a list of parts with {@code text}. */
-    private static long messagesBytes(final JsonParser parser, final JsonToken value) throws IOException
+    private static long messagesBytes(final JsonParser parser, final JsonToken value, final OpenAiRequest out)
+        throws IOException
     {
         if (value != JsonToken.START_ARRAY)
         {
@@ -247,6 +259,11 @@ public final class OpenAiRequestReader
                 final JsonToken field = parser.nextToken();
                 if (content)
                 {
+                    if (field == JsonToken.START_ARRAY)
+                    {
+                        bytes += NeedsReader.contentParts(parser, out);
+                        continue;
+                    }
                     bytes += textBytes(parser, field);
                 }
                 else
@@ -262,7 +279,7 @@ public final class OpenAiRequestReader
      * @return the UTF-8 bytes of a string, or of the strings (and parts' {@code text}) of a list; 4 per token id of a
      *     pre-tokenized prompt.
      */
-    private static long textBytes(final JsonParser parser, final JsonToken value) throws IOException
+    static long textBytes(final JsonParser parser, final JsonToken value) throws IOException
     {
         if (value == JsonToken.VALUE_STRING)
         {

@@ -2,6 +2,8 @@ package io.multifactor.serving;
 
 import io.multifactor.api.Exclusions;
 import io.multifactor.api.Handles;
+import io.multifactor.api.Outcome;
+import io.multifactor.api.Priority;
 import io.multifactor.api.Request;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.plan.DecisionPlan;
@@ -35,6 +37,17 @@ public final class RequestFlow
     public static final String UPSTREAM_ERROR = "upstream_error";
     /** OpenAI error type of a backend that sent no response in time. */
     public static final String UPSTREAM_TIMEOUT = "upstream_timeout";
+    /** OpenAI error type of a request shed under load (429, outcome {@code shed}; OpenAI's type for a 429). */
+    public static final String RATE_LIMIT = "rate_limit_error";
+    /** Error code of a request no candidate can serve (400, outcome {@code ineligible}). */
+    public static final String NO_ELIGIBLE_MODEL = "no_eligible_model";
+    /** Error code of a request shed under load (429, outcome {@code shed}). */
+    public static final String OVERLOADED = "overloaded";
+    /**
+     * {@code Retry-After} of a shed request, in seconds: the least the header can say. Room comes back as soon as one
+     * request ends or the next scrape arrives (every 500 ms by default), so a longer wait would only idle a client.
+     */
+    public static final int SHED_RETRY_AFTER_SECONDS = 1;
 
     private final MultiFactorEngine engine;
     private final NanoClock clock;
@@ -52,6 +65,7 @@ public final class RequestFlow
     private int errorStatus;
     private String errorType;
     private String errorMessage;
+    private String errorCode;
 
     /**
      * @param engine the engine that selects and keeps the leases; its clock is the flow's.
@@ -82,6 +96,37 @@ public final class RequestFlow
         firstFailure = null;
         exclusions.clear();
         clearError();
+        lifecycle.limits(0, 0.0, 0.0, Priority.STANDARD);
+    }
+
+    /**
+     * What the request carries for eligibility and admission: its needs (from the body, {@link OpenAiRequest#needs()})
+     * and the {@link ServingHeaders#SLO_TTFT_MS}, {@link ServingHeaders#SLO_TPOT_MS} and {@link ServingHeaders#PRIORITY}
+     * headers; applied by {@link #start} to every attempt.
+     *
+     * @param needs bits of {@link io.multifactor.api.Capability}.
+     * @param ttftHeaderOrNull the TTFT header's value, or null.
+     * @param tpotHeaderOrNull the TPOT header's value, or null.
+     * @param priorityHeaderOrNull the priority header's value, or null.
+     * @return whether the headers are valid; if not, the error is set (400, naming the header and its value).
+     */
+    public boolean limits(
+        final int needs, final String ttftHeaderOrNull, final String tpotHeaderOrNull, final String priorityHeaderOrNull)
+    {
+        final double ttft = LimitHeaders.sloMs(ttftHeaderOrNull);
+        final double tpot = LimitHeaders.sloMs(tpotHeaderOrNull);
+        final int priority = LimitHeaders.priority(priorityHeaderOrNull);
+        final String problem = ttft < 0.0 ? LimitHeaders.badSlo(ServingHeaders.SLO_TTFT_MS, ttftHeaderOrNull) :
+            tpot < 0.0 ? LimitHeaders.badSlo(ServingHeaders.SLO_TPOT_MS, tpotHeaderOrNull) :
+            priority < 0 ? LimitHeaders.badPriority(priorityHeaderOrNull) : null;
+        if (problem != null)
+        {
+            error(400, INVALID_REQUEST, problem);
+            errorCode = LimitHeaders.INVALID_HEADER;
+            return false;
+        }
+        lifecycle.limits(needs, ttft, tpot, priority);
+        return true;
     }
 
     /** @return now on the engine's clock, in nanoseconds: the time every measurement of the flow is taken on. */
@@ -167,6 +212,18 @@ public final class RequestFlow
         {
             error(502, UPSTREAM_ERROR, firstFailure + "; no other candidate to retry on");
         }
+        else if (started == RequestLifecycle.NO_MODEL && lifecycle.selection().outcome() == Outcome.INELIGIBLE)
+        {
+            error(400, INVALID_REQUEST, LimitHeaders.ineligible(engine.plans(), lifecycle.selection(),
+                lifecycle.request()));
+            errorCode = NO_ELIGIBLE_MODEL;
+        }
+        else if (started == RequestLifecycle.NO_MODEL && lifecycle.selection().outcome() == Outcome.SHED)
+        {
+            error(429, RATE_LIMIT, "decision " + decisionName + " is overloaded: the request was shed (outcome shed); " +
+                "retry after " + SHED_RETRY_AFTER_SECONDS + " s");
+            errorCode = OVERLOADED;
+        }
         else if (started == RequestLifecycle.NO_MODEL)
         {
             error(503, NO_CANDIDATES, "decision " + decisionName + " found no candidate (outcome failed)");
@@ -197,10 +254,12 @@ public final class RequestFlow
         errorStatus = status;
         errorType = type;
         errorMessage = message;
+        errorCode = null;
     }
 
     private void clearError()
     {
+        errorCode = null;
         errorStatus = 0;
         errorType = null;
         errorMessage = null;
@@ -221,7 +280,23 @@ public final class RequestFlow
     /** @return the error's OpenAI-shaped JSON body ({@code {"error": {"message", "type"}}}), null when none is set. */
     public String errorBody()
     {
-        return errorType == null ? null : JsonText.error(errorType, errorMessage);
+        return errorType == null ? null : errorCode != null ? JsonText.error(errorType, errorCode, errorMessage) :
+            JsonText.error(errorType, errorMessage);
+    }
+
+    /** @return the error's stable code (such as {@link #NO_ELIGIBLE_MODEL}), null when it has none. */
+    public String errorCode()
+    {
+        return errorCode;
+    }
+
+    /**
+     * @return the {@link ServingHeaders#RETRY_AFTER} of the error in seconds ({@link #SHED_RETRY_AFTER_SECONDS} for a
+     *     shed request), 0 when it carries none.
+     */
+    public int errorRetryAfterSeconds()
+    {
+        return errorStatus == 429 && OVERLOADED.equals(errorCode) ? SHED_RETRY_AFTER_SECONDS : 0;
     }
 
     /** @return the attempt under way or last made. */
@@ -269,7 +344,7 @@ public final class RequestFlow
      */
     public String explainJson()
     {
-        return ExplainJson.compact(engine.plans(), lifecycle.selection());
+        return ExplainJson.compact(engine.plans(), lifecycle.selection(), lifecycle.request());
     }
 
     /**

@@ -4,6 +4,7 @@ import io.multifactor.api.Exclusions;
 import io.multifactor.api.Handles;
 import io.multifactor.api.InflightTracker;
 import io.multifactor.api.Outcome;
+import io.multifactor.api.Priority;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.engine.MultiFactorEngine;
@@ -66,6 +67,12 @@ public final class RequestLifecycle
     private long ttftMicros = -1;
     private long tpotMicros = -1;
 
+    // What the request carries for eligibility and admission, applied by start to every attempt.
+    private int needs;
+    private double maxTtftMs;
+    private double maxTpotMs;
+    private int priority = Priority.STANDARD;
+
     /** @param engine the engine that selects and keeps the leases. */
     public RequestLifecycle(final MultiFactorEngine engine)
     {
@@ -121,6 +128,11 @@ public final class RequestLifecycle
                 request.promptTokens(promptTokens);
             }
         }
+        else if (promptTokens != Request.NO_TOKENS)
+        {
+            request.contextPromptTokens(promptTokens);
+        }
+        request.needs(needs).maxTtftMs(maxTtftMs).maxTpotMs(maxTpotMs).priority(priority);
         if (engine.plans().decision(decisionId) == null)
         {
             endKind.set(IDLE);
@@ -137,6 +149,23 @@ public final class RequestLifecycle
         // Published last: an ending call on another thread that sees OPEN sees the lease too.
         endKind.set(OPEN);
         return STARTED;
+    }
+
+    /**
+     * Sets what the next attempts' requests carry for eligibility and admission (section "Eligibility, request SLOs
+     * and shedding" of docs/semantics.md), until set again.
+     *
+     * @param needs bits of {@link io.multifactor.api.Capability}.
+     * @param maxTtftMs the request's own TTFT ceiling, 0 for none.
+     * @param maxTpotMs the request's own TPOT ceiling, 0 for none.
+     * @param priority a {@link Priority} code.
+     */
+    public void limits(final int needs, final double maxTtftMs, final double maxTpotMs, final int priority)
+    {
+        this.needs = needs;
+        this.maxTtftMs = maxTtftMs;
+        this.maxTpotMs = maxTpotMs;
+        this.priority = priority;
     }
 
     /** @param nowNs when the request was written upstream (the engine's clock: {@link RequestFlow#nowNs()}). */
@@ -313,6 +342,12 @@ public final class RequestLifecycle
         {
             engine.end(lease);
         }
+    }
+
+    /** @return the request of the attempt under way or last made (read-only to the caller). */
+    public Request request()
+    {
+        return request;
     }
 
     /** @return the selection that chose (its explain JSON: {@link ExplainJson#compact(io.multifactor.kernel.plan.Plans, Selection)}). */
