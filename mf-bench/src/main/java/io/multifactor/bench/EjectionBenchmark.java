@@ -85,7 +85,8 @@ public class EjectionBenchmark
         return builder.decision("d").candidates(names).slo(500.0, 5_000.0, 100.0, 1_000).add().build();
     }
 
-    private static MultiFactorEngine engine(final Plans plans, final CachedNanoClock clock)
+    // Also the engines of EligibilityBenchmark: the same latency and load on each model.
+    static MultiFactorEngine engine(final Plans plans, final CachedNanoClock clock)
     {
         final MultiFactorEngine engine = MultiFactorEngine.builder(plans).clock(clock).build();
         for (int m = 0; m < plans.modelCount(); m++)
