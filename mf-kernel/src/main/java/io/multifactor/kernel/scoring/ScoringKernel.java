@@ -159,6 +159,24 @@ public final class ScoringKernel
             RequestScreen.select(plan, signals, exclusions, requestOrNull, out, dropCountsOrNull, p2cBits);
             return;
         }
+        selectPublished(plan, signals, exclusions, requestOrNull, out, dropCountsOrNull, p2cBits);
+    }
+
+    /**
+     * The selection after the request's screen: on sealed signals when they are sealed for the plan, else (or when
+     * the sealed path declines) the full loops; on a selection started for the plan, with the cost column marked
+     * gathered when the request prices the candidates. {@link RequestScreen} comes here too when its screen left
+     * every candidate in and the request has no latency ceiling of its own.
+     */
+    static void selectPublished(
+        final DecisionPlan plan,
+        final CandidateSignals signals,
+        final Exclusions exclusions,
+        final Request requestOrNull,
+        final Selection out,
+        final SingleWriterCounterBlock dropCountsOrNull,
+        final long p2cBits)
+    {
         // Sealed signals (CandidateSignals#seal): what the selection owes to configuration and to published values is
         // worked out already; only exclusions, the request's own cost and the in-flight counts are read live.
         final PublishedTerms terms = signals.sealedTerms();
@@ -170,7 +188,7 @@ public final class ScoringKernel
             }
             // Not for this plan, or written again meanwhile: the full loops, from the start.
             SelectionWriter.start(out, plan);
-            if (requestMix)
+            if (requestOrNull != null && requestOrNull.hasTokens())
             {
                 SelectionWriter.gathered(out, Factor.COST);
             }

@@ -14,7 +14,7 @@ import static org.quicktheories.QuickTheory.qt;
  * Eligibility, the request's own ceilings and admission against the oracle: on generated problems with every key at
  * once plus context windows, capabilities, needs, request ceilings, priorities, admission and {@code on_no_candidates:
  * shed} ({@link ScoringGenerators#eligibilityCases()}), the kernel's outcome, drop reasons, costs, scores and choice
- * agree with {@link ReferenceScorer}; and the generated problems reach every new outcome ({@code ineligible},
+ * agree with {@link ReferenceScorer}, on sealed signals and not; and the generated problems reach every new outcome ({@code ineligible},
  * {@code shed} by admission and by the policy) and reason ({@code context}, {@code capability}), and a drop that only
  * the request's own ceiling causes.
  */
@@ -34,6 +34,9 @@ class EligibilityPropertiesTest
                 final ReferenceRanking expected = ReferenceScorer.rank(c);
                 final ReferenceResult actual = KernelAdapter.select(c);
                 ExtensionPropertiesTest.assertAgree(actual, expected.result(), expected.boundaryMargin());
+                // On sealed signals too: a request the screen leaves whole takes the sealed path.
+                ExtensionPropertiesTest.assertAgree(KernelAdapter.sealedResult(c), expected.result(),
+                    expected.boundaryMargin());
                 seen[0] += actual.outcome() == Outcome.INELIGIBLE ? 1 : 0;
                 seen[1] += actual.outcome() == Outcome.SHED && c.eligibility().sheddable() ? 1 : 0;
                 seen[2] += actual.outcome() == Outcome.SHED && ReferenceDecision.SHED.equals(c.decision().policy()) &&
