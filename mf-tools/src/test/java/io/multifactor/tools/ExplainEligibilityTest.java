@@ -87,7 +87,7 @@ class ExplainEligibilityTest
         assertThat(run.exit()).isEqualTo(2);
         assertThat(run.out()).isEmpty();
         assertThat(run.err()).contains("bad.yaml:2:9: needs[0]: unknown capability \"tool\"")
-            .contains("bad.yaml:3:29: request_slo.max_ttft_ms: must be a positive number of milliseconds, got 0.0")
+            .contains("bad.yaml:3:28: request_slo.max_ttft_ms: must be a positive number of milliseconds, got 0.0")
             .contains("bad.yaml:4:11: priority: unknown priority \"low\"");
     }
 
