@@ -1,9 +1,10 @@
 package io.multifactor.api;
 
 /**
- * Why a candidate did not take part in scoring. The exclusion, ejection, quality floor and ceilings are checked in the
- * order of these codes (excluded, ejected, quality, TPOT, TTFT, cost, in-flight, in-flight tokens, queue, KV-cache,
- * stale) and the first one that applies is the reason.
+ * Why a candidate did not take part in scoring. The exclusion, the eligibility rules, ejection, quality floor and
+ * ceilings are checked in this order: excluded, context, capability, ejected, quality, TPOT, TTFT, cost, in-flight,
+ * in-flight tokens, queue, KV-cache, stale; the first one that applies is the reason. The codes follow that order but
+ * for {@link #CONTEXT} and {@link #CAPABILITY}, added last.
  * <p>
  * This class is stateless and threadsafe.
  */
@@ -45,15 +46,42 @@ public final class DropReason
     /** Every server of the model is stale and the decision treats stale as saturated ({@code when_stale}). */
     public static final int STALE = 11;
 
+    /** Its {@code context_window} is smaller than the request's prompt tokens plus output tokens. */
+    public static final int CONTEXT = 12;
+
+    /** It lacks a capability the request needs ({@code capabilities}). */
+    public static final int CAPABILITY = 13;
+
     /** Number of codes (0 to {@code COUNT - 1}), for arrays indexed by reason. */
-    public static final int COUNT = 12;
+    public static final int COUNT = 14;
 
     private static final String[] LABELS = {
         "none", "excluded", "ejected", "quality", "tpot", "ttft", "cost", "inflight", "inflight_tokens", "queue",
-        "kv_cache", "stale" };
+        "kv_cache", "stale", "context", "capability" };
 
     private DropReason()
     {
+    }
+
+    /**
+     * @param reason a code of this class.
+     * @return whether it leaves the candidate out of the request altogether (excluded or ineligible): such a candidate
+     *     counts for nothing after it, not even for a fallback.
+     */
+    public static boolean removesCandidate(final int reason)
+    {
+        return reason == EXCLUDED || reason == CONTEXT || reason == CAPABILITY;
+    }
+
+    /**
+     * @param reason a code of this class.
+     * @return whether it is a load reason (in-flight, in-flight tokens, queue, KV-cache, stale), the only ones after
+     *     which {@code on_no_candidates: shed} sheds.
+     */
+    public static boolean isLoad(final int reason)
+    {
+        return reason == INFLIGHT || reason == INFLIGHT_TOKENS || reason == QUEUE || reason == KV_CACHE ||
+            reason == STALE;
     }
 
     /**

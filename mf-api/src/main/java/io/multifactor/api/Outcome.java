@@ -19,7 +19,23 @@ public final class Outcome
     /** Nothing selected: the {@code fail} policy, every candidate excluded, or an unknown decision. */
     public static final int FAILED = 3;
 
-    private static final String[] LABELS = { "scored", "fallback_cheapest", "fallback_first", "failed" };
+    /**
+     * Nothing selected: no candidate the request leaves in can serve it (its context window or capabilities); no
+     * fallback applies.
+     */
+    public static final int INELIGIBLE = 4;
+
+    /**
+     * Nothing selected: the request was shed, a {@code sheddable} one by the decision's {@code admission}, or any one
+     * by {@code on_no_candidates: shed} when every eligible candidate was dropped for load.
+     */
+    public static final int SHED = 5;
+
+    /** Number of codes (0 to {@code COUNT - 1}), for arrays indexed by outcome. */
+    public static final int COUNT = 6;
+
+    private static final String[] LABELS = {
+        "scored", "fallback_cheapest", "fallback_first", "failed", "ineligible", "shed" };
 
     private Outcome()
     {

@@ -18,8 +18,14 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>
  * The generator is a SplitMix64 sequence held in this object, so it is as per-thread as the request itself; a new
  * request starts from a random seed, {@link #seed(long)} makes its draws reproducible (tests, {@code explain}).
- * {@link #clear()} forgets exclusions, token counts, the session key and cached shares but not the generator's
- * position.
+ * {@link #clear()} forgets exclusions, token counts, the session key, cached shares, needs, request ceilings and priority
+ * but not the generator's position.
+ * <p>
+ * Eligibility and admission (section "Eligibility, request SLOs and shedding" of docs/semantics.md): what the request
+ * needs ({@link #needs(int)}, bits of {@link Capability}), its own latency ceilings ({@link #maxTtftMs(double)},
+ * {@link #maxTpotMs(double)}: the smaller of the request's and the decision's applies) and its {@link Priority}. Its
+ * prompt tokens plus output tokens ({@link #maxOutputTokens()}, else the engine's {@code default_output_tokens}) are
+ * checked against each candidate's {@code context_window}.
  * <p>
  * Nothing here allocates after construction (except {@link Exclusions#add(int)} growing for a handle beyond its
  * capacity, and {@link #prefixMatch(int, double)} on its first call and for a handle beyond the ones it has held).
@@ -264,6 +270,7 @@ public final class Request
             prefixShares[prefixModels[i]] = Double.NaN;
         }
         prefixCount = 0;
+        clearLimits();
         return this;
     }
 
@@ -321,5 +328,155 @@ public final class Request
             throw new IllegalArgumentException(what + " must be >= 0: " + count);
         }
         return count;
+    }
+    // Eligibility and admission. limits holds one bit per rule the request carries, so that a request carrying none
+    // costs the kernel one test.
+    private static final int LIMIT_NEEDS = 1;
+    private static final int LIMIT_TTFT = 1 << 1;
+    private static final int LIMIT_TPOT = 1 << 2;
+    private static final int LIMIT_SHEDDABLE = 1 << 3;
+
+    private int limits;
+    private int needs;
+    private double maxTtftMs;
+    private double maxTpotMs;
+    private int priority = Priority.STANDARD;
+    private long contextPromptTokens = NO_TOKENS;
+
+    /**
+     * The prompt tokens of a request that does not price itself by its own token counts (a server that knows the
+     * prompt's size but not an output bound): counted against each candidate's {@code context_window} only, when
+     * {@link #promptTokens()} is not set.
+     *
+     * @param promptTokens the prompt token estimate, >= 0.
+     * @return this request, for chaining.
+     * @throws IllegalArgumentException for a negative count.
+     */
+    public Request contextPromptTokens(final long promptTokens)
+    {
+        this.contextPromptTokens = requireCount("contextPromptTokens", promptTokens);
+        return this;
+    }
+
+    /**
+     * @return the prompt tokens a context window is checked for: {@link #promptTokens()} when set, else
+     *     {@link #contextPromptTokens(long)}'s, else 0.
+     */
+    public long contextPromptTokens()
+    {
+        return promptTokens != NO_TOKENS ? promptTokens : contextPromptTokens != NO_TOKENS ? contextPromptTokens : 0L;
+    }
+
+    /**
+     * @param needs what the request needs, bits of {@link Capability} (0: nothing).
+     * @return this request, for chaining.
+     * @throws IllegalArgumentException for a bit that is not a capability.
+     */
+    public Request needs(final int needs)
+    {
+        if ((needs & ~Capability.ALL) != 0)
+        {
+            throw new IllegalArgumentException("needs must be bits of Capability: " + needs);
+        }
+        this.needs = needs;
+        limits = needs != 0 ? limits | LIMIT_NEEDS : limits & ~LIMIT_NEEDS;
+        return this;
+    }
+
+    /** @return what the request needs, bits of {@link Capability}; 0 when nothing. */
+    public int needs()
+    {
+        return needs;
+    }
+
+    /**
+     * @param maxTtftMs the request's own TTFT ceiling in milliseconds, > 0; 0 for none. It can only tighten the
+     *     decision's {@code max_ttft_ms}.
+     * @return this request, for chaining.
+     * @throws IllegalArgumentException for a negative, NaN or infinite value.
+     */
+    public Request maxTtftMs(final double maxTtftMs)
+    {
+        this.maxTtftMs = requireCeiling("maxTtftMs", maxTtftMs);
+        limits = maxTtftMs > 0.0 ? limits | LIMIT_TTFT : limits & ~LIMIT_TTFT;
+        return this;
+    }
+
+    /** @return the request's own TTFT ceiling in milliseconds, 0 when none. */
+    public double maxTtftMs()
+    {
+        return maxTtftMs;
+    }
+
+    /**
+     * @param maxTpotMs the request's own TPOT ceiling in milliseconds, > 0; 0 for none. It can only tighten the
+     *     decision's {@code max_tpot_ms}.
+     * @return this request, for chaining.
+     * @throws IllegalArgumentException for a negative, NaN or infinite value.
+     */
+    public Request maxTpotMs(final double maxTpotMs)
+    {
+        this.maxTpotMs = requireCeiling("maxTpotMs", maxTpotMs);
+        limits = maxTpotMs > 0.0 ? limits | LIMIT_TPOT : limits & ~LIMIT_TPOT;
+        return this;
+    }
+
+    /** @return the request's own TPOT ceiling in milliseconds, 0 when none. */
+    public double maxTpotMs()
+    {
+        return maxTpotMs;
+    }
+
+    /** @return whether the request has a TTFT or TPOT ceiling of its own. */
+    public boolean hasLatencyCeilings()
+    {
+        return (limits & (LIMIT_TTFT | LIMIT_TPOT)) != 0;
+    }
+
+    /**
+     * @param priority a code of {@link Priority}.
+     * @return this request, for chaining.
+     * @throws IllegalArgumentException for an unknown code.
+     */
+    public Request priority(final int priority)
+    {
+        Priority.label(priority);
+        this.priority = priority;
+        limits = priority == Priority.SHEDDABLE ? limits | LIMIT_SHEDDABLE : limits & ~LIMIT_SHEDDABLE;
+        return this;
+    }
+
+    /** @return the request's {@link Priority}, {@link Priority#STANDARD} unless set. */
+    public int priority()
+    {
+        return priority;
+    }
+
+    /**
+     * @return whether the request carries a need, a latency ceiling of its own or the {@code sheddable} priority: one
+     *     test, so that the kernel's path for requests without them stays as it is.
+     */
+    public boolean carriesLimits()
+    {
+        return limits != 0;
+    }
+
+    private void clearLimits()
+    {
+        limits = 0;
+        needs = 0;
+        maxTtftMs = 0.0;
+        maxTpotMs = 0.0;
+        priority = Priority.STANDARD;
+        contextPromptTokens = NO_TOKENS;
+    }
+
+    private static double requireCeiling(final String what, final double ms)
+    {
+        if (!(ms >= 0.0 && ms < Double.POSITIVE_INFINITY))
+        {
+            throw new IllegalArgumentException(what + " must be finite and >= 0: " + ms);
+        }
+        return ms;
     }
 }

@@ -87,7 +87,7 @@ public class EjectionBenchmark
 
     /**
      * @return an engine on {@code plans} with one TPOT and one TTFT sample and one lease per model, refreshed (also
-     *     {@link PrefixBenchmark}'s).
+     *     {@link PrefixBenchmark}'s and EligibilityBenchmark's).
      */
     static MultiFactorEngine engine(final Plans plans, final CachedNanoClock clock)
     {

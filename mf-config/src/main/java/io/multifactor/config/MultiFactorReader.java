@@ -26,11 +26,12 @@ final class MultiFactorReader
     static final List<String> KEYS = List.of(
         "weights", "slo", "latency_percentile", "on_no_candidates",
         "latency_metric", "cost_mix", "objective", "priority", "tolerance", "tie_band", "tie_break", "pick", "load_metric",
-        SessionReader.KEY);
+        SessionReader.KEY, "admission");
     static final List<String> WEIGHT_KEYS = weightKeys();
     static final List<String> SLO_KEYS = List.of("max_tpot_ms", "max_ttft_ms", "max_cost_per_1m", "max_inflight",
         "min_quality", "max_inflight_tokens", "max_queue", "max_kv_cache");
-    static final List<String> POLICIES = List.of("cheapest", "first", "fail");
+    static final List<String> POLICIES = List.of("cheapest", "first", "fail", "shed");
+    static final List<String> ADMISSION_KEYS = List.of("sheddable_above");
 
     private MultiFactorReader()
     {
@@ -60,14 +61,36 @@ final class MultiFactorReader
             if (policy < 0)
             {
                 problems.error(mf.value("on_no_candidates"), mf.path("on_no_candidates"),
-                    "unknown on_no_candidates \"" + policyText + "\" (expected cheapest, first or fail" +
+                    "unknown on_no_candidates \"" + policyText + "\" (expected cheapest, first, fail or shed" +
                     nearestHint(policyText) + ')');
                 policy = NoCandidatesPolicy.CHEAPEST;
             }
         }
         final RankingConfig ranking = RankingReader.read(mf, problems);
         return new MultiFactorConfig(weights, slo, percentile, policy, ranking,
-            SessionReader.read(mf, problems, ranking.objective()));
+            SessionReader.read(mf, problems, ranking.objective()), sheddableAbove(mf));
+    }
+
+    // admission: {sheddable_above: v}, 0 < v <= 1 (required inside the block); 0 when absent.
+    private static double sheddableAbove(final MappingReader mf)
+    {
+        final MappingReader admission = mf.optionalMapping("admission", ADMISSION_KEYS);
+        if (admission == null || !admission.require("sheddable_above"))
+        {
+            return 0.0;
+        }
+        final double value = admission.optionalNumber("sheddable_above", Double.NaN, true);
+        if (Double.isNaN(value))
+        {
+            return 0.0;
+        }
+        if (!(value > 0.0 && value <= 1.0))
+        {
+            admission.problems().error(admission.value("sheddable_above"), admission.path("sheddable_above"),
+                "must be above 0 and at most 1, got " + value);
+            return 0.0;
+        }
+        return value;
     }
 
     private static String nearestHint(final String policyText)

@@ -8,6 +8,7 @@ import io.multifactor.config.model.PrefixAffinityConfig;
 import io.multifactor.config.model.ReliabilityConfig;
 import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.model.SignalsConfig;
+import io.multifactor.config.read.CapabilityList;
 import io.multifactor.config.read.MappingReader;
 import io.multifactor.config.read.NearestName;
 import io.multifactor.config.read.Problems;
@@ -35,7 +36,8 @@ final class OverlayReader
 {
     static final List<String> ROOT_KEYS = List.of("signals", "fleet", "models");
     static final List<String> MODEL_KEYS =
-        List.of("name", "server", "reliability", "backend_refs", PrefixAffinityReader.KEY);
+        List.of("name", "server", "reliability", "backend_refs", PrefixAffinityReader.KEY, "context_window",
+            "capabilities");
 
     private OverlayReader()
     {
@@ -82,6 +84,8 @@ final class OverlayReader
                 final List<BackendRef> backends =
                     entry.has("backend_refs") ? BackendRefsReader.backendRefs(entry, false) : null;
                 final PrefixAffinityConfig affinity = PrefixAffinityReader.read(entry);
+                final long contextWindow = RouterConfigReader.contextWindow(entry);
+                final int capabilities = CapabilityList.read(entry, "capabilities", -1);
                 if (name == null)
                 {
                     continue;
@@ -105,7 +109,8 @@ final class OverlayReader
                     }
                     continue;
                 }
-                models.put(name, model.withOverlay(server, reliability, backends).withPrefixAffinity(affinity));
+                models.put(name, model.withOverlay(server, reliability, backends).withPrefixAffinity(affinity)
+                    .withEligibility(contextWindow, capabilities));
             }
         }
         if (base == null)

@@ -1,5 +1,6 @@
 package io.multifactor.config;
 
+import io.multifactor.api.Capability;
 import io.multifactor.config.model.DecisionConfig;
 import io.multifactor.config.model.ModelConfig;
 import io.multifactor.config.model.MultiFactorConfig;
@@ -12,6 +13,7 @@ import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
 import io.multifactor.kernel.plan.SignalCeilings;
+import io.multifactor.kernel.plan.RequestRules;
 import io.multifactor.kernel.reliability.EjectionPolicy;
 import io.multifactor.kernel.signal.ServerMetricsSettings;
 import io.multifactor.kernel.signal.WhenStale;
@@ -36,6 +38,7 @@ public final class PlansCompiler
     public static Plans compile(final RouterConfig config, final Plans previous)
     {
         final PlansBuilder builder = previous == null ? new PlansBuilder() : new PlansBuilder(previous);
+        builder.defaultOutputTokens(config.signals().defaultOutputTokens());
         final ServerMetricsSettings servers = config.signals().serverMetrics();
         final boolean staleSaturated = servers != null && servers.whenStale() == WhenStale.SATURATED;
         for (final ModelConfig model : config.models())
@@ -51,6 +54,10 @@ public final class PlansCompiler
                 builder.reliability(model.name(), new EjectionPolicy(reliability.consecutive5xx(),
                     millis(reliability.baseEjectionTimeNs()), millis(reliability.maxEjectionTimeNs()),
                     reliability.maxEjectionPercent()));
+            }
+            if (model.contextWindow() != RequestRules.NO_CONTEXT_WINDOW || model.capabilities() != Capability.ALL)
+            {
+                builder.eligibility(model.name(), model.contextWindow(), model.capabilities());
             }
         }
         for (final DecisionConfig decision : config.decisions())
@@ -76,7 +83,8 @@ public final class PlansCompiler
                 .pick(ranking.pick())
                 .loadMetric(ranking.loadMetric())
                 .algorithmType(decision.algorithmType())
-                .session(mf.session());
+                .session(mf.session())
+                .admission(mf.sheddableAbove());
             if (!ranking.priority().isEmpty() && decision.algorithmType() == AlgorithmType.MULTI_FACTOR)
             {
                 spec.lexicographic(ranking.tolerance(), ranking.priorityFactors());

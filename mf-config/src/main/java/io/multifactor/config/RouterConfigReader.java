@@ -8,6 +8,8 @@ import io.multifactor.config.model.PrefixAffinityConfig;
 import io.multifactor.config.model.ReliabilityConfig;
 import io.multifactor.config.model.RouterConfig;
 import io.multifactor.config.model.SignalsConfig;
+import io.multifactor.api.Capability;
+import io.multifactor.config.read.CapabilityList;
 import io.multifactor.config.read.Durations;
 import io.multifactor.config.read.MappingReader;
 import io.multifactor.config.read.NearestName;
@@ -20,6 +22,7 @@ import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.config.yaml.YamlSequence;
 import io.multifactor.kernel.latency.LatencyEstimatorType;
 import io.multifactor.kernel.plan.AlgorithmType;
+import io.multifactor.kernel.plan.RequestRules;
 import io.multifactor.kernel.signal.ServerKind;
 
 import java.util.ArrayList;
@@ -39,14 +42,14 @@ final class RouterConfigReader
     static final List<String> ROOT_KEYS = List.of("models", "decisions", "signals", "fleet");
     static final List<String> MODEL_KEYS = List.of(
         "name", "quality_score", "pricing", "provider_model_id", "backend_refs", "server", "reliability",
-        PrefixAffinityReader.KEY);
+        PrefixAffinityReader.KEY, "context_window", "capabilities");
     static final List<String> PRICING_KEYS = List.of("prompt_per_1m", "completion_per_1m", "cached_prompt_per_1m");
     static final List<String> DECISION_KEYS = List.of("name", "modelRefs", "algorithm");
     static final List<String> MODEL_REF_KEYS = List.of("model");
     static final List<String> ALGORITHM_KEYS = List.of("type", "multi_factor");
     static final List<String> SIGNALS_KEYS =
         List.of("latency_window", "latency_refresh", "inflight_max_age", "counters_file", "server_metrics",
-            "latency_estimator", "ewma_decay", "default_request_tokens");
+            "latency_estimator", "ewma_decay", "default_request_tokens", "default_output_tokens");
     static final List<String> LATENCY_ESTIMATOR_WORDS = List.of(LatencyEstimatorType.labels());
 
     private RouterConfigReader()
@@ -113,6 +116,8 @@ final class RouterConfigReader
             final ServerKind server = ServerSignalsReader.server(model);
             final ReliabilityConfig reliability = ServerSignalsReader.reliability(model, false);
             final PrefixAffinityConfig affinity = PrefixAffinityReader.read(model);
+            final long contextWindow = contextWindow(model);
+            final int capabilities = CapabilityList.read(model, "capabilities", Capability.ALL);
             if (name != null)
             {
                 final YamlNode nameNode = model.value("name");
@@ -123,9 +128,8 @@ final class RouterConfigReader
                         "duplicate model \"" + Excerpt.value(name) + "\" (first defined at line " + first.line() + ')');
                     continue;
                 }
-                models.add(
-                    new ModelConfig(name, quality, prompt, completion, providerModelId, backends, server, reliability,
-                        affinity, cachedPrompt));
+                models.add(new ModelConfig(name, quality, prompt, completion, providerModelId, backends, server,
+                    reliability, affinity, cachedPrompt, contextWindow, Math.max(0, capabilities)));
             }
         }
         return models;
@@ -307,8 +311,22 @@ final class RouterConfigReader
         }
         final long defaultTokens = signals.optionalInteger(
             "default_request_tokens", defaults.defaultRequestTokens(), 0, SignalsConfig.MAX_REQUEST_TOKENS);
+        final long outputTokens = signals.optionalInteger(
+            "default_output_tokens", defaults.defaultOutputTokens(), 0, SignalsConfig.MAX_REQUEST_TOKENS);
         return new SignalsConfig(windowNs, refreshNs, maxAgeNs, countersFile, ServerSignalsReader.serverMetrics(signals),
-            estimator, decayNs, Math.max(0L, defaultTokens));
+            estimator, decayNs, Math.max(0L, defaultTokens), Math.max(0L, outputTokens));
+    }
+
+    /**
+     * A model's {@code context_window}: an integer of tokens, >= 1.
+     *
+     * @param model the model's mapping.
+     * @return the window, {@link RequestRules#NO_CONTEXT_WINDOW} when absent or invalid (reported).
+     */
+    static long contextWindow(final MappingReader model)
+    {
+        final long window = model.optionalInteger("context_window", RequestRules.NO_CONTEXT_WINDOW, 1, Long.MAX_VALUE);
+        return window < 1 ? RequestRules.NO_CONTEXT_WINDOW : window;
     }
 
     /**

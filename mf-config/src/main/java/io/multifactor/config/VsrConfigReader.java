@@ -1,5 +1,6 @@
 package io.multifactor.config;
 
+import io.multifactor.api.Capability;
 import io.multifactor.config.model.BackendRef;
 import io.multifactor.config.model.ConfigFormat;
 import io.multifactor.config.model.ConfigOutline;
@@ -17,6 +18,7 @@ import io.multifactor.config.yaml.YamlMapping;
 import io.multifactor.config.yaml.YamlNode;
 import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.config.yaml.YamlSequence;
+import io.multifactor.kernel.plan.RequestRules;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -258,7 +260,8 @@ final class VsrConfigReader
         {
             final Price price = prices.getOrDefault(card.getKey(), Price.NONE);
             models.add(new ModelConfig(card.getKey(), card.getValue(), price.promptPer1M(), price.completionPer1M(),
-                price.providerModelId(), price.backendRefs(), null, price.reliability(), null, price.cachedPromptPer1M()));
+                price.providerModelId(), price.backendRefs(), null, price.reliability(), null, price.cachedPromptPer1M(),
+                RequestRules.NO_CONTEXT_WINDOW, Capability.ALL));
             modelNodes.put(card.getKey(), cardNodes.get(card.getKey()));
         }
         for (final Map.Entry<String, Price> price : prices.entrySet())
@@ -267,7 +270,8 @@ final class VsrConfigReader
             {
                 models.add(new ModelConfig(price.getKey(), Double.NaN, price.getValue().promptPer1M(),
                     price.getValue().completionPer1M(), price.getValue().providerModelId(), price.getValue().backendRefs(),
-                    null, price.getValue().reliability(), null, price.getValue().cachedPromptPer1M()));
+                    null, price.getValue().reliability(), null, price.getValue().cachedPromptPer1M(),
+                    RequestRules.NO_CONTEXT_WINDOW, Capability.ALL));
                 modelNodes.put(price.getKey(), providerNodes.get(price.getKey()));
             }
         }

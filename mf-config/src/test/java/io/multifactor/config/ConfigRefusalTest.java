@@ -161,7 +161,7 @@ class ConfigRefusalTest
     {
         assertRefused(replace("        on_no_candidates: cheapest", "        on_no_candidates: cheap"),
             "r.yaml:23:27: " + MF + "on_no_candidates: unknown on_no_candidates \"cheap\" " +
-            "(expected cheapest, first or fail; did you mean cheapest?)");
+            "(expected cheapest, first, fail or shed; did you mean cheapest?)");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.multifactor.config;
 
+import io.multifactor.api.Capability;
 import io.multifactor.api.ConfigProblem;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.model.BackendRef;
@@ -12,6 +13,7 @@ import io.multifactor.config.model.SloConfig;
 import io.multifactor.config.model.WeightsConfig;
 import io.multifactor.kernel.plan.NoCandidatesPolicy;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.plan.RequestRules;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -44,7 +46,7 @@ class VsrConfigTest
             // vSR's pricing.cached_input_per_1m is read as cached_prompt_per_1m.
             new ModelConfig("small-chat", 0.71, 0.2, 0.6, "acme/small-chat-8b",
                 List.of(new BackendRef("small-local", false, "127.0.0.1", 8000, "/v1", 3.0, null)), null, null, null,
-                0.05),
+                0.05, RequestRules.NO_CONTEXT_WINDOW, Capability.ALL),
             new ModelConfig("large-reasoner", 0.93, 3.0, 9.0, "acme/large-reasoner-70b", List.of(
                 new BackendRef("large-remote", true, "inference.example.invalid", 443, "/v1", 1.0, "LARGE_REASONER_KEY"))),
             new ModelConfig("code-expert", 0.88, 1.1, Double.NaN, "acme/code-expert-32b",

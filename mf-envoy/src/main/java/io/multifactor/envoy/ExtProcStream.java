@@ -68,6 +68,9 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     private int state = REQUEST_HEADERS;
     private boolean observing;
     private String decisionHeader;
+    private String sloTtftHeader;
+    private String sloTpotHeader;
+    private String priorityHeader;
     private boolean explain;
     private byte[] body;
     private int bodyLength;
@@ -216,14 +219,17 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
             ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.SESSION_TOKEN, SessionKeys.MAX_HEADER_BYTES));
         if (session == ExtProcHeaders.TOO_LONG)
         {
-            badRequest(ServingError.INVALID_REQUEST, "header " + ServingHeaders.SESSION_ID + " (or " + ServingHeaders.SESSION_TOKEN +
-                ") is longer than " + SessionKeys.MAX_HEADER_BYTES + " bytes");
+            badRequest(ServingError.INVALID_REQUEST, "header " + ServingHeaders.SESSION_ID + " (or " +
+                ServingHeaders.SESSION_TOKEN + ") is longer than " + SessionKeys.MAX_HEADER_BYTES + " bytes");
             return;
         }
         if (session != null)
         {
             flow.session(SessionKeys.key(session));
         }
+        sloTtftHeader = ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.SLO_TTFT_MS, 32);
+        sloTpotHeader = ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.SLO_TPOT_MS, 32);
+        priorityHeader = ExtProcHeaders.value(headers.getHeaders(), ServingHeaders.PRIORITY, 32);
         if (headers.getEndOfStream())
         {
             route(false);
@@ -299,6 +305,12 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
             badRequest(flow.error(), flow.errorMessage());
             return;
         }
+        // A header too long to be a valid value (ExtProcHeaders.TOO_LONG) is refused as the value it stands for.
+        if (!flow.limits(hasBody ? parsed.needs() : 0, sloTtftHeader, sloTpotHeader, priorityHeader))
+        {
+            answerFlowError("mf_bad_request");
+            return;
+        }
         final long maxOutputTokens = hasBody ? parsed.maxOutputTokens() : Request.NO_TOKENS;
         final long promptTokens = hasBody ? parsed.promptTokens() : Request.NO_TOKENS;
         if (hasBody && context.mode() == EnvoyMode.ENDPOINT && context.routing().followsPrefixes())
@@ -310,6 +322,10 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
             if (flow.errorStatus() == 503)
             {
                 unavailable(flow.errorBody(), "mf_outcome_failed", true);
+            }
+            else if (flow.error() == ServingError.OVERLOADED || flow.error() == ServingError.NO_ELIGIBLE_MODEL)
+            {
+                answerFlowError(flow.errorStatus() == 429 ? "mf_outcome_shed" : "mf_outcome_ineligible");
             }
             else
             {
@@ -478,6 +494,31 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
         answeredLocally = true;
         send(ExtProcResponses.immediate(error.status(), error.body(message),
             error.status() == 413 ? "mf_body_too_large" : "mf_bad_request"));
+    }
+
+    // The flow's error as the immediate response, its body and Retry-After as the gateway answers them (a 429 shed
+    // request counts with the unavailable ones, a 400 with the bad requests).
+    private void answerFlowError(final String details)
+    {
+        if (flow.errorStatus() == 429)
+        {
+            context.unavailable.increment();
+        }
+        else
+        {
+            context.badRequests.increment();
+        }
+        state = DONE;
+        answeredLocally = true;
+        ProcessingResponse response = ExtProcResponses.immediate(flow.errorStatus(), flow.errorBody(), details);
+        if (flow.errorRetryAfterMs() > 0)
+        {
+            response = response.toBuilder().setImmediateResponse(response.getImmediateResponse().toBuilder()
+                .setHeaders(response.getImmediateResponse().getHeaders().toBuilder().addSetHeaders(
+                    ExtProcResponses.set(ServingHeaders.RETRY_AFTER, Long.toString((flow.errorRetryAfterMs() + 999) / 1000)))))
+                .build();
+        }
+        send(response);
     }
 
     private void unavailable(final String json, final String details, final boolean withExplain)

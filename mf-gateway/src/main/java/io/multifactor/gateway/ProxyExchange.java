@@ -1,7 +1,6 @@
 package io.multifactor.gateway;
 
 import io.multifactor.api.Outcome;
-import io.multifactor.api.Request;
 import io.multifactor.kernel.signal.ServerLoadTable;
 import io.multifactor.serving.Backend;
 import io.multifactor.serving.OpenAiRequest;
@@ -157,7 +156,12 @@ final class ProxyExchange
         flow.deadlineNs(startNs + 1_000_000L * deadlineMs());
         body = null;
         bodyBytes = bytes;
-        final long promptTokens = parsed.hasTokenCounts() ? parsed.promptTokens() : Request.NO_TOKENS;
+        if (!flow.limits(parsed.needs(), request.getHeader(ServingHeaders.SLO_TTFT_MS),
+            request.getHeader(ServingHeaders.SLO_TPOT_MS), request.getHeader(ServingHeaders.PRIORITY)))
+        {
+            refuse(flow.error(), flow.errorMessage());
+            return;
+        }
         final String session = SessionKeys.header(
             request.getHeader(ServingHeaders.SESSION_ID), request.getHeader(ServingHeaders.SESSION_TOKEN));
         if (session != null)
@@ -168,7 +172,9 @@ final class ProxyExchange
         {
             flow.prefix(routes.chooser(), parsed.prompt());
         }
-        if (flow.start(promptTokens, parsed.maxOutputTokens()))
+        // The prompt estimate prices the request only with an output bound (the lifecycle's rule); without one it is
+        // still checked against context windows.
+        if (flow.start(parsed.promptTokens(), parsed.maxOutputTokens()))
         {
             send();
         }

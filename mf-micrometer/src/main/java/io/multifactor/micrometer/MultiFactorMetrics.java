@@ -21,7 +21,8 @@ import java.util.Objects;
  * {@link FunctionCounter} or {@link Gauge} that reads the engine's Agrona counters when the registry is scraped, so the
  * request path does no work for metrics beyond the engine's own counting.
  * <pre>
- *   mf.selections{decision,outcome}         counter   outcome: scored, fallback_cheapest, fallback_first, failed
+ *   mf.selections{decision,outcome}         counter   outcome: scored, fallback_cheapest, fallback_first, failed,
+ *                                                     ineligible, shed
  *   mf.selected{decision,model}             counter   selections the model won
  *   mf.drops{model,reason}                  counter   reason: excluded, tpot, ttft, cost, inflight (and later codes)
  *   mf.inflight{model}                      gauge     requests in flight now

@@ -4,6 +4,7 @@ import io.multifactor.api.Factor;
 import io.multifactor.kernel.explain.Explanation;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 
 import java.util.List;
@@ -50,6 +51,20 @@ public final class ExplainJson
      */
     public static String compact(final Plans plans, final Selection selection)
     {
+        return compact(plans, selection, null);
+    }
+
+    /**
+     * As {@link #compact(Plans, Selection)}, naming what an ineligible candidate lacks and the request's own latency
+     * ceilings from the request the selection ran for.
+     *
+     * @param plans the plans the selection ran on.
+     * @param selection the filled selection.
+     * @param requestOrNull the request it ran for, or null.
+     * @return the compact JSON, or {@code null}.
+     */
+    public static String compact(final Plans plans, final Selection selection, final Request requestOrNull)
+    {
         final DecisionPlan plan = plans.decision(selection.decisionId());
         if (plan == null || plan.candidateCount() != selection.candidateCount())
         {
@@ -62,7 +77,7 @@ public final class ExplainJson
                 return null;
             }
         }
-        return compact(Explanation.of(plans, plan, selection));
+        return compact(Explanation.of(plans, plan, selection, false, requestOrNull));
     }
 
     private static String write(final Explanation explanation, final boolean compact)

@@ -24,6 +24,7 @@ public final class OpenAiRequest
     String error;
     boolean capturePrompt;
     final PromptBlocks prompt = new PromptBlocks();
+    int needs;
 
     /** @return this, emptied for the next body. */
     public OpenAiRequest clear()
@@ -37,6 +38,7 @@ public final class OpenAiRequest
         objectStart = 0;
         error = null;
         prompt.clear();
+        needs = 0;
         return this;
     }
 
@@ -120,5 +122,15 @@ public final class OpenAiRequest
     public String error()
     {
         return error;
+    }
+
+    /**
+     * @return what the request needs of a model, bits of {@link io.multifactor.api.Capability}: {@code tools} or
+     *     {@code functions} present: tools; an {@code image_url} content part: vision; {@code response_format.type:
+     *     json_schema}: JSON schema.
+     */
+    public int needs()
+    {
+        return needs;
     }
 }

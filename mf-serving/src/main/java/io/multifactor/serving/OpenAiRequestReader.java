@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import io.multifactor.api.Capability;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -78,7 +79,6 @@ public final class OpenAiRequestReader
             long maxCompletionTokens = -1;
             final PromptBlocks prompt = out.capturePrompt ? out.prompt : null;
             int inputStart = -1;
-            long maxOutputTokens = -1;
             JsonToken token;
             while ((token = parser.nextToken()) == JsonToken.FIELD_NAME)
             {
@@ -109,6 +109,16 @@ public final class OpenAiRequestReader
                             return BAD_FIELD;
                         }
                         break;
+                    case "tools":
+                    case "functions":
+                        out.needs |= value == JsonToken.VALUE_NULL ? 0 : Capability.TOOLS;
+                        parser.skipChildren();
+                        break;
+                    case "response_format":
+                        out.needs |= NeedsReader.responseFormat(parser, value);
+                        break;
+                    case "max_output_tokens":
+                        // The Responses API's name for the output bound: read as max_completion_tokens.
                     case "max_completion_tokens":
                         maxCompletionTokens = tokenCount(parser, value, field, out);
                         if (maxCompletionTokens == -2)
@@ -117,7 +127,7 @@ public final class OpenAiRequestReader
                         }
                         break;
                     case "messages":
-                        out.promptBytes += messagesBytes(parser, value, prompt);
+                        out.promptBytes += messagesBytes(parser, value, out, prompt);
                         break;
                     case "prompt":
                         out.promptBytes += textBytes(parser, value, prompt);
@@ -141,13 +151,6 @@ public final class OpenAiRequestReader
                         inputStart = prompt == null ? -1 : prompt.length();
                         out.promptBytes += textBytes(parser, value, prompt);
                         break;
-                    case "max_output_tokens":
-                        maxOutputTokens = tokenCount(parser, value, field, out);
-                        if (maxOutputTokens == -2)
-                        {
-                            return BAD_FIELD;
-                        }
-                        break;
                     default:
                         parser.skipChildren();
                 }
@@ -158,8 +161,7 @@ public final class OpenAiRequestReader
                 out.error = "request body is not one JSON object";
                 return NOT_JSON;
             }
-            out.maxOutputTokens = maxCompletionTokens >= 0 ? maxCompletionTokens :
-                maxOutputTokens >= 0 ? maxOutputTokens : maxTokens;
+            out.maxOutputTokens = maxCompletionTokens >= 0 ? maxCompletionTokens : maxTokens;
             return OK;
         }
         catch (final IOException | RuntimeException ex)
@@ -273,10 +275,12 @@ public final class OpenAiRequestReader
     }
 
     /**
-     * Sums the text of every message's {@code content}: a string, or a list of parts with {@code text}; and writes each
-     * message as role, 0, content text, 0 into the prompt when it is captured.
+     * Sums the text of every message's {@code content}: a string, or a list of parts with {@code text} (noting the
+     * request's needs, {@link NeedsReader}); and writes each message as role, 0, content text, 0 into the prompt when
+     * it is captured.
      */
-    private static long messagesBytes(final JsonParser parser, final JsonToken value, final PromptBlocks promptOrNull)
+    private static long messagesBytes(final JsonParser parser, final JsonToken value, final OpenAiRequest out,
+        final PromptBlocks promptOrNull)
         throws IOException
     {
         if (value != JsonToken.START_ARRAY)
@@ -301,6 +305,11 @@ public final class OpenAiRequestReader
                 final JsonToken field = parser.nextToken();
                 if ("content".equals(name))
                 {
+                    if (field == JsonToken.START_ARRAY)
+                    {
+                        bytes += NeedsReader.contentParts(parser, out, promptOrNull);
+                        continue;
+                    }
                     bytes += textBytes(parser, field, promptOrNull);
                 }
                 else if (promptOrNull != null && !roleWritten && "role".equals(name) && field == JsonToken.VALUE_STRING)
@@ -334,7 +343,7 @@ public final class OpenAiRequestReader
      * @return the UTF-8 bytes of a string, or of the strings (and parts' {@code text}, items' {@code content}) of a
      *     list; 4 per token id of a pre-tokenized prompt.
      */
-    private static long textBytes(final JsonParser parser, final JsonToken value, final PromptBlocks promptOrNull)
+    static long textBytes(final JsonParser parser, final JsonToken value, final PromptBlocks promptOrNull)
         throws IOException
     {
         if (value == JsonToken.VALUE_STRING)

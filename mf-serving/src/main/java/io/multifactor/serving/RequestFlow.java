@@ -1,11 +1,15 @@
 package io.multifactor.serving;
 
+import io.multifactor.api.Capability;
 import io.multifactor.api.Exclusions;
 import io.multifactor.api.Handles;
+import io.multifactor.api.Outcome;
+import io.multifactor.api.Priority;
 import io.multifactor.api.Request;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.scoring.RequestScreen;
 import org.agrona.concurrent.NanoClock;
 
 /**
@@ -32,6 +36,11 @@ public final class RequestFlow
 
     /** {@link #deadlineNs(long)} of a request without a deadline. */
     public static final long NO_DEADLINE = Long.MAX_VALUE;
+    /**
+     * {@code Retry-After} of a shed request, in seconds: the least the header can say. Room comes back as soon as one
+     * request ends or the next scrape arrives (every 500 ms by default), so a longer wait would only idle a client.
+     */
+    public static final int SHED_RETRY_AFTER_SECONDS = 1;
 
     private final MultiFactorEngine engine;
     private final NanoClock clock;
@@ -90,6 +99,7 @@ public final class RequestFlow
         hasSession = false;
         prefixChooser = null;
         prefixPrompt = null;
+        lifecycle.limits(0, 0.0, 0.0, Priority.STANDARD);
     }
 
     /**
@@ -115,6 +125,35 @@ public final class RequestFlow
     {
         prefixChooser = chooser;
         prefixPrompt = prompt;
+    }
+
+    /**
+     * What the request carries for eligibility and admission: its needs (from the body, {@link OpenAiRequest#needs()})
+     * and the {@link ServingHeaders#SLO_TTFT_MS}, {@link ServingHeaders#SLO_TPOT_MS} and {@link ServingHeaders#PRIORITY}
+     * headers; applied by {@link #start} to every attempt.
+     *
+     * @param needs bits of {@link io.multifactor.api.Capability}.
+     * @param ttftHeaderOrNull the TTFT header's value, or null.
+     * @param tpotHeaderOrNull the TPOT header's value, or null.
+     * @param priorityHeaderOrNull the priority header's value, or null.
+     * @return whether the headers are valid; if not, the error is set (400, naming the header and its value).
+     */
+    public boolean limits(
+        final int needs, final String ttftHeaderOrNull, final String tpotHeaderOrNull, final String priorityHeaderOrNull)
+    {
+        final double ttft = LimitHeaders.sloMs(ttftHeaderOrNull);
+        final double tpot = LimitHeaders.sloMs(tpotHeaderOrNull);
+        final int priority = LimitHeaders.priority(priorityHeaderOrNull);
+        final String problem = ttft < 0.0 ? LimitHeaders.badSlo(ServingHeaders.SLO_TTFT_MS, ttftHeaderOrNull) :
+            tpot < 0.0 ? LimitHeaders.badSlo(ServingHeaders.SLO_TPOT_MS, tpotHeaderOrNull) :
+            priority < 0 ? LimitHeaders.badPriority(priorityHeaderOrNull) : null;
+        if (problem != null)
+        {
+            error(ServingError.INVALID_HEADER, problem);
+            return false;
+        }
+        lifecycle.limits(needs, ttft, tpot, priority);
+        return true;
     }
 
     /** @return now on the engine's clock, in nanoseconds: the time every measurement of the flow is taken on. */
@@ -247,6 +286,17 @@ public final class RequestFlow
         {
             error(ServingError.UPSTREAM_UNAVAILABLE, firstFailure + "; no other candidate to retry on");
         }
+        else if (started == RequestLifecycle.NO_MODEL && lifecycle.selection().outcome() == Outcome.INELIGIBLE)
+        {
+            error(ServingError.NO_ELIGIBLE_MODEL, LimitHeaders.ineligible(engine.plans(), lifecycle.selection(),
+                lifecycle.request()));
+        }
+        else if (started == RequestLifecycle.NO_MODEL && lifecycle.selection().outcome() == Outcome.SHED)
+        {
+            error(ServingError.OVERLOADED, "decision " + decisionName + " is overloaded: the request was shed " +
+                "(outcome shed); retry after " + SHED_RETRY_AFTER_SECONDS + " s");
+            errorRetryAfterMs = SHED_RETRY_AFTER_SECONDS * 1_000L;
+        }
         else if (started == RequestLifecycle.NO_MODEL)
         {
             error(ServingError.NO_CANDIDATE, "decision " + decisionName + " found no candidate (outcome failed)");
@@ -259,8 +309,8 @@ public final class RequestFlow
         return false;
     }
 
-    // The model named directly: its ejection respected, then its lease. The eligibility check of 4.8 (the request's
-    // needs against the model's context window and capabilities) belongs here, before the lease.
+    // The model named directly: its ejection respected, then its eligibility (the request's tokens against its context
+    // window, its needs against its capabilities), then its lease.
     private boolean attemptDirect()
     {
         final double ejectedMs = engine.ejectedMillisLeft(directModelId);
@@ -275,6 +325,15 @@ public final class RequestFlow
         if (firstFailure != null)
         {
             error(ServingError.UPSTREAM_UNAVAILABLE, firstFailure + "; model " + name + " cannot be tried again");
+        }
+        else if (started == RequestLifecycle.INELIGIBLE)
+        {
+            final Plans plans = engine.plans();
+            final long window = plans.modelContextWindow(directModelId);
+            final long tokens = RequestScreen.requestTokens(plans.defaultOutputTokens(), lifecycle.request());
+            error(ServingError.NO_ELIGIBLE_MODEL, "model " + name + " cannot serve this request: " + (tokens > window ?
+                "context=" + tokens + '>' + window : "capability=" + Capability.firstLabel(
+                lifecycle.request().needs() & ~plans.modelCapabilities(directModelId))));
         }
         else if (started == RequestLifecycle.NO_MODEL)
         {
@@ -403,7 +462,7 @@ public final class RequestFlow
      */
     public String explainJson()
     {
-        return direct() ? null : ExplainJson.compact(engine.plans(), lifecycle.selection());
+        return direct() ? null : ExplainJson.compact(engine.plans(), lifecycle.selection(), lifecycle.request());
     }
 
     /**

@@ -1,13 +1,17 @@
 package io.multifactor.serving;
 
+import io.multifactor.api.DropReason;
 import io.multifactor.api.Exclusions;
 import io.multifactor.api.Handles;
 import io.multifactor.api.InflightTracker;
 import io.multifactor.api.Outcome;
+import io.multifactor.api.Priority;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.plan.Plans;
+import io.multifactor.kernel.scoring.RequestScreen;
 import io.multifactor.servers.OrcaLoadReportParser;
 
 import java.util.concurrent.atomic.AtomicInteger;
@@ -35,6 +39,8 @@ public final class RequestLifecycle
     public static final int NO_MODEL = 1;
     /** {@link #start}: the decision handle is not in the current plans. */
     public static final int UNKNOWN_DECISION = 2;
+    /** {@link #startDirect}: the model named cannot serve the request (its context window or capabilities). */
+    public static final int INELIGIBLE = 3;
 
     /** {@link #endKind()}: not ended yet. */
     public static final int OPEN = 0;
@@ -71,6 +77,12 @@ public final class RequestLifecycle
     private volatile long retryAfterMs;
     private long ttftMicros = -1;
     private long tpotMicros = -1;
+
+    // What the request carries for eligibility and admission, applied by start to every attempt.
+    private int needs;
+    private double maxTtftMs;
+    private double maxTpotMs;
+    private int priority = Priority.STANDARD;
 
     /** @param engine the engine that selects and keeps the leases. */
     public RequestLifecycle(final MultiFactorEngine engine)
@@ -145,6 +157,11 @@ public final class RequestLifecycle
                 request.promptTokens(promptTokens);
             }
         }
+        else if (promptTokens != Request.NO_TOKENS)
+        {
+            request.contextPromptTokens(promptTokens);
+        }
+        request.needs(needs).maxTtftMs(maxTtftMs).maxTpotMs(maxTpotMs).priority(priority);
         final DecisionPlan plan = engine.plans().decision(decisionId);
         if (plan == null)
         {
@@ -185,7 +202,8 @@ public final class RequestLifecycle
      * @param modelId the model's handle.
      * @param promptTokens the prompt token estimate, or {@link Request#NO_TOKENS}.
      * @param maxOutputTokens the request's output token bound, or {@link Request#NO_TOKENS}.
-     * @return {@link #STARTED}, or {@link #UNKNOWN_DECISION} when the model is not in the current plans.
+     * @return {@link #STARTED}, {@link #UNKNOWN_DECISION} when the model is not in the current plans, or
+     *     {@link #INELIGIBLE} when it cannot serve the request (nothing taken).
      * @throws IllegalStateException when the previous attempt has not ended.
      */
     public int startDirect(final int modelId, final long promptTokens, final long maxOutputTokens)
@@ -196,10 +214,28 @@ public final class RequestLifecycle
         }
         clearAttempt();
         request.clear();
-        if (!engine.plans().hasModel(modelId))
+        final Plans plans = engine.plans();
+        if (!plans.hasModel(modelId))
         {
             endKind.set(IDLE);
             return UNKNOWN_DECISION;
+        }
+        // Eligibility as a selection checks it: the request's tokens against the context window, its needs against
+        // the capabilities; nothing is sent and no lease is taken when the model cannot serve it.
+        if (maxOutputTokens != Request.NO_TOKENS)
+        {
+            request.maxOutputTokens(maxOutputTokens);
+        }
+        if (promptTokens != Request.NO_TOKENS)
+        {
+            request.contextPromptTokens(promptTokens);
+        }
+        request.needs(needs);
+        if (RequestScreen.ineligibility(plans.modelContextWindow(modelId), plans.modelCapabilities(modelId),
+            plans.defaultOutputTokens(), request) != DropReason.NONE)
+        {
+            endKind.set(IDLE);
+            return INELIGIBLE;
         }
         lease = maxOutputTokens == Request.NO_TOKENS ? engine.begin(modelId) :
             engine.begin(modelId, maxOutputTokens + Math.max(0L, promptTokens));
@@ -222,6 +258,23 @@ public final class RequestLifecycle
         retryAfterMs = 0;
         ttftMicros = -1;
         tpotMicros = -1;
+    }
+
+    /**
+     * Sets what the next attempts' requests carry for eligibility and admission (section "Eligibility, request SLOs
+     * and shedding" of docs/semantics.md), until set again.
+     *
+     * @param needs bits of {@link io.multifactor.api.Capability}.
+     * @param maxTtftMs the request's own TTFT ceiling, 0 for none.
+     * @param maxTpotMs the request's own TPOT ceiling, 0 for none.
+     * @param priority a {@link Priority} code.
+     */
+    public void limits(final int needs, final double maxTtftMs, final double maxTpotMs, final int priority)
+    {
+        this.needs = needs;
+        this.maxTtftMs = maxTtftMs;
+        this.maxTpotMs = maxTpotMs;
+        this.priority = priority;
     }
 
     /** @param nowNs when the request was written upstream (the engine's clock: {@link RequestFlow#nowNs()}). */
@@ -456,6 +509,12 @@ public final class RequestLifecycle
         {
             engine.end(lease);
         }
+    }
+
+    /** @return the request of the attempt under way or last made (read-only to the caller). */
+    public Request request()
+    {
+        return request;
     }
 
     /** @return the selection that chose (its explain JSON: {@link ExplainJson#compact(io.multifactor.kernel.plan.Plans, Selection)}). */

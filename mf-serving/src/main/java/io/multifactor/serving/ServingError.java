@@ -34,7 +34,13 @@ public enum ServingError
     /** Client keys are configured and the request carries no valid {@code Authorization: Bearer} key. */
     INVALID_API_KEY(401, "invalid_request_error", "invalid_api_key", null),
     /** The client's key may not use the decision the request names. */
-    DECISION_NOT_ALLOWED(403, "invalid_request_error", "decision_not_allowed", null);
+    DECISION_NOT_ALLOWED(403, "invalid_request_error", "decision_not_allowed", null),
+    /** No candidate can serve the request: its context or capabilities exceed every model's (outcome ineligible). */
+    NO_ELIGIBLE_MODEL(400, "invalid_request_error", "no_eligible_model", null),
+    /** A request header the router reads has a bad value ({@code x-slo-ttft-ms}, {@code x-mf-priority}, ...). */
+    INVALID_HEADER(400, "invalid_request_error", "invalid_header", null),
+    /** The request was shed under load (outcome {@code shed}), answered with {@code Retry-After}. */
+    OVERLOADED(429, "rate_limit_error", "overloaded", null);
 
     private final int status;
     private final String type;

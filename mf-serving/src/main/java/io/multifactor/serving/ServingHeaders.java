@@ -37,6 +37,13 @@ public final class ServingHeaders
     /** Response header: how many attempts the request made (1 when the first one answered). */
     public static final String ATTEMPTS = "x-mf-attempts";
 
+    /** Request header: the request's own TTFT ceiling in milliseconds (a positive number), tightening the decision's. */
+    public static final String SLO_TTFT_MS = "x-slo-ttft-ms";
+    /** Request header: the request's own TPOT ceiling in milliseconds (a positive number), tightening the decision's. */
+    public static final String SLO_TPOT_MS = "x-slo-tpot-ms";
+    /** Request header: the request's priority, {@code critical}, {@code standard} (default) or {@code sheddable}. */
+    public static final String PRIORITY = "x-mf-priority";
+
     private ServingHeaders()
     {
     }

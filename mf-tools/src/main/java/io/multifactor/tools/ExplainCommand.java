@@ -3,7 +3,6 @@ package io.multifactor.tools;
 import io.multifactor.api.Exclusions;
 import io.multifactor.api.Handles;
 import io.multifactor.api.InvalidConfigurationException;
-import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
@@ -118,6 +117,7 @@ final class ExplainCommand implements Callable<Integer>
         }
         spec.commandLine().getOut().print(json ? ExplainJson.render(explanation) : ExplainTable.render(explanation));
         spec.commandLine().getOut().flush();
-        return Outcome.label(Outcome.FAILED).equals(explanation.outcome()) ? ExitCodes.FAILED_OUTCOME : ExitCodes.OK;
+        // failed, ineligible and shed select nothing: exit code 3.
+        return explanation.selected() == null ? ExitCodes.FAILED_OUTCOME : ExitCodes.OK;
     }
 }

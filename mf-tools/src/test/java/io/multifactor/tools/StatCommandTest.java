@@ -67,8 +67,8 @@ class StatCommandTest
             assertThat(run.out()).startsWith("engine pid " + ProcessHandle.current().pid() + ", started ")
                 .containsPattern("heartbeat \\d+\\.\\d s ago: alive\n");
             assertThat(run.out()).contains(
-                "DECISION  SELECTIONS  SCORED  FALLBACK_CHEAPEST  FALLBACK_FIRST  FAILED",
-                "chat               3       3                  0               0       0",
+                "DECISION  SELECTIONS  SCORED  FALLBACK_CHEAPEST  FALLBACK_FIRST  FAILED  INELIGIBLE  SHED",
+                "chat               3       3                  0               0       0           0     0",
                 "chat      economy         1  33.3%",
                 "chat      premium         2  66.7%",
                 "reloads: applied 0, refused 0   fleet: exchanges done 0, failed 0, remote replicas 0");

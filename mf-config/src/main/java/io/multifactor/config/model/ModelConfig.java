@@ -1,5 +1,7 @@
 package io.multifactor.config.model;
 
+import io.multifactor.api.Capability;
+import io.multifactor.kernel.plan.RequestRules;
 import io.multifactor.kernel.signal.ServerKind;
 
 import java.util.List;
@@ -21,11 +23,13 @@ import java.util.List;
  *     when absent.
  * @param cachedPromptPer1M {@code pricing.cached_prompt_per_1m} (vSR's {@code cached_input_per_1m}) in USD per 1M
  *     cached prompt tokens, NaN when absent.
+ * @param contextWindow {@code context_window} in tokens, {@link RequestRules#NO_CONTEXT_WINDOW} when absent.
+ * @param capabilities {@code capabilities}, bits of {@link Capability}; {@link Capability#ALL} when absent.
  */
 public record ModelConfig(
     String name, double qualityScore, double promptPer1M, double completionPer1M, String providerModelId,
     List<BackendRef> backendRefs, ServerKind server, ReliabilityConfig reliability,
-    PrefixAffinityConfig prefixAffinity, double cachedPromptPer1M)
+    PrefixAffinityConfig prefixAffinity, double cachedPromptPer1M, long contextWindow, int capabilities)
 {
     /**
      * @param name unique, non-empty name.
@@ -38,6 +42,8 @@ public record ModelConfig(
      * @param reliability ejection settings, {@code null} for {@link ReliabilityConfig#NONE}.
      * @param prefixAffinity the backend choice by cached prefix, {@code null} for {@link PrefixAffinityConfig#NONE}.
      * @param cachedPromptPer1M cached prompt price, NaN when absent.
+     * @param contextWindow context window in tokens, or {@link RequestRules#NO_CONTEXT_WINDOW}.
+     * @param capabilities bits of {@link Capability}.
      */
     public ModelConfig
     {
@@ -48,7 +54,8 @@ public record ModelConfig(
     }
 
     /**
-     * A model without {@code prefix_affinity} and without a cached prompt price.
+     * A model without {@code prefix_affinity}, without a cached prompt price and without eligibility limits (no
+     * context window, every capability).
      *
      * @param name unique, non-empty name.
      * @param qualityScore quality, NaN when absent.
@@ -65,7 +72,7 @@ public record ModelConfig(
         final ReliabilityConfig reliability)
     {
         this(name, qualityScore, promptPer1M, completionPer1M, providerModelId, backendRefs, server, reliability, null,
-            Double.NaN);
+            Double.NaN, RequestRules.NO_CONTEXT_WINDOW, Capability.ALL);
     }
 
     /**
@@ -86,30 +93,6 @@ public record ModelConfig(
     }
 
     /**
-     * @param server the kind of server scraped, or {@code null}.
-     * @param reliability ejection settings, or {@code null} for none.
-     * @param backends the servers, or {@code null} to keep these.
-     * @return this model with an overlay's settings.
-     */
-    public ModelConfig withOverlay(
-        final ServerKind server, final ReliabilityConfig reliability, final List<BackendRef> backends)
-    {
-        return new ModelConfig(name, qualityScore, promptPer1M, completionPer1M, providerModelId,
-            backends == null ? backendRefs : backends, server == null ? this.server : server,
-            reliability == null ? this.reliability : reliability, prefixAffinity, cachedPromptPer1M);
-    }
-
-    /**
-     * @param affinity an overlay's {@code prefix_affinity}, or {@code null} to keep this model's.
-     * @return this model with it.
-     */
-    public ModelConfig withPrefixAffinity(final PrefixAffinityConfig affinity)
-    {
-        return affinity == null ? this : new ModelConfig(name, qualityScore, promptPer1M, completionPer1M,
-            providerModelId, backendRefs, server, reliability, affinity, cachedPromptPer1M);
-    }
-
-    /**
      * A model without backends, whose provider model id is its name.
      *
      * @param name unique, non-empty name.
@@ -120,5 +103,42 @@ public record ModelConfig(
     public ModelConfig(final String name, final double qualityScore, final double promptPer1M, final double completionPer1M)
     {
         this(name, qualityScore, promptPer1M, completionPer1M, null, null, null, null);
+    }
+
+    /**
+     * @param server the kind of server scraped, or {@code null}.
+     * @param reliability ejection settings, or {@code null} for none.
+     * @param backends the servers, or {@code null} to keep these.
+     * @return this model with an overlay's settings.
+     */
+    public ModelConfig withOverlay(
+        final ServerKind server, final ReliabilityConfig reliability, final List<BackendRef> backends)
+    {
+        return new ModelConfig(name, qualityScore, promptPer1M, completionPer1M, providerModelId,
+            backends == null ? backendRefs : backends, server == null ? this.server : server,
+            reliability == null ? this.reliability : reliability, prefixAffinity, cachedPromptPer1M, contextWindow,
+            capabilities);
+    }
+
+    /**
+     * @param affinity an overlay's {@code prefix_affinity}, or {@code null} to keep this model's.
+     * @return this model with it.
+     */
+    public ModelConfig withPrefixAffinity(final PrefixAffinityConfig affinity)
+    {
+        return affinity == null ? this : new ModelConfig(name, qualityScore, promptPer1M, completionPer1M,
+            providerModelId, backendRefs, server, reliability, affinity, cachedPromptPer1M, contextWindow, capabilities);
+    }
+
+    /**
+     * @param window {@code context_window} in tokens, or {@link RequestRules#NO_CONTEXT_WINDOW} to keep this one's.
+     * @param capabilityMask {@code capabilities}, or -1 to keep this one's.
+     * @return this model with those eligibility limits (an overlay's).
+     */
+    public ModelConfig withEligibility(final long window, final int capabilityMask)
+    {
+        return new ModelConfig(name, qualityScore, promptPer1M, completionPer1M, providerModelId, backendRefs, server,
+            reliability, prefixAffinity, cachedPromptPer1M, window == RequestRules.NO_CONTEXT_WINDOW ? contextWindow : window,
+            capabilityMask < 0 ? capabilities : capabilityMask);
     }
 }

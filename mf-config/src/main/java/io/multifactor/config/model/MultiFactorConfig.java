@@ -14,10 +14,11 @@ import io.multifactor.kernel.plan.SessionPolicy;
  * @param onNoCandidates {@code on_no_candidates} as a {@link NoCandidatesPolicy} code.
  * @param ranking latency metric, cost mix, objective and tie settings.
  * @param session the {@code session:} block, or {@code null} when absent (a session key is then ignored).
+ * @param sheddableAbove {@code admission.sheddable_above}, in (0, 1]; 0 when the block has no {@code admission}.
  */
 public record MultiFactorConfig(
     WeightsConfig weights, SloConfig slo, int latencyPercentile, int onNoCandidates, RankingConfig ranking,
-    SessionPolicy session)
+    SessionPolicy session, double sheddableAbove)
 {
     /** Default percentile. */
     public static final int DEFAULT_PERCENTILE = 95;
@@ -41,7 +42,7 @@ public record MultiFactorConfig(
     }
 
     /**
-     * A block without {@code session:}.
+     * A block without {@code session:} and without {@code admission}.
      *
      * @param weights configured weights.
      * @param slo quality floor and ceilings.
@@ -53,6 +54,40 @@ public record MultiFactorConfig(
         final WeightsConfig weights, final SloConfig slo, final int latencyPercentile, final int onNoCandidates,
         final RankingConfig ranking)
     {
-        this(weights, slo, latencyPercentile, onNoCandidates, ranking, null);
+        this(weights, slo, latencyPercentile, onNoCandidates, ranking, null, 0.0);
+    }
+
+    /**
+     * A block without {@code admission}.
+     *
+     * @param weights configured weights.
+     * @param slo quality floor and ceilings.
+     * @param latencyPercentile {@code latency_percentile}.
+     * @param onNoCandidates a {@link NoCandidatesPolicy} code.
+     * @param ranking latency metric, cost mix, objective and tie settings.
+     * @param session the {@code session:} block, or {@code null}.
+     */
+    public MultiFactorConfig(
+        final WeightsConfig weights, final SloConfig slo, final int latencyPercentile, final int onNoCandidates,
+        final RankingConfig ranking, final SessionPolicy session)
+    {
+        this(weights, slo, latencyPercentile, onNoCandidates, ranking, session, 0.0);
+    }
+
+    /**
+     * A block without {@code session:}.
+     *
+     * @param weights configured weights.
+     * @param slo quality floor and ceilings.
+     * @param latencyPercentile {@code latency_percentile}.
+     * @param onNoCandidates a {@link NoCandidatesPolicy} code.
+     * @param ranking latency metric, cost mix, objective and tie settings.
+     * @param sheddableAbove {@code admission.sheddable_above}, or 0 without {@code admission}.
+     */
+    public MultiFactorConfig(
+        final WeightsConfig weights, final SloConfig slo, final int latencyPercentile, final int onNoCandidates,
+        final RankingConfig ranking, final double sheddableAbove)
+    {
+        this(weights, slo, latencyPercentile, onNoCandidates, ranking, null, sheddableAbove);
     }
 }

@@ -2,6 +2,7 @@ package io.multifactor.config.model;
 
 import io.multifactor.kernel.engine.SignalSettings;
 import io.multifactor.kernel.latency.LatencyEstimatorType;
+import io.multifactor.kernel.plan.RequestRules;
 import io.multifactor.kernel.signal.ServerMetricsSettings;
 
 /**
@@ -19,11 +20,35 @@ import io.multifactor.kernel.signal.ServerMetricsSettings;
  * @param latencyEstimator {@code latency_estimator}: a {@link LatencyEstimatorType} code.
  * @param ewmaDecayNs {@code ewma_decay}: peak-EWMA's time constant.
  * @param defaultRequestTokens {@code default_request_tokens}: the token weight of a lease begun without token counts.
+ * @param defaultOutputTokens {@code default_output_tokens}: the output tokens of a request that states none, for the
+ *     context window check.
  */
 public record SignalsConfig(
     long latencyWindowNs, long latencyRefreshNs, long inflightMaxAgeNs, String countersFile,
-    ServerMetricsSettings serverMetrics, int latencyEstimator, long ewmaDecayNs, long defaultRequestTokens)
+    ServerMetricsSettings serverMetrics, int latencyEstimator, long ewmaDecayNs, long defaultRequestTokens,
+    long defaultOutputTokens)
 {
+    /**
+     * Settings with the default {@code default_output_tokens} (512).
+     *
+     * @param latencyWindowNs {@code latency_window}.
+     * @param latencyRefreshNs {@code latency_refresh}.
+     * @param inflightMaxAgeNs {@code inflight_max_age}.
+     * @param countersFile {@code counters_file}, or {@code null}.
+     * @param serverMetrics {@code server_metrics}, or {@code null}.
+     * @param latencyEstimator {@code latency_estimator}.
+     * @param ewmaDecayNs {@code ewma_decay}.
+     * @param defaultRequestTokens {@code default_request_tokens}.
+     */
+    public SignalsConfig(
+        final long latencyWindowNs, final long latencyRefreshNs, final long inflightMaxAgeNs, final String countersFile,
+        final ServerMetricsSettings serverMetrics, final int latencyEstimator, final long ewmaDecayNs,
+        final long defaultRequestTokens)
+    {
+        this(latencyWindowNs, latencyRefreshNs, inflightMaxAgeNs, countersFile, serverMetrics, latencyEstimator,
+            ewmaDecayNs, defaultRequestTokens, RequestRules.DEFAULT_OUTPUT_TOKENS);
+    }
+
     /** Defaults: 60 s window, 1 s refresh, 10 min in-flight age, counters in direct memory, no server metrics. */
     public static final SignalsConfig DEFAULTS =
         new SignalsConfig(60_000_000_000L, 1_000_000_000L, 600_000_000_000L, null, null);

@@ -84,7 +84,7 @@ final class CounterLayout
     static int countersNeeded(final int models, final int decisions, final int candidates, final int percentiles)
     {
         final long needed = ENGINE_WIDE_COUNTERS + (long)models * (6 + DropReason.COUNT + 2L * percentiles) +
-            decisions + 2L * candidates;
+            3L * decisions + 2L * candidates;
         return (int)Math.min(Integer.MAX_VALUE, needed);
     }
 
@@ -182,17 +182,24 @@ final class CounterLayout
     /**
      * Under lock, inside a generation: a decision's selection counters, by id (threads count into them by id).
      *
-     * @return n "scored" ids, n fallback ids (the failed one with the fail policy), the "failed" id.
+     * @return n "scored" ids, n fallback ids (the failed one with the fail and shed policies), the "failed",
+     *     "ineligible" and "shed" ids.
      */
     int[] selectionCounterIds(final Plans plans, final DecisionPlan plan)
     {
         final int n = plan.candidateCount();
         final String decision = plan.name();
-        final int[] ids = new int[2 * n + 1];
+        final int[] ids = new int[2 * n + 3];
         final int failed = registry.use(
             CounterLabel.format("mf.selections", "decision", decision, "outcome", Outcome.label(Outcome.FAILED)),
             CounterTypes.SELECTIONS);
         ids[2 * n] = failed;
+        ids[2 * n + 1] = registry.use(
+            CounterLabel.format("mf.selections", "decision", decision, "outcome", Outcome.label(Outcome.INELIGIBLE)),
+            CounterTypes.SELECTIONS);
+        ids[2 * n + 2] = registry.use(
+            CounterLabel.format("mf.selections", "decision", decision, "outcome", Outcome.label(Outcome.SHED)),
+            CounterTypes.SELECTIONS);
         final int fallback = plan.policy() == NoCandidatesPolicy.FIRST ? Outcome.FALLBACK_FIRST :
             plan.policy() == NoCandidatesPolicy.FAIL ? Outcome.FAILED : Outcome.FALLBACK_CHEAPEST;
         for (int i = 0; i < n; i++)

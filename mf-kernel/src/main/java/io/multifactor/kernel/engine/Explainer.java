@@ -89,7 +89,7 @@ final class Explainer
             }
             if (installer.state == before)
             {
-                return Explanation.of(before.plans, plan, selection, peakEwma, session);
+                return Explanation.of(before.plans, plan, selection, peakEwma, session, requestOrNull);
             }
         }
     }

@@ -12,7 +12,8 @@ import io.multifactor.kernel.session.SessionTable;
  * decision's plan, its candidates' live signals (with the drop counter of each candidate and reason) and the ids of
  * its selection counters.
  * <pre>
- *   selectionCounterIds (n candidates):  [ scored(0) .. scored(n-1) | fallback(0) .. fallback(n-1) | failed ]
+ *   selectionCounterIds (n candidates):  [ scored(0) .. scored(n-1) | fallback(0) .. fallback(n-1) | failed |
+ *                                          ineligible | shed ]
  * </pre>
  * The fallback ids are those of the decision's {@code on_no_candidates} outcome ({@code failed} itself with
  * {@code fail}). A decision with a {@code session} block also has its session table and the ids of its session
@@ -39,7 +40,7 @@ final class LiveDecision
     /**
      * @param plan the decision's plan.
      * @param signals its candidates' signals.
-     * @param selectionCounterIds counter ids in the layout above, {@code 2n + 1} of them.
+     * @param selectionCounterIds counter ids in the layout above, {@code 2n + 3} of them.
      */
     LiveDecision(final DecisionPlan plan, final CandidateSignals signals, final int[] selectionCounterIds)
     {
@@ -49,7 +50,7 @@ final class LiveDecision
     /**
      * @param plan the decision's plan.
      * @param signals its candidates' signals.
-     * @param selectionCounterIds counter ids in the layout above, {@code 2n + 1} of them.
+     * @param selectionCounterIds counter ids in the layout above, {@code 2n + 3} of them.
      * @param sessionsOrNull the decision's session table, or null (the plan's session block is then not applied).
      * @param sessionCounterIds session counter ids by rule, or null when not counted.
      * @param sessionsLiveOffset value offset of the live gauge, or -1.
@@ -62,7 +63,7 @@ final class LiveDecision
         final int[] sessionCounterIds,
         final int sessionsLiveOffset)
     {
-        if (selectionCounterIds.length != 2 * plan.candidateCount() + 1)
+        if (selectionCounterIds.length != 2 * plan.candidateCount() + 3)
         {
             throw new IllegalArgumentException("selection counter ids: " + selectionCounterIds.length + " for " +
                 plan.candidateCount() + " candidates");
@@ -92,12 +93,18 @@ final class LiveDecision
 
     /**
      * @param out a selection of this decision, its choice final.
-     * @return the id of the counter that counts it: (chosen candidate, outcome), or (failed).
+     * @return the id of the counter that counts it: (chosen candidate, outcome), or (failed), (ineligible), (shed).
      */
     int selectionCounterId(final Selection out)
     {
         final int best = out.selectedIndex();
-        return selectionCounterIds[best < 0 ? candidateCount << 1 : out.outcome() == Outcome.SCORED ? best :
-            candidateCount + best];
+        return selectionCounterIds[best < 0 ? (candidateCount << 1) + nothingSelected(out.outcome()) :
+            out.outcome() == Outcome.SCORED ? best : candidateCount + best];
+    }
+
+    // The slot after the fallbacks of an outcome that selects nothing: failed 0, ineligible 1, shed 2.
+    private static int nothingSelected(final int outcome)
+    {
+        return outcome == Outcome.INELIGIBLE ? 1 : outcome == Outcome.SHED ? 2 : 0;
     }
 }

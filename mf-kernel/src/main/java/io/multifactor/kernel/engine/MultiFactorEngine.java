@@ -65,7 +65,7 @@ public final class MultiFactorEngine
     /**
      * Default number of Agrona counters (640 bytes each): enough for about 250 models of 16-candidate decisions. A
      * model takes {@code 6 + DropReason.COUNT + 2 * percentiles} counters, a decision of {@code n} candidates
-     * {@code 2n + 1} ({@code n + 1} with {@code on_no_candidates: fail}), the engine 9.
+     * {@code 2n + 3} ({@code n + 3} with {@code on_no_candidates: fail}), the engine 9.
      */
     public static final int DEFAULT_COUNTER_CAPACITY = 8192;
 
@@ -128,7 +128,7 @@ public final class MultiFactorEngine
      * @param candidates candidates of every decision, added up.
      * @param percentiles distinct latency percentiles the decisions read.
      * @return counters needed by a new engine on those plans (an upper bound): 9 engine-wide counters, per model
-     *     {@code 6 + DropReason.COUNT + 2 * percentiles}, per decision 1 plus 2 per candidate; a model with
+     *     {@code 6 + DropReason.COUNT + 2 * percentiles}, per decision 3 plus 2 per candidate; a model with
      *     {@code reliability} takes {@link #EJECTION_COUNTERS_PER_MODEL} more.
      */
     public static int countersNeeded(final int models, final int decisions, final int candidates, final int percentiles)

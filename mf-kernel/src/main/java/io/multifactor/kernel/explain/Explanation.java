@@ -1,16 +1,19 @@
 package io.multifactor.kernel.explain;
 
+import io.multifactor.api.Capability;
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Handles;
 import io.multifactor.api.Factor;
 import io.multifactor.api.LatencyMetric;
 import io.multifactor.api.Objective;
 import io.multifactor.api.Outcome;
+import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.api.SessionRule;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.TieBreak;
+import io.multifactor.kernel.scoring.RequestScreen;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -219,20 +222,43 @@ public record Explanation(
     public static Explanation of(
         final Plans plans, final DecisionPlan plan, final Selection selection, final boolean peakEwma)
     {
-        return of(plans, plan, selection, peakEwma, selection.sessionRule() != SessionRule.OFF);
+        return of(plans, plan, selection, peakEwma, null);
     }
 
     /**
      * @param plans the snapshot the selection ran on.
      * @param plan the decision's plan.
      * @param selection the filled selection.
-     * @param peakEwma whether the engine's latency is peak-EWMA.
-     * @param session whether the request carried a session (a key, or an entry stated to {@code explain}).
-     * @return the record; its session part as {@link #session()} says.
+     * @param peakEwma whether the engine's latency is peak-EWMA, as above.
+     * @param requestOrNull the request the selection ran for, or null (as below); the session part follows the
+     *     selection's rule.
+     * @return the record.
      */
     public static Explanation of(
         final Plans plans, final DecisionPlan plan, final Selection selection, final boolean peakEwma,
-        final boolean session)
+        final Request requestOrNull)
+    {
+        return of(plans, plan, selection, peakEwma, selection.sessionRule() != SessionRule.OFF, requestOrNull);
+    }
+
+    /**
+     * @param plans the snapshot the selection ran on.
+     * @param plan the decision's plan.
+     * @param selection the filled selection.
+     * @param peakEwma whether the engine's latency is peak-EWMA, as above.
+     * @param session whether the request carried a session (a key, or an entry stated to {@code explain}).
+     * @param requestOrNull the request the selection ran for, or null: its tokens and needs name what an ineligible
+     *     candidate lacks ({@code context=9200>8192}, {@code capability=tools}), and its own ceilings are those a
+     *     latency drop names.
+     * @return the record; its session part as {@link #session()} says.
+     */
+    public static Explanation of(
+        final Plans plans,
+        final DecisionPlan plan,
+        final Selection selection,
+        final boolean peakEwma,
+        final boolean session,
+        final Request requestOrNull)
     {
         final List<Double> weights = new ArrayList<>();
         for (int f = 0; f < Factor.COUNT; f++)
@@ -251,7 +277,7 @@ public record Explanation(
             }
             candidates.add(new Candidate(
                 plans.modelName(selection.modelId(i)),
-                dropReason(plan, selection, i, peakEwma),
+                dropReason(plan, selection, i, peakEwma, requestOrNull),
                 selection.score(i),
                 values,
                 selection.tpotMs(i),
@@ -312,7 +338,8 @@ public record Explanation(
     }
 
     private static String dropReason(
-        final DecisionPlan plan, final Selection selection, final int i, final boolean peakEwma)
+        final DecisionPlan plan, final Selection selection, final int i, final boolean peakEwma,
+        final Request requestOrNull)
     {
         final String p = peakEwma ? "_ewma=" : "_p" + plan.percentile() + '=';
         switch (selection.dropReason(i))
@@ -325,9 +352,9 @@ public record Explanation(
                 return "quality=" + (Double.isNaN(selection.quality(i)) ? "null" : Double.toString(selection.quality(i))) +
                     '<' + plan.minQuality();
             case DropReason.TPOT:
-                return "tpot" + p + selection.tpotMs(i) + "ms>" + plan.maxTpotMs() + "ms";
+                return "tpot" + p + selection.tpotMs(i) + "ms>" + RequestScreen.maxTpotMs(plan, requestOrNull) + "ms";
             case DropReason.TTFT:
-                return "ttft" + p + selection.ttftMs(i) + "ms>" + plan.maxTtftMs() + "ms";
+                return "ttft" + p + selection.ttftMs(i) + "ms>" + RequestScreen.maxTtftMs(plan, requestOrNull) + "ms";
             case DropReason.COST:
                 return "cost_per_1m=" + selection.costPer1M(i) + '>' + plan.maxCostPer1M();
             case DropReason.INFLIGHT:
@@ -341,9 +368,21 @@ public record Explanation(
             case DropReason.EJECTED:
                 return "ejected(" + String.format(java.util.Locale.ROOT, "%.1f", selection.ejectedMillisLeft(i) / 1000.0) +
                     "s left)";
+            case DropReason.CONTEXT:
+                return "context=" + RequestScreen.requestTokens(plan.requestRules(), requestOrNull) + '>' +
+                    plan.requestRules().contextWindow(i);
+            case DropReason.CAPABILITY:
+                return "capability=" + lacking(plan, i, requestOrNull);
             default:
                 return DropReason.label(selection.dropReason(i));
         }
+    }
+
+    /** The first capability the request needs that candidate {@code i} lacks, by name. */
+    private static String lacking(final DecisionPlan plan, final int i, final Request requestOrNull)
+    {
+        final int lacking = (requestOrNull == null ? 0 : requestOrNull.needs()) & ~plan.requestRules().capabilities(i);
+        return lacking == 0 ? "?" : Capability.firstLabel(lacking);
     }
 
     /** A queue length as written in a drop reason: {@code 12}, not {@code 12.0}, when it is a whole number. */

@@ -12,8 +12,9 @@ package io.multifactor.kernel.metrics;
  *                                                                lease_table_full, leases_reclaimed
  *   1603     mf.selected           decision, model, outcome      selections of the decision won by the model with
  *                                                                that outcome (scored, fallback_cheapest, fallback_first)
- *   1604     mf.selections         decision, outcome             selections of the decision that failed (outcome failed);
- *                                                                the other outcomes are sums of mf.selected
+ *   1604     mf.selections         decision, outcome             selections of the decision that selected nothing
+ *                                                                (outcome failed, ineligible, shed); the other
+ *                                                                outcomes are sums of mf.selected
  *   1605     mf.drops              model, reason                 candidates dropped (excluded, tpot, ttft, cost, ...)
  *   1606     mf.samples.refused    model, metric                 latency samples refused (zero, negative, NaN)
  *   1607     mf.samples.clamped    model, metric                 latency samples clamped to the trackable maximum
@@ -47,7 +48,7 @@ public final class CounterTypes
     /** Selections of a decision won by a model, by outcome. */
     public static final int SELECTED = 1_603;
 
-    /** Selections of a decision by outcome (the file holds only {@code failed}). */
+    /** Selections of a decision by outcome (the file holds only {@code failed}, {@code ineligible} and {@code shed}). */
     public static final int SELECTIONS = 1_604;
 
     /** Candidates dropped, by model and reason. */

@@ -69,6 +69,7 @@ public final class DecisionPlan
     private final SessionPolicy sessionOrNull;
     private final double[] cachedPromptPer1M;
     private final boolean pricesCachedPrompt;
+    private final RequestRules requestRules;
 
     /**
      * Compiles one decision's specification: its settings from {@code spec} (with every default of the configuration
@@ -258,6 +259,28 @@ public final class DecisionPlan
         }
         this.pricesCachedPrompt = cached;
         this.configured = new Selection.Configured(this.candidateModelIds, this.quality, this.costPer1M, this.weights);
+        this.requestRules = spec.requestRules != null ? spec.requestRules :
+            RequestRules.unrestricted(n, RequestRules.DEFAULT_OUTPUT_TOKENS, 0.0);
+        if (this.requestRules.contextWindowCount() != n)
+        {
+            throw new IllegalArgumentException("decision " + name + ": request rules for " +
+                this.requestRules.contextWindowCount() + " candidates, not " + n);
+        }
+    }
+
+    /** @return the rules that depend on the request: context windows, capabilities, admission. */
+    public RequestRules requestRules()
+    {
+        return requestRules;
+    }
+
+    /**
+     * @return whether every request of this decision is checked before scoring: a candidate has a context window (the
+     *     requests that carry needs, their own ceilings or the {@code sheddable} priority are checked anyway).
+     */
+    public boolean screensRequests()
+    {
+        return requestRules.hasContextWindow();
     }
 
     /** @return handle of this decision. */

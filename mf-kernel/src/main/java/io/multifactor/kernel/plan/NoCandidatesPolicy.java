@@ -16,7 +16,13 @@ public final class NoCandidatesPolicy
     /** Select nothing; the caller gets {@link io.multifactor.api.Outcome#FAILED}. */
     public static final int FAIL = 2;
 
-    private static final String[] LABELS = { "cheapest", "first", "fail" };
+    /**
+     * Shed the request ({@link io.multifactor.api.Outcome#SHED}) when every eligible candidate was dropped for a load
+     * reason ({@link io.multifactor.api.DropReason#isLoad}); otherwise as {@link #FAIL}.
+     */
+    public static final int SHED = 3;
+
+    private static final String[] LABELS = { "cheapest", "first", "fail", "shed" };
 
     private NoCandidatesPolicy()
     {

@@ -34,6 +34,10 @@ public final class Plans
     private final String[] decisionLineage;
     // By model handle, null where a model has no reliability; set once by the builder before the snapshot is shared.
     private EjectionPolicy[] ejectionPolicies = new EjectionPolicy[0];
+    // By model handle, set once by the builder before the snapshot is shared: for a model named without a decision.
+    private long[] contextWindows = new long[0];
+    private int[] capabilities = new int[0];
+    private long defaultOutputTokens = RequestRules.DEFAULT_OUTPUT_TOKENS;
 
     Plans(
         final String[] modelNames,
@@ -90,13 +94,54 @@ public final class Plans
     }
 
     /**
+     * The builder's last step, with {@link #ejectionPolicies}: each model's eligibility, for a request that names a
+     * model directly (a decision's candidates carry theirs in {@link DecisionPlan#requestRules()}).
+     *
+     * @param windowsByModel {@code context_window} by model handle, {@link RequestRules#NO_CONTEXT_WINDOW} for none.
+     * @param capabilitiesByModel {@code capabilities} by model handle, bits of {@code Capability}.
+     * @param outputTokens {@code signals.default_output_tokens}.
+     * @return this snapshot.
+     */
+    Plans eligibility(final long[] windowsByModel, final int[] capabilitiesByModel, final long outputTokens)
+    {
+        contextWindows = windowsByModel.clone();
+        capabilities = capabilitiesByModel.clone();
+        defaultOutputTokens = outputTokens;
+        return this;
+    }
+
+    /**
+     * @param modelId a model handle of this snapshot.
+     * @return its {@code context_window} in tokens, {@link RequestRules#NO_CONTEXT_WINDOW} when it has none.
+     */
+    public long modelContextWindow(final int modelId)
+    {
+        return modelId >= 0 && modelId < contextWindows.length ? contextWindows[modelId] : RequestRules.NO_CONTEXT_WINDOW;
+    }
+
+    /**
+     * @param modelId a model handle of this snapshot.
+     * @return its {@code capabilities}, bits of {@code io.multifactor.api.Capability} (all when it lists none).
+     */
+    public int modelCapabilities(final int modelId)
+    {
+        return modelId >= 0 && modelId < capabilities.length ? capabilities[modelId] : io.multifactor.api.Capability.ALL;
+    }
+
+    /** @return {@code signals.default_output_tokens}: the output tokens of a request that states none. */
+    public long defaultOutputTokens()
+    {
+        return defaultOutputTokens;
+    }
+
+    /**
      * @return the same snapshot (models, decisions, handles) with no model's ejection policy: what the configuration
      *     means without any {@code reliability} (for what-if runs such as the simulator's comparison).
      */
     public Plans withoutEjectionPolicies()
     {
         return new Plans(modelNames, modelQuality, modelPromptPer1M, modelCompletionPer1M, decisions, percentiles,
-            modelLineage, decisionLineage);
+            modelLineage, decisionLineage).eligibility(contextWindows, capabilities, defaultOutputTokens);
     }
 
     /** @return whether any model of this snapshot has an ejection policy ({@code reliability}). */

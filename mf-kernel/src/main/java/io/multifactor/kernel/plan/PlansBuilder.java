@@ -36,6 +36,9 @@ public final class PlansBuilder
     private final List<double[]> modelPrices = new ArrayList<>();
     private final List<Integer> modelIdOrder = new ArrayList<>();
     private final List<DecisionSpec> decisions = new ArrayList<>();
+    // Eligibility (context window, capabilities) by model name; engine-wide default output tokens.
+    private final Map<String, long[]> eligibilityByModel = new HashMap<>();
+    private long defaultOutputTokens = RequestRules.DEFAULT_OUTPUT_TOKENS;
 
     /** A builder for a first snapshot: handles start at 0. */
     public PlansBuilder()
@@ -144,6 +147,50 @@ public final class PlansBuilder
     }
 
     /**
+     * Gives a model added before its eligibility: what a request must fit in and what it may need (section
+     * "Eligibility, request SLOs and shedding" of docs/semantics.md).
+     *
+     * @param name a model added to this builder.
+     * @param contextWindow its {@code context_window} in tokens, > 0, or {@link RequestRules#NO_CONTEXT_WINDOW}.
+     * @param capabilities its {@code capabilities}, bits of {@link io.multifactor.api.Capability}
+     *     ({@code Capability.ALL} when it lists none).
+     * @return this builder.
+     * @throws IllegalArgumentException when no model of that name was added, or for a value out of range.
+     */
+    public PlansBuilder eligibility(final String name, final long contextWindow, final int capabilities)
+    {
+        if (!modelIds.containsKey(name))
+        {
+            throw new IllegalArgumentException("eligibility of an unknown model: " + name);
+        }
+        if (contextWindow <= 0)
+        {
+            throw new IllegalArgumentException("model " + name + " context_window must be > 0: " + contextWindow);
+        }
+        if ((capabilities & ~io.multifactor.api.Capability.ALL) != 0)
+        {
+            throw new IllegalArgumentException("model " + name + " capabilities: unknown bits " + capabilities);
+        }
+        eligibilityByModel.put(name, new long[] { contextWindow, capabilities });
+        return this;
+    }
+
+    /**
+     * @param tokens {@code signals.default_output_tokens}: the output tokens of a request that states none, for the
+     *     context window check, >= 0 (default 512).
+     * @return this builder.
+     */
+    public PlansBuilder defaultOutputTokens(final long tokens)
+    {
+        if (tokens < 0)
+        {
+            throw new IllegalArgumentException("default_output_tokens must be >= 0: " + tokens);
+        }
+        defaultOutputTokens = tokens;
+        return this;
+    }
+
+    /**
      * Adds a model with a quality score and a prompt price only.
      *
      * @param name unique, non-empty name.
@@ -238,8 +285,18 @@ public final class PlansBuilder
         {
             policies[modelIds.get(entry.getKey())] = entry.getValue();
         }
+        final long[] windows = new long[modelCapacity];
+        final int[] capabilities = new int[modelCapacity];
+        Arrays.fill(windows, RequestRules.NO_CONTEXT_WINDOW);
+        Arrays.fill(capabilities, io.multifactor.api.Capability.ALL);
+        for (final Map.Entry<String, long[]> entry : eligibilityByModel.entrySet())
+        {
+            windows[modelIds.get(entry.getKey())] = entry.getValue()[0];
+            capabilities[modelIds.get(entry.getKey())] = (int)entry.getValue()[1];
+        }
         return new Plans(names, quality, prompt, completion, plans, percentiles, modelLineage.toArray(new String[0]),
-            decisionNames.toArray(new String[0])).ejectionPolicies(policies);
+            decisionNames.toArray(new String[0])).ejectionPolicies(policies)
+            .eligibility(windows, capabilities, defaultOutputTokens);
     }
 
 
@@ -292,6 +349,9 @@ public final class PlansBuilder
         int pick = Pick.BEST;
         int loadMetric = LoadMetric.REQUESTS;
         SessionPolicy session;
+        double sheddableAbove;
+        // Set by compile, read by DecisionPlan.
+        RequestRules requestRules;
 
         DecisionSpec(final PlansBuilder builder, final String name)
         {
@@ -549,6 +609,22 @@ public final class PlansBuilder
         }
 
         /**
+         * @param sheddableAbove {@code admission.sheddable_above}, in (0, 1]: a {@code sheddable} request is shed when
+         *     no eligible candidate's load is below this share of every load ceiling; 0 for no admission.
+         * @return this specification.
+         */
+        public DecisionSpec admission(final double sheddableAbove)
+        {
+            if (!(sheddableAbove >= 0.0 && sheddableAbove <= 1.0))
+            {
+                throw new IllegalArgumentException("decision " + name + ": sheddable_above must be in (0, 1]: " +
+                    sheddableAbove);
+            }
+            this.sheddableAbove = sheddableAbove;
+            return this;
+        }
+
+        /**
          * Adds this decision to its builder.
          *
          * @return the builder.
@@ -596,7 +672,24 @@ public final class PlansBuilder
             }
             // A baseline ignores floors and ceilings: it is compiled without them.
             final DecisionSpec compiled = AlgorithmType.isBaseline(algorithmType) ? new DecisionSpec(this) : this;
+            compiled.requestRules = requestRules(modelIds, compiled == this ? sheddableAbove : 0.0);
             return new DecisionPlan(compiled, id, slot, modelIds, quality, prompt, completion, cached);
+        }
+
+        // The candidates' eligibility, in candidate order (a baseline has every model eligible: it ignores limits).
+        private RequestRules requestRules(final int[] modelIds, final double sheddable)
+        {
+            final int n = modelIds.length;
+            final long[] windows = new long[n];
+            final int[] capabilities = new int[n];
+            final boolean baseline = AlgorithmType.isBaseline(algorithmType);
+            for (int i = 0; i < n; i++)
+            {
+                final long[] eligibility = baseline ? null : builder.eligibilityByModel.get(candidates.get(i));
+                windows[i] = eligibility == null ? RequestRules.NO_CONTEXT_WINDOW : eligibility[0];
+                capabilities[i] = eligibility == null ? io.multifactor.api.Capability.ALL : (int)eligibility[1];
+            }
+            return new RequestRules(windows, capabilities, builder.defaultOutputTokens, sheddable);
         }
     }
 }

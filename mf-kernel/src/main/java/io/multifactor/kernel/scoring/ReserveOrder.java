@@ -107,7 +107,7 @@ public final class ReserveOrder
         double cheapestCost = Double.POSITIVE_INFINITY;
         for (int i = 0; i < n; i++)
         {
-            if (selection.dropReason(i) == DropReason.EXCLUDED)
+            if (DropReason.removesCandidate(selection.dropReason(i)))
             {
                 continue;
             }
@@ -124,9 +124,10 @@ public final class ReserveOrder
             }
         }
         final int policy = plan.policy();
-        if (first < 0 || policy == NoCandidatesPolicy.FAIL)
+        if (first < 0 || policy == NoCandidatesPolicy.FAIL || policy == NoCandidatesPolicy.SHED)
         {
-            SelectionWriter.outcome(selection, Outcome.FAILED, -1);
+            SelectionWriter.outcome(selection, first < 0 ? Outcome.FAILED : RequestScreen.noCandidates(plan, selection),
+                -1);
             return -1;
         }
         if (policy == NoCandidatesPolicy.FIRST)

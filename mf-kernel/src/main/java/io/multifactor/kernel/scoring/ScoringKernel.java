@@ -157,6 +157,30 @@ public final class ScoringKernel
             SelectionWriter.gathered(out, Factor.COST);
         }
         final Exclusions exclusions = exclusionsOrNull != null && !exclusionsOrNull.isEmpty() ? exclusionsOrNull : null;
+        // Eligibility, the request's own ceilings and admission (RequestScreen): one test for the requests without them.
+        if (RequestScreen.screens(plan, requestOrNull))
+        {
+            RequestScreen.select(plan, signals, exclusions, requestOrNull, out, dropCountsOrNull, p2cBits);
+            return;
+        }
+        selectPublished(plan, signals, exclusions, requestOrNull, out, dropCountsOrNull, p2cBits);
+    }
+
+    /**
+     * The selection after the request's screen: on sealed signals when they are sealed for the plan, else (or when
+     * the sealed path declines) the full loops; on a selection started for the plan, with the cost column marked
+     * gathered when the request prices the candidates. {@link RequestScreen} comes here too when its screen left
+     * every candidate in and the request has no latency ceiling of its own.
+     */
+    static void selectPublished(
+        final DecisionPlan plan,
+        final CandidateSignals signals,
+        final Exclusions exclusions,
+        final Request requestOrNull,
+        final Selection out,
+        final SingleWriterCounterBlock dropCountsOrNull,
+        final long p2cBits)
+    {
         // Sealed signals (CandidateSignals#seal): what the selection owes to configuration and to published values is
         // worked out already; only exclusions, the request's own cost and the in-flight counts are read live.
         final PublishedTerms terms = signals.sealedTerms();
@@ -171,16 +195,33 @@ public final class ScoringKernel
             }
             // Not for this plan, or written again meanwhile: the full loops, from the start.
             SelectionWriter.start(out, plan);
-            if (requestMix)
+            if (requestOrNull != null && requestOrNull.hasTokens())
             {
                 SelectionWriter.gathered(out, Factor.COST);
             }
         }
+        selectUnsealed(plan, signals, exclusions, requestOrNull, out, dropCountsOrNull, p2cBits);
+    }
+
+    /**
+     * The full loops of {@link #select}, without sealed signals, on a selection started for the plan (with the cost
+     * column marked gathered when the request prices the candidates): for {@link RequestScreen}, and after the sealed
+     * path declined.
+     */
+    static void selectUnsealed(
+        final DecisionPlan plan,
+        final CandidateSignals signals,
+        final Exclusions exclusions,
+        final Request requestOrNull,
+        final Selection out,
+        final SingleWriterCounterBlock dropCountsOrNull,
+        final long p2cBits)
+    {
         // Signals beyond latency and in-flight requests are read only once one was published (ejection: while a model
         // of the engine is out of the healthy phase), or when the decision counts tokens (load_metric: tokens,
         // max_inflight_tokens): a decision without them runs the seed loop, which loads none of them.
         final int survivors;
-        if (signals.readsBeyondSeed() || plan.readsTokens() || prefixes)
+        if (signals.readsBeyondSeed() || plan.readsTokens() || requestOrNull != null && requestOrNull.hasPrefixMatches())
         {
             survivors = gatherAll(plan, signals, exclusions, requestOrNull, out, dropCountsOrNull);
         }
@@ -223,8 +264,8 @@ public final class ScoringKernel
         final boolean requestMix = requestOrNull != null && requestOrNull.hasTokens();
         final double promptShare = requestMix ? requestOrNull.promptShare() : 0.0;
         final double completionShare = requestMix ? requestOrNull.completionShare() : 0.0;
-        final double maxTpotMs = plan.effectiveMaxTpotMs();
-        final double maxTtftMs = plan.effectiveMaxTtftMs();
+        final double maxTpotMs = RequestScreen.maxTpotMs(plan, requestOrNull);
+        final double maxTtftMs = RequestScreen.maxTtftMs(plan, requestOrNull);
         final double maxCost = plan.effectiveMaxCostPer1M();
         final long maxInflight = plan.effectiveMaxInflight();
         // The factors' columns this loop writes, fetched once.
@@ -268,7 +309,7 @@ public final class ScoringKernel
                 cost > maxCost | inflight > maxInflight;
             if (broken || exclusionsOrNull != null && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
-                final int reason = dropReason(plan, signals, exclusionsOrNull, i, false, quality, tpot, ttft, cost);
+                final int reason = dropReason(plan, signals, exclusionsOrNull, requestOrNull, i, false, quality, tpot, ttft, cost);
                 SelectionWriter.liveValues(out, i, reason, inflight);
                 dropped = noteDrop(dropped, i, reason, signals, dropCountsOrNull);
                 continue;
@@ -319,8 +360,8 @@ public final class ScoringKernel
         final boolean requestMix = requestOrNull != null && requestOrNull.hasTokens();
         final double promptShare = requestMix ? requestOrNull.promptShare() : 0.0;
         final double completionShare = requestMix ? requestOrNull.completionShare() : 0.0;
-        final double maxTpotMs = plan.effectiveMaxTpotMs();
-        final double maxTtftMs = plan.effectiveMaxTtftMs();
+        final double maxTpotMs = RequestScreen.maxTpotMs(plan, requestOrNull);
+        final double maxTtftMs = RequestScreen.maxTtftMs(plan, requestOrNull);
         final double maxCost = plan.effectiveMaxCostPer1M();
         final long maxInflight = plan.effectiveMaxInflight();
         final long maxInflightTokens = plan.effectiveMaxInflightTokens();
@@ -435,7 +476,7 @@ public final class ScoringKernel
             if (broken || exclusionsOrNull != null && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
                 final int reason =
-                    dropReason(plan, signals, exclusionsOrNull, i, ejectedLeft == ejectedLeft, quality, tpot, ttft,
+                    dropReason(plan, signals, exclusionsOrNull, requestOrNull, i, ejectedLeft == ejectedLeft, quality, tpot, ttft,
                         cost);
                 SelectionWriter.liveValues(out, i, reason, inflight);
                 if (reason == DropReason.EJECTED)
@@ -480,7 +521,8 @@ public final class ScoringKernel
         }
         if (ejectedDrops != 0)
         {
-            survivors += ScoringSlowPaths.ejectionCapSlowPath(plan, signals, out, ejectedDrops, dropCountsOrNull);
+            survivors += ScoringSlowPaths.ejectionCapSlowPath(plan, signals, out, ejectedDrops, dropCountsOrNull,
+                requestOrNull);
         }
         return survivors;
     }
@@ -534,6 +576,7 @@ public final class ScoringKernel
         final DecisionPlan plan,
         final CandidateSignals signals,
         final Exclusions exclusionsOrNull,
+        final Request requestOrNull,
         final int i,
         final boolean ejected,
         final double quality,
@@ -547,8 +590,8 @@ public final class ScoringKernel
         }
         return ejected ? DropReason.EJECTED :
             plan.hasQualityFloor() && !(quality >= plan.minQuality()) ? DropReason.QUALITY :
-            tpot > plan.effectiveMaxTpotMs() ? DropReason.TPOT :
-            ttft > plan.effectiveMaxTtftMs() ? DropReason.TTFT :
+            tpot > RequestScreen.maxTpotMs(plan, requestOrNull) ? DropReason.TPOT :
+            ttft > RequestScreen.maxTtftMs(plan, requestOrNull) ? DropReason.TTFT :
             cost > plan.effectiveMaxCostPer1M() ? DropReason.COST :
             signals.inflight(i) > plan.effectiveMaxInflight() ? DropReason.INFLIGHT :
             signals.inflightTokens(i) > plan.effectiveMaxInflightTokens() ? DropReason.INFLIGHT_TOKENS :

@@ -41,7 +41,8 @@ final class ScoringSlowPaths
         final CandidateSignals signals,
         final Selection out,
         final int ejectedDrops,
-        final SingleWriterCounterBlock dropCountsOrNull)
+        final SingleWriterCounterBlock dropCountsOrNull,
+        final Request requestOrNull)
     {
         final int n = plan.candidateCount();
         int candidates = 0;
@@ -63,7 +64,7 @@ final class ScoringSlowPaths
                     soonest = i;
                 }
             }
-            final int reason = ceilingReason(plan, signals, out, soonest);
+            final int reason = ceilingReason(plan, signals, out, soonest, requestOrNull);
             SelectionWriter.dropReason(out, soonest, reason);
             if (reason == DropReason.NONE)
             {
@@ -121,12 +122,13 @@ final class ScoringSlowPaths
 
     // The first ceiling after ejection that a candidate breaks, from what the selection observed; NONE when none.
     private static int ceilingReason(
-        final DecisionPlan plan, final CandidateSignals signals, final Selection out, final int i)
+        final DecisionPlan plan, final CandidateSignals signals, final Selection out, final int i,
+        final Request requestOrNull)
     {
         final double quality = out.quality(i);
         return plan.hasQualityFloor() && !(quality >= plan.minQuality()) ? DropReason.QUALITY :
-            out.tpotMs(i) > plan.effectiveMaxTpotMs() ? DropReason.TPOT :
-            out.ttftMs(i) > plan.effectiveMaxTtftMs() ? DropReason.TTFT :
+            out.tpotMs(i) > RequestScreen.maxTpotMs(plan, requestOrNull) ? DropReason.TPOT :
+            out.ttftMs(i) > RequestScreen.maxTtftMs(plan, requestOrNull) ? DropReason.TTFT :
             out.costPer1M(i) > plan.effectiveMaxCostPer1M() ? DropReason.COST :
             out.inflight(i) > plan.effectiveMaxInflight() ? DropReason.INFLIGHT :
             out.inflightTokens(i) > plan.effectiveMaxInflightTokens() ? DropReason.INFLIGHT_TOKENS :
@@ -300,7 +302,7 @@ final class ScoringSlowPaths
         double cheapestPrice = Double.POSITIVE_INFINITY;
         for (int i = 0; i < n; i++)
         {
-            if (out.dropReason(i) == DropReason.EXCLUDED)
+            if (DropReason.removesCandidate(out.dropReason(i)))
             {
                 continue;
             }
@@ -328,7 +330,8 @@ final class ScoringSlowPaths
                 SelectionWriter.outcome(out, Outcome.FALLBACK_FIRST, first);
                 break;
             case NoCandidatesPolicy.FAIL:
-                SelectionWriter.outcome(out, Outcome.FAILED, -1);
+            case NoCandidatesPolicy.SHED:
+                SelectionWriter.outcome(out, RequestScreen.noCandidates(plan, out), -1);
                 break;
             default:
                 SelectionWriter.outcome(out, Outcome.FALLBACK_CHEAPEST, cheapest >= 0 ? cheapest : first);

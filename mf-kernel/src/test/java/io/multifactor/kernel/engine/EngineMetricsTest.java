@@ -277,7 +277,7 @@ class EngineMetricsTest
     void shouldCountReloadsAppliedAndRefusedAndKeepRunningPlansOnRefusal()
     {
         final Plans first = plans(0.0, NoCandidatesPolicy.CHEAPEST);
-        final MultiFactorEngine engine = engine(MultiFactorEngine.builder(first).counterCapacity(60));
+        final MultiFactorEngine engine = engine(MultiFactorEngine.builder(first).counterCapacity(90));
         engine.replacePlans(new PlansBuilder(first).model("fast", 0.5, 1.0).decision("e").candidates("fast").add().build());
         final Plans running = engine.plans();
         final PlansBuilder big = new PlansBuilder(running);
@@ -365,7 +365,7 @@ class EngineMetricsTest
     void shouldKeepInflightCounterOfRetiredModelUntilItsLeasesEnd()
     {
         final Plans first = plans(0.0, NoCandidatesPolicy.CHEAPEST);
-        final MultiFactorEngine engine = engine(MultiFactorEngine.builder(first).counterCapacity(100));
+        final MultiFactorEngine engine = engine(MultiFactorEngine.builder(first).counterCapacity(130));
         final long lease = engine.begin(engine.modelId("smart"));
         Plans plans = new PlansBuilder(first).model("fast", 0.5, 1.0).decision("e").candidates("fast").add().build();
         engine.replacePlans(plans);

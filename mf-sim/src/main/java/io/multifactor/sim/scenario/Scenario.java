@@ -25,6 +25,7 @@ import java.util.List;
  * @param maxOutputTokens {@code max_output_tokens}, {@code null} when not given.
  * @param seed {@code seed} of the random tie-break, {@code null} when not given.
  * @param session {@code session}: the request's session entry, {@code null} when the request carries no session key.
+ * @param limits {@code needs}, {@code request_slo} and {@code priority}, {@link RequestLimits#NONE} when none.
  */
 public record Scenario(
     String file,
@@ -34,7 +35,8 @@ public record Scenario(
     Long promptTokens,
     Long maxOutputTokens,
     Long seed,
-    ScenarioSession session)
+    ScenarioSession session,
+    RequestLimits limits)
 {
     /**
      * @param file name of the scenario file as given.
@@ -49,6 +51,7 @@ public record Scenario(
     {
         exclude = List.copyOf(exclude);
         models = List.copyOf(models);
+        limits = limits == null ? RequestLimits.NONE : limits;
     }
 
     /**
@@ -66,7 +69,47 @@ public record Scenario(
         final String file, final LocatedName decision, final List<LocatedName> exclude,
         final List<ModelObservations> models, final Long promptTokens, final Long maxOutputTokens, final Long seed)
     {
-        this(file, decision, exclude, models, promptTokens, maxOutputTokens, seed, null);
+        this(file, decision, exclude, models, promptTokens, maxOutputTokens, seed, null, RequestLimits.NONE);
+    }
+
+    /**
+     * A scenario whose request carries no needs, ceilings or priority.
+     *
+     * @param file name of the scenario file as given.
+     * @param decision the decision to select.
+     * @param exclude the models this request leaves out.
+     * @param models the observations per model.
+     * @param promptTokens {@code prompt_tokens} or {@code null}.
+     * @param maxOutputTokens {@code max_output_tokens} or {@code null}.
+     * @param seed {@code seed} or {@code null}.
+     * @param session the request's session entry, or {@code null}.
+     */
+    public Scenario(
+        final String file, final LocatedName decision, final List<LocatedName> exclude,
+        final List<ModelObservations> models, final Long promptTokens, final Long maxOutputTokens, final Long seed,
+        final ScenarioSession session)
+    {
+        this(file, decision, exclude, models, promptTokens, maxOutputTokens, seed, session, RequestLimits.NONE);
+    }
+
+    /**
+     * A scenario without a session.
+     *
+     * @param file name of the scenario file as given.
+     * @param decision the decision to select.
+     * @param exclude the models this request leaves out.
+     * @param models the observations per model.
+     * @param promptTokens {@code prompt_tokens} or {@code null}.
+     * @param maxOutputTokens {@code max_output_tokens} or {@code null}.
+     * @param seed {@code seed} or {@code null}.
+     * @param limits {@code needs}, {@code request_slo} and {@code priority}.
+     */
+    public Scenario(
+        final String file, final LocatedName decision, final List<LocatedName> exclude,
+        final List<ModelObservations> models, final Long promptTokens, final Long maxOutputTokens, final Long seed,
+        final RequestLimits limits)
+    {
+        this(file, decision, exclude, models, promptTokens, maxOutputTokens, seed, null, limits);
     }
 
     /**
@@ -81,7 +124,7 @@ public record Scenario(
         final String file, final LocatedName decision, final List<LocatedName> exclude,
         final List<ModelObservations> models)
     {
-        this(file, decision, exclude, models, null, null, null, null);
+        this(file, decision, exclude, models, null, null, null, null, RequestLimits.NONE);
     }
 
     /**

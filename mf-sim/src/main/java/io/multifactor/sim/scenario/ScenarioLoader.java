@@ -29,7 +29,8 @@ import java.util.Map;
 public final class ScenarioLoader
 {
     private static final List<String> ROOT_KEYS =
-        List.of("decision", "exclude", "prompt_tokens", "max_output_tokens", "seed", "models", "session");
+        List.of("decision", "exclude", "prompt_tokens", "max_output_tokens", "seed", "models", "session", "needs",
+            "request_slo", "priority");
     private static final List<String> SESSION_KEYS = List.of("model", "turns", "idle_ms");
     private static final List<String> MODEL_KEYS =
         List.of("tpot_ms", "ttft_ms", "inflight", "inflight_tokens", "queue", "kv_cache", "ejected_ms", "prefix");
@@ -107,8 +108,9 @@ public final class ScenarioLoader
             models(top.value("models"), problems, models);
         }
         final ScenarioSession session = session(top);
+        final RequestLimits limits = RequestLimits.read(top);
         problems.throwIfErrors();
-        return new Scenario(file, decision, exclude, models, promptTokens, maxOutputTokens, seed, session);
+        return new Scenario(file, decision, exclude, models, promptTokens, maxOutputTokens, seed, session, limits);
     }
 
     // session: {model, turns >= 1, idle_ms >= 0}; absent: the request carries no session key.

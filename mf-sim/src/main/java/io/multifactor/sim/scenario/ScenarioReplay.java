@@ -215,6 +215,7 @@ public final class ScenarioReplay
         {
             request.maxOutputTokens(scenario.maxOutputTokens());
         }
+        scenario.limits().applyTo(request);
         if (scenario.seed() != null)
         {
             request.seed(scenario.seed());

@@ -3,6 +3,7 @@ package io.multifactor.testkit.generators;
 import io.multifactor.api.Factor;
 import io.multifactor.testkit.reference.ReferenceCase;
 import io.multifactor.testkit.reference.ReferenceDecision;
+import io.multifactor.testkit.reference.ReferenceEligibility;
 import io.multifactor.testkit.reference.ReferenceExtensions;
 import io.multifactor.testkit.reference.ReferenceModel;
 import io.multifactor.testkit.reference.ReferenceObservation;
@@ -445,7 +446,8 @@ public final class ScoringGenerators
             }
             c = c.with(request);
             // Drawn last, so that the draws of the keys above stay those of the problems before the prefix factor.
-            return percent.generate(in) < 40 ? c : withPrefix(in, c, weights);
+            final ReferenceCase p = percent.generate(in) < 40 ? c : withPrefix(in, c, weights);
+            return percent.generate(in) < 50 ? withEligibility(in, p) : p;
         };
     }
 
@@ -513,6 +515,59 @@ public final class ScoringGenerators
         final double prefixWeight = weightMode < 20 ? 0.0 : weightMode < 25 ? -1.0 : weights.generate(in);
         final ReferenceDecision d = base.decision().withCandidates(models).withWeight(Factor.PREFIX, prefixWeight);
         return new ReferenceCase(d, request);
+    }
+
+    /**
+     * @return the problems of {@link #everyKey()}, each with eligibility and admission keys: context windows,
+     *     capabilities, the request's needs, prompt tokens, its own latency ceilings and priority, admission and the
+     *     {@code shed} policy.
+     */
+    public static Gen<ReferenceCase> eligibilityCases()
+    {
+        final Gen<ReferenceCase> bases = everyKey();
+        return in -> withEligibility(in, bases.generate(in));
+    }
+
+    /**
+     * Adds eligibility and admission keys to a problem: about half the models get a context window (some below the
+     * request's tokens), some a capability list (some empty), the request needs some capabilities, sometimes has its
+     * own TTFT or TPOT ceiling and is sheddable under an admission share; sometimes the policy is {@code shed}.
+     */
+    static ReferenceCase withEligibility(final RandomnessSource in, final ReferenceCase c)
+    {
+        final Gen<Integer> percent = integers().between(0, 99);
+        final Gen<Long> windows = longs().between(1, 20_000);
+        final Map<String, Long> contextWindows = new HashMap<>();
+        final Map<String, Integer> capabilities = new HashMap<>();
+        for (final ReferenceModel model : c.decision().candidates())
+        {
+            if (percent.generate(in) < 40)
+            {
+                contextWindows.put(model.name(), windows.generate(in));
+            }
+            if (percent.generate(in) < 40)
+            {
+                capabilities.put(model.name(), integers().between(0, 7).generate(in));
+            }
+        }
+        final long defaultOutputTokens = percent.generate(in) < 50 ? 512L : longs().between(0, 4_000).generate(in);
+        final int needs = percent.generate(in) < 50 ? 0 : integers().between(1, 7).generate(in);
+        final double ttft = percent.generate(in) < 70 ? 0.0 : doubles().between(1.0, 2_000.0).generate(in);
+        final double tpot = percent.generate(in) < 70 ? 0.0 : doubles().between(1.0, 300.0).generate(in);
+        final boolean sheddable = percent.generate(in) < 50;
+        final double share = percent.generate(in) < 40 ? 0.0 : doubles().between(0.01, 1.0).generate(in);
+        ReferenceCase out = c.with(new ReferenceEligibility(contextWindows, capabilities, defaultOutputTokens, share,
+            needs, ttft, tpot, sheddable));
+        if (percent.generate(in) < 50)
+        {
+            out = out.with(out.request().withTokens(longs().between(0, 16_000).generate(in),
+                percent.generate(in) < 50 ? null : longs().between(1, 4_000).generate(in)));
+        }
+        if (percent.generate(in) < 25)
+        {
+            out = out.with(out.decision().withPolicy(ReferenceDecision.SHED));
+        }
+        return out;
     }
 
     /** Adds the load signals of {@link #loadSignalCases()} to a problem. */

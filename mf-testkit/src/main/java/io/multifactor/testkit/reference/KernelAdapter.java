@@ -1,8 +1,10 @@
 package io.multifactor.testkit.reference;
 
+import io.multifactor.api.Capability;
 import io.multifactor.api.DropReason;
 import io.multifactor.api.Factor;
 import io.multifactor.api.LatencyMetric;
+import io.multifactor.api.Priority;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
 import io.multifactor.kernel.plan.DecisionPlan;
@@ -11,6 +13,7 @@ import io.multifactor.kernel.plan.NoCandidatesPolicy;
 import io.multifactor.kernel.plan.Pick;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
+import io.multifactor.kernel.plan.RequestRules;
 import io.multifactor.kernel.plan.SignalCeilings;
 import io.multifactor.kernel.plan.TieBreak;
 import io.multifactor.kernel.scoring.CandidateSignals;
@@ -43,8 +46,18 @@ public final class KernelAdapter
      */
     public static Plans plans(final ReferenceDecision decision)
     {
+        return plans(decision, ReferenceEligibility.NONE);
+    }
+
+    /**
+     * @param decision the decision as configured.
+     * @param eligibility the models' context windows and capabilities, the default output tokens and the admission.
+     * @return a snapshot holding that decision and its candidate models (in candidate order, handles from 0).
+     */
+    public static Plans plans(final ReferenceDecision decision, final ReferenceEligibility eligibility)
+    {
         final ReferenceExtensions keys = decision.extensions();
-        final PlansBuilder builder = new PlansBuilder();
+        final PlansBuilder builder = new PlansBuilder().defaultOutputTokens(eligibility.defaultOutputTokens());
         final String[] names = new String[decision.candidates().size()];
         for (int i = 0; i < names.length; i++)
         {
@@ -55,6 +68,13 @@ public final class KernelAdapter
                 builder.cachedPromptPrice(model.name(), model.cachedPromptPer1M());
             }
             names[i] = model.name();
+            final Long window = eligibility.contextWindows().get(model.name());
+            final Integer capabilities = eligibility.capabilities().get(model.name());
+            if (window != null || capabilities != null)
+            {
+                builder.eligibility(model.name(), window == null ? RequestRules.NO_CONTEXT_WINDOW : window,
+                    capabilities == null ? Capability.ALL : capabilities);
+            }
         }
         final double[] weights = new double[Factor.COUNT];
         for (int f = 0; f < Factor.COUNT; f++)
@@ -67,6 +87,7 @@ public final class KernelAdapter
             .slo(decision.maxTpotMs(), decision.maxTtftMs(), decision.maxCostPer1M(), decision.maxInflight())
             .percentile(decision.percentile())
             .policy(NoCandidatesPolicy.parse(decision.policy()))
+            .admission(eligibility.sheddableAbove())
             .minQuality(keys.minQuality())
             .latencyMetric(LatencyMetric.parse(keys.latencyMetric()))
             .costMix(keys.costMixPrompt(), keys.costMixCompletion())
@@ -98,7 +119,7 @@ public final class KernelAdapter
      */
     public static ReferenceResult select(final ReferenceCase c)
     {
-        final Plans plans = plans(c.decision());
+        final Plans plans = plans(c.decision(), c.eligibility());
         final DecisionPlan plan = plans.decision(plans.decisionId(c.decision().name()));
         return toResult(plans, plan, selection(plans, plan, c, true, false, null, null), c.reportedFactors());
     }
@@ -111,7 +132,7 @@ public final class KernelAdapter
      */
     public static ReferenceResult selectWithoutRequest(final ReferenceCase c)
     {
-        final Plans plans = plans(c.decision());
+        final Plans plans = plans(c.decision(), c.eligibility());
         final DecisionPlan plan = plans.decision(plans.decisionId(c.decision().name()));
         return toResult(plans, plan, selection(plans, plan, c, false, false, null, null), c.reportedFactors());
     }
@@ -142,7 +163,7 @@ public final class KernelAdapter
     public static Selection selection(
         final ReferenceCase c, final boolean seal, final long[] inflightOrNull, final long[] tokensOrNull)
     {
-        final Plans plans = plans(c.decision());
+        final Plans plans = plans(c.decision(), c.eligibility());
         return selection(plans, plans.decision(plans.decisionId(c.decision().name())), c, true, seal, inflightOrNull,
             tokensOrNull);
     }
@@ -153,7 +174,7 @@ public final class KernelAdapter
      */
     public static ReferenceResult sealedResult(final ReferenceCase c)
     {
-        final Plans plans = plans(c.decision());
+        final Plans plans = plans(c.decision(), c.eligibility());
         final DecisionPlan plan = plans.decision(plans.decisionId(c.decision().name()));
         return toResult(plans, plan, selection(plans, plan, c, true, true, null, null), c.reportedFactors());
     }
@@ -266,6 +287,9 @@ public final class KernelAdapter
         {
             engineRequest.maxOutputTokens(request.maxOutputTokens());
         }
+        final ReferenceEligibility eligibility = c.eligibility();
+        engineRequest.needs(eligibility.needs()).maxTtftMs(eligibility.maxTtftMs()).maxTpotMs(eligibility.maxTpotMs())
+            .priority(eligibility.sheddable() ? Priority.SHEDDABLE : Priority.STANDARD);
         if (seal)
         {
             signals.seal(plan);

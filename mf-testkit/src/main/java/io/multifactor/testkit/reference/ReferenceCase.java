@@ -16,14 +16,36 @@ import java.util.Objects;
  *
  * @param decision the decision, its candidates carrying their configured quality and prices.
  * @param request the request's observations, exclusions, token counts and seed.
+ * @param eligibility the eligibility and admission keys, {@link ReferenceEligibility#NONE} when none.
  */
-public record ReferenceCase(ReferenceDecision decision, ReferenceRequest request)
+public record ReferenceCase(ReferenceDecision decision, ReferenceRequest request, ReferenceEligibility eligibility)
 {
+    /**
+     * A problem without eligibility or admission keys.
+     *
+     * @param decision the decision.
+     * @param request the request.
+     */
+    public ReferenceCase(final ReferenceDecision decision, final ReferenceRequest request)
+    {
+        this(decision, request, ReferenceEligibility.NONE);
+    }
+
+    /**
+     * @param other eligibility and admission keys.
+     * @return this problem with them.
+     */
+    public ReferenceCase with(final ReferenceEligibility other)
+    {
+        return new ReferenceCase(decision, request, other);
+    }
+
     /** Checks both parts are present. */
     public ReferenceCase
     {
         Objects.requireNonNull(decision, "decision");
         Objects.requireNonNull(request, "request");
+        eligibility = eligibility == null ? ReferenceEligibility.NONE : eligibility;
     }
 
     /** @return number of candidates of the decision. */
@@ -38,7 +60,7 @@ public record ReferenceCase(ReferenceDecision decision, ReferenceRequest request
      */
     public ReferenceCase with(final ReferenceDecision other)
     {
-        return new ReferenceCase(other, request);
+        return new ReferenceCase(other, request, eligibility);
     }
 
     /**
@@ -47,7 +69,7 @@ public record ReferenceCase(ReferenceDecision decision, ReferenceRequest request
      */
     public ReferenceCase with(final ReferenceRequest other)
     {
-        return new ReferenceCase(decision, other);
+        return new ReferenceCase(decision, other, eligibility);
     }
 
     /**
@@ -56,7 +78,7 @@ public record ReferenceCase(ReferenceDecision decision, ReferenceRequest request
      */
     public ReferenceCase with(final ReferenceExtensions other)
     {
-        return new ReferenceCase(decision.withExtensions(other), request);
+        return new ReferenceCase(decision.withExtensions(other), request, eligibility);
     }
 
     /**
@@ -96,7 +118,8 @@ public record ReferenceCase(ReferenceDecision decision, ReferenceRequest request
         }
         final ReferenceExtensions e = d.extensions();
         return new ReferenceCase(
-            d.withExtensions(e.withTokenLoad(false, 0L).withServerCeilings(0L, 0.0, e.whenStaleSaturated())), request);
+            d.withExtensions(e.withTokenLoad(false, 0L).withServerCeilings(0L, 0.0, e.whenStaleSaturated())), request,
+            eligibility);
     }
 
     /**

@@ -47,6 +47,9 @@ public record ReferenceDecision(
     /** Policy label: select nothing when no candidate survives. */
     public static final String FAIL = "fail";
 
+    /** {@code on_no_candidates: shed}: shed when every eligible candidate was dropped for load, else as fail. */
+    public static final String SHED = "shed";
+
     /**
      * Copies the lists and checks them.
      *
@@ -90,7 +93,7 @@ public record ReferenceDecision(
         {
             throw new IllegalArgumentException("decision " + name + ": percentile must be in 1..100: " + percentile);
         }
-        if (!CHEAPEST.equals(policy) && !FIRST.equals(policy) && !FAIL.equals(policy))
+        if (!CHEAPEST.equals(policy) && !FIRST.equals(policy) && !FAIL.equals(policy) && !SHED.equals(policy))
         {
             throw new IllegalArgumentException("decision " + name + ": unknown policy " + policy);
         }

@@ -16,6 +16,14 @@ import java.util.Random;
  * kernel: one object per candidate, lists and maps, the real-number expressions as the documentation writes them ({@code (x - min) / (max - min)}, {@code (a*P + b*K) / (a + b)}), and the factors taken from
  * mf-api's {@link Factor} table (label, direction, count).
  * <ul>
+ * <li>eligibility, first: a candidate not excluded whose {@code context_window} is below the request's prompt plus
+ *     output tokens ({@code default_output_tokens} without {@code max_output_tokens}) is dropped for {@code context},
+ *     else one lacking a capability the request needs for {@code capability}; the ineligible count for nothing
+ *     afterwards (ejection cap, normalization, fallbacks); none eligible: outcome {@code ineligible};</li>
+ * <li>admission, for a {@code sheddable} request of a decision with {@code admission}: no eligible candidate below
+ *     {@code sheddable_above} times every load ceiling set (a missing queue or KV-cache value has room): outcome
+ *     {@code shed}, every eligible candidate listed without drop or score;</li>
+ * <li>the request's own TPOT and TTFT ceilings replace the decision's where tighter (or where it has none);</li>
  * <li>drops, the first that applies: excluded; ejected; quality floor ({@code min_quality}: below it or
  *     unrated); TPOT, TTFT, cost C(m), in-flight requests ({@code max_inflight}), in-flight tokens ({@code max_inflight_tokens}, whatever
  *     {@code load_metric} says), queue W(m), KV-cache K(m) (each strictly greater, a ceiling of 0 is off, a missing
@@ -39,7 +47,9 @@ import java.util.Random;
  *     distinct survivors and the higher score wins (equal: the earlier);</li>
  * <li>lexicographic: per priority factor, keep the survivors within {@code tolerance} of the best; the finalists are
  *     the tied; a survivor's score is its value of the first priority factor;</li>
- * <li>no survivor: {@code on_no_candidates} (every candidate excluded: failed, whatever the policy).</li>
+ * <li>no survivor: {@code on_no_candidates} among the eligible (every candidate excluded: failed, whatever the
+ *     policy); {@code shed} sheds when every eligible candidate was dropped for a load reason (in-flight, in-flight
+ *     tokens, queue, KV-cache, stale), else fails.</li>
  * </ul>
  * The kernel computes the same real-valued quantities with other expressions, so the two are compared with
  * {@link ScoreTolerance}, and a tie set or a finalist set only when {@link ReferenceRanking#boundaryMargin()} says no
@@ -85,14 +95,49 @@ public final class ReferenceScorer
         }
         final double[] weights = effectiveWeights(decision);
 
+        // Eligibility first: a candidate the request leaves in is dropped when its context window is too small for the
+        // request's prompt plus output tokens, else when it lacks a capability the request needs; the ineligible count
+        // for nothing after this, as the excluded.
+        final ReferenceEligibility eligibility = c.eligibility();
+        final long promptTokens = c.request().promptTokens() == null ? 0L : c.request().promptTokens();
+        boolean anyLeftIn = false;
+        boolean anyEligible = false;
+        for (final Row row : rows)
+        {
+            if (row.excluded)
+            {
+                continue;
+            }
+            anyLeftIn = true;
+            final String why = eligibility.ineligibility(row.model.name(), promptTokens, c.request().maxOutputTokens());
+            if (why != null)
+            {
+                row.ineligible = true;
+                row.dropReason = "context".equals(why) ? DropReason.CONTEXT : DropReason.CAPABILITY;
+            }
+            else
+            {
+                anyEligible = true;
+            }
+        }
+        if (anyLeftIn && !anyEligible)
+        {
+            return finish(c, rows, weights, Outcome.INELIGIBLE, null, Double.POSITIVE_INFINITY);
+        }
+        // Admission, for a sheddable request of a decision with admission: shed when no eligible candidate has room.
+        if (eligibility.sheddable() && eligibility.sheddableAbove() > 0 && !anyRoom(rows, decision, eligibility))
+        {
+            return finish(c, rows, weights, Outcome.SHED, null, Double.POSITIVE_INFINITY);
+        }
+
         int candidates = 0;
         int ejected = 0;
         for (final Row row : rows)
         {
-            if (!row.excluded)
+            if (!row.excluded && !row.ineligible)
             {
                 candidates++;
-                row.dropReason = row.observation.ejectedMs() != null ? DropReason.EJECTED : dropReason(row, decision);
+                row.dropReason = row.observation.ejectedMs() != null ? DropReason.EJECTED : dropReason(row, c);
                 ejected += row.dropReason == DropReason.EJECTED ? 1 : 0;
             }
         }
@@ -108,7 +153,7 @@ public final class ReferenceScorer
                     soonest = row;
                 }
             }
-            soonest.dropReason = dropReason(soonest, decision);
+            soonest.dropReason = dropReason(soonest, c);
         }
         final boolean anyNotExcluded = candidates > 0;
         final List<Row> survivors = new ArrayList<>();
@@ -361,8 +406,48 @@ public final class ReferenceScorer
         return finish(c, rows, weights, Outcome.SCORED, winner, margin);
     }
 
-    private static int dropReason(final Row row, final ReferenceDecision decision)
+    /**
+     * Admission: whether an eligible candidate has room, its value below {@code sheddable_above} times every load
+     * ceiling the decision sets ({@code max_inflight}, {@code max_inflight_tokens}, {@code max_queue},
+     * {@code max_kv_cache}; a missing queue or KV-cache value has room); a decision that sets none always has room.
+     */
+    private static boolean anyRoom(final List<Row> rows, final ReferenceDecision decision, final ReferenceEligibility e)
     {
+        final ReferenceExtensions keys = decision.extensions();
+        final double share = e.sheddableAbove();
+        if (decision.maxInflight() <= 0 && keys.maxInflightTokens() <= 0 && keys.maxQueue() <= 0 &&
+            keys.maxKvCache() <= 0)
+        {
+            return true;
+        }
+        for (final Row row : rows)
+        {
+            if (row.excluded || row.ineligible)
+            {
+                continue;
+            }
+            final ReferenceObservation o = row.observation;
+            final boolean room = (decision.maxInflight() <= 0 || o.inflight() < share * decision.maxInflight()) &&
+                (keys.maxInflightTokens() <= 0 || o.inflightTokens() < share * keys.maxInflightTokens()) &&
+                (keys.maxQueue() <= 0 || o.queue() == null || o.queue() < share * keys.maxQueue()) &&
+                (keys.maxKvCache() <= 0 || o.kvCache() == null || o.kvCache() < share * keys.maxKvCache());
+            if (room)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return the smaller of two ceilings where 0 is none: the request's can only tighten the decision's. */
+    private static double tighter(final double decision, final double request)
+    {
+        return request > 0 && (decision <= 0 || request < decision) ? request : decision;
+    }
+
+    private static int dropReason(final Row row, final ReferenceCase c)
+    {
+        final ReferenceDecision decision = c.decision();
         final ReferenceExtensions keys = decision.extensions();
         final ReferenceObservation o = row.observation;
         final double floor = keys.minQuality();
@@ -370,11 +455,11 @@ public final class ReferenceScorer
         {
             return DropReason.QUALITY;
         }
-        if (above(o.tpotMs(), decision.maxTpotMs()))
+        if (above(o.tpotMs(), tighter(decision.maxTpotMs(), c.eligibility().maxTpotMs())))
         {
             return DropReason.TPOT;
         }
-        if (above(o.ttftMs(), decision.maxTtftMs()))
+        if (above(o.ttftMs(), tighter(decision.maxTtftMs(), c.eligibility().maxTtftMs())))
         {
             return DropReason.TTFT;
         }
@@ -451,7 +536,7 @@ public final class ReferenceScorer
         Row cheapest = null;
         for (final Row row : rows)
         {
-            if (row.excluded)
+            if (row.excluded || row.ineligible)
             {
                 continue;
             }
@@ -471,6 +556,18 @@ public final class ReferenceScorer
                 return finish(c, rows, weights, Outcome.FALLBACK_FIRST, first, Double.POSITIVE_INFINITY);
             case ReferenceDecision.FAIL:
                 return finish(c, rows, weights, Outcome.FAILED, null, Double.POSITIVE_INFINITY);
+            case ReferenceDecision.SHED:
+                boolean allLoad = true;
+                for (final Row row : rows)
+                {
+                    if (!row.excluded && !row.ineligible)
+                    {
+                        allLoad &= row.dropReason == DropReason.INFLIGHT || row.dropReason == DropReason.INFLIGHT_TOKENS ||
+                            row.dropReason == DropReason.QUEUE || row.dropReason == DropReason.KV_CACHE ||
+                            row.dropReason == DropReason.STALE;
+                    }
+                }
+                return finish(c, rows, weights, allLoad ? Outcome.SHED : Outcome.FAILED, null, Double.POSITIVE_INFINITY);
             default:
                 return finish(c, rows, weights, Outcome.FALLBACK_CHEAPEST, cheapest != null ? cheapest : first,
                     Double.POSITIVE_INFINITY);
@@ -536,6 +633,7 @@ public final class ReferenceScorer
         final Double cost;
         final double[] normalized = new double[Factor.COUNT];
         int dropReason;
+        boolean ineligible;
         Double score;
         String eliminatedBy;
         boolean tied;

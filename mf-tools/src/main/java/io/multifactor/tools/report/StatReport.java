@@ -1,5 +1,6 @@
 package io.multifactor.tools.report;
 
+import io.multifactor.api.Outcome;
 import io.multifactor.kernel.metrics.CounterLabel;
 import io.multifactor.kernel.metrics.CounterTypes;
 import org.agrona.concurrent.status.CountersReader;
@@ -71,12 +72,20 @@ public final class StatReport
 
     private static void decisions(final StringBuilder out, final Snapshot snapshot)
     {
-        final Table table = new Table("DECISION", "SELECTIONS", "SCORED", "FALLBACK_CHEAPEST", "FALLBACK_FIRST", "FAILED");
+        final Table table = new Table("DECISION", "SELECTIONS", "SCORED", "FALLBACK_CHEAPEST", "FALLBACK_FIRST", "FAILED",
+            "INELIGIBLE", "SHED");
         for (final Map.Entry<String, long[]> entry : snapshot.outcomesByDecision.entrySet())
         {
             final long[] counts = entry.getValue();
-            table.row(entry.getKey(), Long.toString(counts[0] + counts[1] + counts[2] + counts[3]),
-                Long.toString(counts[0]), Long.toString(counts[1]), Long.toString(counts[2]), Long.toString(counts[3]));
+            long total = 0;
+            for (final long count : counts)
+            {
+                total += count;
+            }
+            table.row(entry.getKey(), Long.toString(total), Long.toString(counts[Outcome.SCORED]),
+                Long.toString(counts[Outcome.FALLBACK_CHEAPEST]), Long.toString(counts[Outcome.FALLBACK_FIRST]),
+                Long.toString(counts[Outcome.FAILED]), Long.toString(counts[Outcome.INELIGIBLE]),
+                Long.toString(counts[Outcome.SHED]));
         }
         table.appendTo(out);
     }
@@ -348,22 +357,20 @@ public final class StatReport
 
         private long[] outcomes(final String decision)
         {
-            return outcomesByDecision.computeIfAbsent(String.valueOf(decision), d -> new long[4]);
+            return outcomesByDecision.computeIfAbsent(String.valueOf(decision), d -> new long[Outcome.COUNT]);
         }
 
+        // The outcome code of a counter's outcome label; an unknown one counts as failed.
         private static int outcomeIndex(final String outcome)
         {
-            switch (String.valueOf(outcome))
+            for (int code = 0; code < Outcome.COUNT; code++)
             {
-                case "scored":
-                    return 0;
-                case "fallback_cheapest":
-                    return 1;
-                case "fallback_first":
-                    return 2;
-                default:
-                    return 3;
+                if (Outcome.label(code).equals(outcome))
+                {
+                    return code;
+                }
             }
+            return Outcome.FAILED;
         }
 
         private static int parsePercentile(final String text)
