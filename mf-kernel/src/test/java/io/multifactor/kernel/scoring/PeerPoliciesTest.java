@@ -55,41 +55,49 @@ class PeerPoliciesTest
     @Test
     void leastBusyShouldPickTheFewestInFlightAndTheFirstOfATie()
     {
-        // LiteLLM tests/local_testing/test_least_busy_routing.py, test_get_available_deployments: request counts
-        // {"1234": 10, "5678": 5} pick "5678"; an unused deployment counts 0 and the first of equal counts wins
-        // (its _get_available_deployments keeps the first strict minimum).
-        final Run run = new Run(AlgorithmType.LITELLM_LEAST_BUSY).inflight(10, 5, 7);
-        assertThat(run.select(null, null)).isEqualTo(1);
-        run.inflight(10, 5, 0);
-        assertThat(run.select(null, null)).isEqualTo(2);
-        run.inflight(3, 5, 3);
-        for (int i = 0; i < 50; i++)
+        // LiteLLM tests/local_testing/test_least_busy_routing.py, test_router_get_available_deployments: request
+        // counts {1: 10, 2: 54, 3: 100} pick deployment 1.
+        final Run run = new Run(AlgorithmType.LITELLM_LEAST_BUSY).inflight(10, 54, 100);
+        assertThat(run.select(null, null)).isZero();
+        // Same file, test_router_completion_streaming: three calls started one after another, each still in flight,
+        // end with one call on every deployment (an unused deployment counts 0; the first of equal counts wins, as
+        // _get_available_deployments keeps the first strict minimum).
+        run.inflight(0, 0, 0);
+        final int[] counts = new int[3];
+        for (int call = 0; call < 3; call++)
         {
-            assertThat(run.select(null, new Request().seed(i))).isZero();
+            final int chosen = run.select(null, new Request().seed(call));
+            assertThat(chosen).isEqualTo(call);
+            counts[chosen]++;
+            run.inflight(counts[0], counts[1], counts[2]);
         }
+        assertThat(counts).containsExactly(1, 1, 1);
         // Above its ceiling (max_inflight 1) a candidate stays in: a peer's policy reads no ceiling.
+        run.inflight(3, 5, 3);
+        assertThat(run.select(null, null)).isZero();
         assertThat(run.out.score(0)).isEqualTo(1.0);
     }
 
     @Test
     void leastRequestShouldDrawAmongTheTiedAtRandom()
     {
-        // AIBrix pkg/plugins/gateway/algorithms/least_request.go, selectTargetPodWithLeastRequestCountFromCounts:
-        // counts {p1: 3, p2: 1, p3: 1} keep [p2, p3] and return targetPods[rand.Intn(2)].
-        final Run run = new Run(AlgorithmType.AIBRIX_LEAST_REQUEST).inflight(3, 1, 1);
+        // AIBrix pkg/plugins/gateway/algorithms/least_request_test.go, TestLeastRequest: "successful routing with
+        // least request", running {p1: 1, p2: 2, p3: 3, p4: 9} routes to p1 (here over three: {1, 2, 3}).
+        final Run run = new Run(AlgorithmType.AIBRIX_LEAST_REQUEST).inflight(1, 2, 3);
+        assertThat(run.select(null, new Request().seed(7))).isZero();
+        // Same test, "multiple pods with same least requests": {p1: 1, p2: 5, p3: 1} routes to p1 or p3; the source
+        // draws targetPods[rand.Intn(len(targetPods))], so both come up.
+        run.inflight(1, 5, 1);
         final int[] chosen = new int[3];
         for (int i = 0; i < 400; i++)
         {
             chosen[run.select(null, new Request().seed(i))]++;
         }
-        assertThat(chosen[0]).isZero();
-        assertThat(chosen[1]).isBetween(140, 260);
+        assertThat(chosen[1]).isZero();
+        assertThat(chosen[0]).isBetween(140, 260);
         assertThat(chosen[2]).isBetween(140, 260);
-        // A single minimum is taken every time, and an excluded one never.
-        run.inflight(4, 2, 9);
-        assertThat(run.select(null, new Request().seed(7))).isEqualTo(1);
-        assertThat(run.select(new Exclusions().add(run.plan.candidateModelId(1)), new Request().seed(7))).isZero();
-        // The same request seed draws the same among a tie.
+        // An excluded candidate never comes up, and the same request seed draws the same among a tie.
+        assertThat(run.select(new Exclusions().add(run.plan.candidateModelId(0)), new Request().seed(7))).isEqualTo(2);
         run.inflight(0, 0, 0);
         assertThat(run.select(null, new Request().seed(5))).isEqualTo(run.select(null, new Request().seed(5)));
     }
