@@ -46,7 +46,8 @@ final class RouterConfigReader
     static final List<String> PRICING_KEYS = List.of("prompt_per_1m", "completion_per_1m", "cached_prompt_per_1m");
     static final List<String> DECISION_KEYS = List.of("name", "modelRefs", "algorithm");
     static final List<String> MODEL_REF_KEYS = List.of("model");
-    static final List<String> ALGORITHM_KEYS = List.of("type", "multi_factor");
+    static final List<String> ALGORITHM_KEYS = List.of("type", "multi_factor",
+        "litellm_simple_shuffle", "litellm_least_busy", "aibrix_least_request");
     static final List<String> SIGNALS_KEYS =
         List.of("latency_window", "latency_refresh", "inflight_max_age", "counters_file", "server_metrics",
             "latency_estimator", "ewma_decay", "default_request_tokens", "default_output_tokens");
@@ -221,13 +222,15 @@ final class RouterConfigReader
         {
             problems.error(algorithm.value("type"), algorithm.path("type"),
                 "unsupported algorithm type \"" + Excerpt.value(type) + "\": this library implements multi_factor and " +
-                "the baselines round_robin, random, least_inflight and lowest_latency" +
+                "the baselines round_robin, random, least_inflight and lowest_latency, and the peers' policies " +
+                "litellm_simple_shuffle, litellm_least_busy and aibrix_least_request" +
                 NearestName.suggestion(type, List.of(AlgorithmType.labels())));
         }
         else
         {
             typeOut[0] = code;
         }
+        PeerPolicyReader.read(algorithm, problems, code);
         final MultiFactorConfig settings = MultiFactorReader.read(algorithm, problems);
         if (code > AlgorithmType.MULTI_FACTOR)
         {

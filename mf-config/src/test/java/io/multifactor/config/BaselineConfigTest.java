@@ -11,7 +11,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * {@code algorithm.type} accepts the baseline policies: they reach the plan as a type code, without ceilings; the keys of
- * a {@code multi_factor} block that a baseline ignores are warned about, located; any other type is still refused.
+ * a {@code multi_factor} block that a baseline ignores are warned about, located; any other type is still refused. The
+ * peers' policies likewise, with their own block {@code algorithm.<type>} read strictly.
  */
 class BaselineConfigTest
 {
@@ -97,7 +98,65 @@ class BaselineConfigTest
             () -> ConfigLoader.load("b.yaml", file("round_robbin", ""), null));
         assertThat(refused.problems()).extracting(ConfigProblem::toString).containsExactly(
             "b.yaml:8:13: decisions[0].algorithm.type: unsupported algorithm type \"round_robbin\": this library " +
-                "implements multi_factor and the baselines round_robin, random, least_inflight and lowest_latency " +
+                "implements multi_factor and the baselines round_robin, random, least_inflight and lowest_latency, " +
+                "and the peers' policies litellm_simple_shuffle, litellm_least_busy and aibrix_least_request " +
                 "(did you mean round_robin?)");
+    }
+
+    // The peers' policies: each compiles into its type code; its block algorithm.<type> is read strictly.
+
+    @Test
+    void shouldCompileEachPeerPolicyIntoItsTypeWithOrWithoutItsBlock() throws Exception
+    {
+        for (final String type : new String[] { "litellm_simple_shuffle", "litellm_least_busy", "aibrix_least_request" })
+        {
+            for (final String block : new String[] { "", "      " + type + ": {}" })
+            {
+                final LoadedConfig loaded = ConfigLoader.load("b.yaml", file(type, block), null);
+                final DecisionPlan plan = loaded.plans().decision(loaded.plans().decisionId("d"));
+                assertThat(plan.algorithmType()).as(type + block).isEqualTo(AlgorithmType.parse(type));
+                assertThat(AlgorithmType.isPeer(plan.algorithmType())).isTrue();
+                assertThat(loaded.warnings()).isEmpty();
+            }
+        }
+        assertThat(AlgorithmType.isPeer(AlgorithmType.LEAST_INFLIGHT)).isFalse();
+    }
+
+    @Test
+    void shouldRefuseAKeyAPeerDoesNotHaveLocated()
+    {
+        final InvalidConfigurationException refused = catchThrowableOfType(InvalidConfigurationException.class,
+            () -> ConfigLoader.load("b.yaml", file("litellm_least_busy", "      litellm_least_busy: {ttl: 60}"), null));
+        assertThat(refused.problems()).extracting(ConfigProblem::toString).containsExactly(
+            "b.yaml:9:28: decisions[0].algorithm.litellm_least_busy.ttl: unknown key \"ttl\"");
+    }
+
+    @Test
+    void shouldRefuseAPeerBlockBesideAnotherTypeAndSuggestAMistypedBlockName()
+    {
+        final InvalidConfigurationException refused = catchThrowableOfType(InvalidConfigurationException.class,
+            () -> ConfigLoader.load("b.yaml", file("litellm_simple_shuffle", String.join("\n",
+                "      aibrix_least_request: {}",                     // 9
+                "      litellm_simple_shufle: {}")), null));          // 10
+        assertThat(refused.problems()).extracting(ConfigProblem::toString).containsExactly(
+            "b.yaml:9:29: decisions[0].algorithm.aibrix_least_request: the block aibrix_least_request is read only " +
+                "with type: aibrix_least_request (type is litellm_simple_shuffle)",
+            "b.yaml:10:7: decisions[0].algorithm.litellm_simple_shufle: unknown key \"litellm_simple_shufle\" " +
+                "(did you mean litellm_simple_shuffle?)");
+        final InvalidConfigurationException mistyped = catchThrowableOfType(InvalidConfigurationException.class,
+            () -> ConfigLoader.load("b.yaml", file("aibrix_least_requests", ""), null));
+        assertThat(mistyped.problems()).extracting(ConfigProblem::message).singleElement().asString()
+            .endsWith("(did you mean aibrix_least_request?)");
+    }
+
+    @Test
+    void shouldWarnAboutTheMultiFactorBlockAPeerIgnores() throws Exception
+    {
+        final LoadedConfig loaded = ConfigLoader.load("b.yaml", file("aibrix_least_request", BLOCK), null);
+        assertThat(loaded.warnings()).extracting(ConfigProblem::path).containsExactly(
+            "decisions[0].algorithm.multi_factor.weights",
+            "decisions[0].algorithm.multi_factor.slo",
+            "decisions[0].algorithm.multi_factor.latency_percentile",
+            "decisions[0].algorithm.multi_factor.on_no_candidates");
     }
 }

@@ -59,7 +59,8 @@ public final class CompareCommand implements Callable<Integer>
     Long seed;
 
     @Option(names = "--policies", paramLabel = "LIST", split = ",", description = "policies to run, in order " +
-        "(default: multi_factor,round_robin,random,least_inflight,lowest_latency)")
+        "(default: multi_factor,round_robin,random,least_inflight,lowest_latency; the peers' policies " +
+        "litellm_simple_shuffle,litellm_least_busy,aibrix_least_request run when listed)")
     List<String> policies;
 
     @Option(names = "--warmup", paramLabel = "SECONDS", description = "seconds of a first, discarded run that warms " +
@@ -82,7 +83,10 @@ public final class CompareCommand implements Callable<Integer>
         final Path backendsPath = backends != null ? backends : Home.path().resolve(BackendsCommand.EXAMPLE_PROFILE);
         final Path loadPath = profile != null ? profile : Home.path().resolve(LoadCommand.EXAMPLE_PROFILE);
         final List<Integer> types = new ArrayList<>();
-        for (final String name : policies == null ? List.of(AlgorithmType.labels()) : policies)
+        // By default the baselines written here, as before the peers' policies came: those are opted in by name.
+        final List<String> names = policies != null ? policies :
+            List.of(AlgorithmType.labels()).subList(0, AlgorithmType.FIRST_PEER);
+        for (final String name : names)
         {
             final int type = AlgorithmType.parse(name.trim());
             if (type < 0)

@@ -3,7 +3,8 @@ package io.multifactor.kernel.plan;
 /**
  * Codes of a decision's {@code algorithm.type}: the {@code multi_factor} selection (the default) or one of the baseline
  * policies that a policy comparison measures it against. The baselines ignore weights and ceilings: round robin, a
- * uniform random draw, the fewest in-flight leases, and the lowest latency signal (unobserved candidates first).
+ * uniform random draw, the fewest in-flight leases, and the lowest latency signal (unobserved candidates first); the
+ * peers' policies, each re-implemented from its published source, select among the same candidates by their own rule.
  * <p>
  * This class is stateless and threadsafe.
  */
@@ -27,7 +28,29 @@ public final class AlgorithmType
      */
     public static final int LOWEST_LATENCY = 4;
 
-    private static final String[] LABELS = { "multi_factor", "round_robin", "random", "least_inflight", "lowest_latency" };
+    /**
+     * LiteLLM Router's {@code simple-shuffle} (its default strategy): at model level, where candidates carry no
+     * {@code weight}, {@code rpm} or {@code tpm}, one candidate uniformly at random, the rule of {@link #RANDOM}.
+     */
+    public static final int LITELLM_SIMPLE_SHUFFLE = 5;
+
+    /**
+     * LiteLLM Router's {@code least-busy}: the fewest requests this router sent and not yet finished (its in-flight
+     * leases); ties go to the earlier in {@code modelRefs}, the rule of {@link #LEAST_INFLIGHT}.
+     */
+    public static final int LITELLM_LEAST_BUSY = 6;
+
+    /**
+     * AIBrix's {@code least-request}: the fewest running requests this process sent (its in-flight leases); ties are
+     * broken uniformly at random.
+     */
+    public static final int AIBRIX_LEAST_REQUEST = 7;
+
+    private static final String[] LABELS = { "multi_factor", "round_robin", "random", "least_inflight", "lowest_latency",
+        "litellm_simple_shuffle", "litellm_least_busy", "aibrix_least_request" };
+
+    /** The first code of a peer's policy (re-implemented from its source); the codes below it are ours. */
+    public static final int FIRST_PEER = LITELLM_SIMPLE_SHUFFLE;
 
     private AlgorithmType()
     {
@@ -70,6 +93,16 @@ public final class AlgorithmType
     public static boolean isBaseline(final int type)
     {
         return type != MULTI_FACTOR;
+    }
+
+    /**
+     * @param type a code of this class.
+     * @return whether it is a peer's policy (re-implemented from its published source), which reads its own
+     *     parameter block {@code algorithm.<type>} rather than {@code multi_factor}'s.
+     */
+    public static boolean isPeer(final int type)
+    {
+        return type >= FIRST_PEER && type < LABELS.length;
     }
 
     /** @return every YAML spelling, {@code multi_factor} first. */

@@ -25,6 +25,10 @@ import java.util.concurrent.ThreadLocalRandom;
  *   <li>{@code lowest_latency}: the lowest latency signal (TPOT percentile, else TTFT, under the decision's
  *       {@code latency_metric}), an unobserved candidate first, ties to the earlier.</li>
  * </ul>
+ * and the peers' policies: {@code litellm_simple_shuffle} draws as {@code random} does, {@code litellm_least_busy}
+ * chooses as {@code least_inflight} does (both rules are the same at model level, see {@link AlgorithmType}), and
+ * {@code aibrix_least_request} takes the fewest in-flight leases with ties drawn at random
+ * ({@link AibrixLeastRequest}).
  * The selection records every candidate's observed signals and the bounds as {@link ScoringKernel} does, so that
  * {@code explain} reads the same fields; the chosen candidate scores 1 and the other candidates 0, and the outcome is
  * {@link Outcome#SCORED}.
@@ -133,11 +137,16 @@ public final class BaselineKernel
                 chosen = nthSurvivor(out, n, (int)Long.remainderUnsigned(signals.nextTurn(), survivors));
                 break;
             case AlgorithmType.RANDOM:
+            case AlgorithmType.LITELLM_SIMPLE_SHUFFLE:
                 chosen = nthSurvivor(out, n, requestOrNull != null ? requestOrNull.nextIndex(survivors) :
                     ThreadLocalRandom.current().nextInt(survivors));
                 break;
             case AlgorithmType.LEAST_INFLIGHT:
+            case AlgorithmType.LITELLM_LEAST_BUSY:
                 chosen = fewestIndex;
+                break;
+            case AlgorithmType.AIBRIX_LEAST_REQUEST:
+                chosen = AibrixLeastRequest.choose(out, loadColumn, n, nMin, requestOrNull);
                 break;
             default:
                 chosen = unobservedIndex >= 0 ? unobservedIndex : fastestIndex;

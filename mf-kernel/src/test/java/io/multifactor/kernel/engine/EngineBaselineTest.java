@@ -16,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The baselines through the engine's {@code select}, {@code selectAndBegin} and {@code explain}, over its live leases and
- * published latencies; and the {@code multi_factor} path unchanged by the dispatch.
+ * published latencies; the peers' counting policies over its leases; and the {@code multi_factor} path unchanged by
+ * the dispatch.
  */
 class EngineBaselineTest
 {
@@ -152,5 +153,55 @@ class EngineBaselineTest
         e.selectAndBegin(d, null, out);
         assertThat(out.selectedModel()).as("b is full at max_inflight 1").isEqualTo(e.modelId("c"));
         e.end(lease);
+    }
+
+    // The peers' counting policies over the engine's own leases, taken by each selection and given back at the end.
+
+    @Test
+    void leastBusyShouldSpreadRequestsStartedOneAfterAnotherAndRefillTheOneThatEnded()
+    {
+        // LiteLLM test_least_busy_routing.py, test_router_completion_streaming: three calls in sequence, one each.
+        final MultiFactorEngine e = engine(AlgorithmType.LITELLM_LEAST_BUSY);
+        final Selection out = new Selection();
+        final int d = e.decisionId("d");
+        final long[] leases = new long[3];
+        for (int call = 0; call < 3; call++)
+        {
+            leases[call] = e.selectAndBegin(d, null, out);
+            assertThat(out.selectedModel()).isEqualTo(e.modelId(new String[] { "a", "b", "c" }[call]));
+        }
+        e.end(leases[1], 200, 0L);
+        e.selectAndBegin(d, null, out);
+        assertThat(out.selectedModel()).isEqualTo(e.modelId("b"));
+    }
+
+    @Test
+    void leastRequestShouldNeverSendToABusierModelAndReachEveryTiedOne()
+    {
+        final MultiFactorEngine e = engine(AlgorithmType.AIBRIX_LEAST_REQUEST);
+        final Selection out = new Selection();
+        final int d = e.decisionId("d");
+        final int[] seen = new int[3];
+        // Rounds of three: after each round every model holds the same number of leases, so each round's three
+        // selections take three different models, in an order the request seeds draw.
+        for (int round = 0; round < 20; round++)
+        {
+            final boolean[] taken = new boolean[3];
+            for (int call = 0; call < 3; call++)
+            {
+                e.selectAndBegin(new Request().decision(d).seed(round * 3L + call), out);
+                final int index = out.selectedIndex();
+                assertThat(taken[index]).isFalse();
+                taken[index] = true;
+                if (call == 0)
+                {
+                    seen[index]++;
+                }
+            }
+        }
+        assertThat(seen[0]).isPositive();
+        assertThat(seen[1]).isPositive();
+        assertThat(seen[2]).isPositive();
+        assertThat(e.inflight(e.modelId("a"))).isEqualTo(20);
     }
 }

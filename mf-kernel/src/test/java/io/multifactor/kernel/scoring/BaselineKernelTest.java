@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The baseline policies: each one's choice over live signals, that they ignore ceilings and weights, leave out only
- * excluded models, and fail when every candidate is excluded.
+ * excluded models, and fail when every candidate is excluded; and the peers' policies on their sources' hand cases.
  */
 class BaselineKernelTest
 {
@@ -238,5 +238,84 @@ class BaselineKernelTest
         {
             assertThat(counts.get(i)).isEqualTo(threads * perThread / 3);
         }
+    }
+
+    // The peers' policies, each pinned on a small hand case taken from its source's own tests or code (named in each).
+
+    private static Run inflight(final Run run, final long a, final long b, final long c)
+    {
+        run.signals.inflight(0, a);
+        run.signals.inflight(1, b);
+        run.signals.inflight(2, c);
+        return run;
+    }
+
+    @Test
+    void leastBusyShouldPickTheFewestInFlightAndTheFirstOfATie()
+    {
+        // LiteLLM tests/local_testing/test_least_busy_routing.py, test_router_get_available_deployments: request
+        // counts {1: 10, 2: 54, 3: 100} pick deployment 1.
+        final Run run = inflight(new Run(AlgorithmType.LITELLM_LEAST_BUSY), 10, 54, 100);
+        assertThat(run.select(null, null)).isZero();
+        // Same file, test_router_completion_streaming: three calls started one after another, each still in flight,
+        // end with one call on every deployment (an unused deployment counts 0; the first of equal counts wins, as
+        // _get_available_deployments keeps the first strict minimum).
+        inflight(run, 0, 0, 0);
+        final int[] counts = new int[3];
+        for (int call = 0; call < 3; call++)
+        {
+            final int chosen = run.select(null, new Request().seed(call));
+            assertThat(chosen).isEqualTo(call);
+            counts[chosen]++;
+            inflight(run, counts[0], counts[1], counts[2]);
+        }
+        assertThat(counts).containsExactly(1, 1, 1);
+        // Above its ceiling (max_inflight 1) a candidate stays in: a peer's policy reads no ceiling.
+        inflight(run, 3, 5, 3);
+        assertThat(run.select(null, null)).isZero();
+        assertThat(run.out.score(0)).isEqualTo(1.0);
+    }
+
+    @Test
+    void leastRequestShouldDrawAmongTheTiedAtRandom()
+    {
+        // AIBrix pkg/plugins/gateway/algorithms/least_request_test.go, TestLeastRequest: "successful routing with
+        // least request", running {p1: 1, p2: 2, p3: 3, p4: 9} routes to p1 (here over three: {1, 2, 3}).
+        final Run run = inflight(new Run(AlgorithmType.AIBRIX_LEAST_REQUEST), 1, 2, 3);
+        assertThat(run.select(null, new Request().seed(7))).isZero();
+        // Same test, "multiple pods with same least requests": {p1: 1, p2: 5, p3: 1} routes to p1 or p3; the source
+        // draws targetPods[rand.Intn(len(targetPods))], so both come up.
+        inflight(run, 1, 5, 1);
+        final int[] chosen = new int[3];
+        for (int i = 0; i < 400; i++)
+        {
+            chosen[run.select(null, new Request().seed(i))]++;
+        }
+        assertThat(chosen[1]).isZero();
+        assertThat(chosen[0]).isBetween(140, 260);
+        assertThat(chosen[2]).isBetween(140, 260);
+        // An excluded candidate never comes up, and the same request seed draws the same among a tie.
+        assertThat(run.select(new Exclusions().add(run.plan.candidateModelId(0)), new Request().seed(7))).isEqualTo(2);
+        inflight(run, 0, 0, 0);
+        assertThat(run.select(null, new Request().seed(5))).isEqualTo(run.select(null, new Request().seed(5)));
+    }
+
+    @Test
+    void simpleShuffleShouldDrawUniformlyOverTheModels()
+    {
+        // LiteLLM litellm/router_strategy/simple_shuffle.py: with no weight, rpm or tpm on the deployments it returns
+        // random.choice(healthy_deployments); its docs (routing.md, "Simple Shuffle") call it the default strategy.
+        final Run run = inflight(new Run(AlgorithmType.LITELLM_SIMPLE_SHUFFLE), 50, 0, 0);
+        final int[] chosen = new int[3];
+        for (int i = 0; i < 600; i++)
+        {
+            chosen[run.select(null, new Request().seed(i))]++;
+        }
+        for (final int count : chosen)
+        {
+            assertThat(count).isBetween(140, 260);
+        }
+        assertThat(run.select(new Exclusions().add(run.plan.candidateModelId(0)).add(run.plan.candidateModelId(2)), null))
+            .isEqualTo(1);
     }
 }
