@@ -16,7 +16,7 @@ public final class RoutingRefusedException extends RuntimeException
 
     /**
      * @param status the HTTP status the gateway answers with.
-     * @param type the OpenAI error type ({@link RequestFlow#INVALID_REQUEST}, {@link RequestFlow#NO_CANDIDATES}, ...).
+     * @param type the OpenAI error type ({@code invalid_request_error}, {@code server_error}, ...: {@link ServingError#type()}).
      * @param message what went wrong.
      */
     public RoutingRefusedException(final int status, final String type, final String message)

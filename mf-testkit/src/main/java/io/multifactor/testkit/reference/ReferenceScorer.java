@@ -234,9 +234,13 @@ public final class ReferenceScorer
             return null;
         }
         final Double promptPrice = promptPrice(model, cachedShare);
-        final double p = promptShare > 0 ? promptShare * promptPrice : 0.0;
-        final double k = completionShare > 0 ? completionShare * model.completionPer1M() : 0.0;
-        return (p + k) / (promptShare + completionShare);
+        // (a * P + b * K) / (a + b), written as the weights a / (a + b) and b / (a + b) times the prices: the same
+        // value, and a request that prices only its prompt then costs exactly P (a*P/a can round above P, and a price
+        // equal to max_cost_per_1m would break the ceiling by one ulp).
+        final double total = promptShare + completionShare;
+        final double p = promptShare > 0 ? promptShare / total * promptPrice : 0.0;
+        final double k = completionShare > 0 ? completionShare / total * model.completionPer1M() : 0.0;
+        return p + k;
     }
 
     /**
