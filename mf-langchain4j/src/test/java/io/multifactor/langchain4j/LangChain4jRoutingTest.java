@@ -12,10 +12,7 @@ import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.ConfigLoader;
-import io.multifactor.fakes.BackendsProfile;
-import io.multifactor.fakes.FakeBackends;
-import io.multifactor.fakes.FakeModelProfile;
-import io.multifactor.fakes.TimeWindow;
+import io.multifactor.fakes.RoutingFleet;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.serving.EngineHost;
 import io.multifactor.serving.RoutingRefusedException;
@@ -26,7 +23,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -43,23 +39,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class LangChain4jRoutingTest
 {
-    static FakeBackends backends;
-    static int deadPort;
+    static RoutingFleet backends;
 
     EngineHost host;
 
     @BeforeAll
     static void startFakes() throws IOException
     {
-        backends = FakeBackends.start(new BackendsProfile(7, List.of(
-            FakeModelProfile.steady("fast", 5, 1, 256, 8),
-            FakeModelProfile.steady("other", 5, 1, 256, 8),
-            FakeModelProfile.steady("degrading", 5, 1, 256, 8)
-                .withDegraded(List.of(new TimeWindow(0, 10_000, 300, 300, 0, 1.0))))));
-        try (ServerSocket socket = new ServerSocket(0))
-        {
-            deadPort = socket.getLocalPort();
-        }
+        backends = RoutingFleet.start(7);
     }
 
     @AfterAll
@@ -79,33 +66,7 @@ class LangChain4jRoutingTest
 
     static String config()
     {
-        return String.join("\n",
-            "models:",
-            "  - name: fast",
-            "    quality_score: 0.5",
-            "    provider_model_id: acme/fast-7b",
-            "    backend_refs: [{endpoint: 127.0.0.1:" + backends.port("fast") + "}]",
-            "  - name: other",
-            "    quality_score: 0.5",
-            "    backend_refs: [{endpoint: 127.0.0.1:" + backends.port("other") + "}]",
-            "  - name: degrading",
-            "    quality_score: 0.5",
-            "    backend_refs: [{endpoint: 127.0.0.1:" + backends.port("degrading") + "}]",
-            "  - name: dead",
-            "    quality_score: 0.9",
-            "    backend_refs: [{endpoint: 127.0.0.1:" + deadPort + "}]",
-            "decisions:",
-            "  - name: chat",
-            "    modelRefs: [{model: fast}]",
-            "  - name: dead-first",
-            "    modelRefs: [{model: dead}, {model: fast}]",
-            "    algorithm: {type: multi_factor, multi_factor: {weights: {quality: 1.0}}}",
-            "  - name: latency",
-            "    modelRefs: [{model: degrading}, {model: other}]",
-            "    algorithm: {type: multi_factor, multi_factor: {weights: {latency: 0.9, load: 0.1}, latency_percentile: 50}}",
-            "signals:",
-            "  latency_refresh: 20ms",
-            "");
+        return backends.routerYaml();
     }
 
     EngineHost start() throws InvalidConfigurationException
@@ -116,7 +77,7 @@ class LangChain4jRoutingTest
 
     static String baseUrl(final String model)
     {
-        return "http://127.0.0.1:" + (model.equals("dead") ? deadPort : backends.port(model)) + "/v1";
+        return "http://127.0.0.1:" + (backends.port(model)) + "/v1";
     }
 
     static StreamingChatModel streaming(final String model)

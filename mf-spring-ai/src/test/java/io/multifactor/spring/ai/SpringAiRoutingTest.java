@@ -2,10 +2,7 @@ package io.multifactor.spring.ai;
 
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.ConfigLoader;
-import io.multifactor.fakes.BackendsProfile;
-import io.multifactor.fakes.FakeBackends;
-import io.multifactor.fakes.FakeModelProfile;
-import io.multifactor.fakes.TimeWindow;
+import io.multifactor.fakes.RoutingFleet;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.serving.DelegateCall;
 import io.multifactor.serving.EngineHost;
@@ -26,7 +23,6 @@ import org.springframework.ai.openai.OpenAiChatOptions;
 import reactor.core.publisher.Flux;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -41,23 +37,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SpringAiRoutingTest
 {
-    static FakeBackends backends;
-    static int deadPort;
+    static RoutingFleet backends;
 
     EngineHost host;
 
     @BeforeAll
     static void startFakes() throws IOException
     {
-        backends = FakeBackends.start(new BackendsProfile(11, List.of(
-            FakeModelProfile.steady("fast", 5, 1, 256, 8),
-            FakeModelProfile.steady("other", 5, 1, 256, 8),
-            FakeModelProfile.steady("degrading", 5, 1, 256, 8)
-                .withDegraded(List.of(new TimeWindow(0, 10_000, 300, 300, 0, 1.0))))));
-        try (ServerSocket socket = new ServerSocket(0))
-        {
-            deadPort = socket.getLocalPort();
-        }
+        backends = RoutingFleet.start(11);
     }
 
     @AfterAll
@@ -77,37 +64,7 @@ class SpringAiRoutingTest
 
     static String config()
     {
-        return String.join("\n",
-            "models:",
-            "  - name: fast",
-            "    quality_score: 0.5",
-            "    provider_model_id: acme/fast-7b",
-            "    backend_refs: [{endpoint: 127.0.0.1:" + backends.port("fast") + "}]",
-            "  - name: other",
-            "    quality_score: 0.5",
-            "    backend_refs: [{endpoint: 127.0.0.1:" + backends.port("other") + "}]",
-            "  - name: degrading",
-            "    quality_score: 0.5",
-            "    backend_refs: [{endpoint: 127.0.0.1:" + backends.port("degrading") + "}]",
-            "  - name: dead",
-            "    quality_score: 0.9",
-            "    backend_refs: [{endpoint: 127.0.0.1:" + deadPort + "}]",
-            "decisions:",
-            "  - name: chat",
-            "    modelRefs: [{model: fast}]",
-            "  - name: dead-first",
-            "    modelRefs: [{model: dead}, {model: fast}]",
-            "    algorithm: {type: multi_factor, multi_factor: {weights: {quality: 1.0}}}",
-            "  - name: latency",
-            "    modelRefs: [{model: degrading}, {model: other}]",
-            "    algorithm: {type: multi_factor, multi_factor: {weights: {latency: 0.9, load: 0.1}, latency_percentile: 50}}",
-            "  - name: sticky",
-            "    modelRefs: [{model: fast}, {model: other}]",
-            "    algorithm: {type: multi_factor, multi_factor: {weights: {quality: 1.0}, tie_break: random,",
-            "      session: {min_turns_before_switch: 1}}}",
-            "signals:",
-            "  latency_refresh: 20ms",
-            "");
+        return backends.routerYaml();
     }
 
     void start() throws InvalidConfigurationException
@@ -117,7 +74,7 @@ class SpringAiRoutingTest
 
     static ChatModel openAi(final String model, final Integer maxRetries)
     {
-        final int port = model.equals("dead") ? deadPort : backends.port(model);
+        final int port = backends.port(model);
         return OpenAiChatModel.builder().options(OpenAiChatOptions.builder().baseUrl("http://127.0.0.1:" + port + "/v1")
             .apiKey("test").model("unset").maxRetries(maxRetries).timeout(Duration.ofSeconds(20)).build()).build();
     }
