@@ -1,11 +1,13 @@
 package io.multifactor.serving;
 
 import io.multifactor.api.Handles;
+import io.multifactor.api.Request;
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.model.BackendRef;
 import io.multifactor.config.model.ModelConfig;
 import io.multifactor.config.model.PrefixAffinityConfig;
 import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.signal.ServerLoadTable;
 import io.multifactor.kernel.signal.ServerSignals;
@@ -379,6 +381,29 @@ public final class BackendChooser
         }
         final long decision = decide(modelId, prompt.hashes(), n, picks[modelId].get());
         return (double)(decision >>> 32) / n;
+    }
+
+    /**
+     * Supplies P(m) of the {@code prefix} factor for each candidate of a decision ({@link #shareFor}) to the request
+     * that selects among them: the one home of that loop, for the gateway's {@link RequestLifecycle} and the simulator.
+     * A candidate without {@code prefix_affinity} gets nothing (its factor is missing). Allocates nothing once the
+     * prompt's arrays have grown.
+     *
+     * @param plan the decision the request selects in.
+     * @param prompt the request's captured prompt.
+     * @param request the request, given each candidate's share by {@link Request#prefixMatch(int, double)}.
+     */
+    public void prefixMatches(final DecisionPlan plan, final PromptBlocks prompt, final Request request)
+    {
+        for (int i = 0; i < plan.candidateCount(); i++)
+        {
+            final int candidate = plan.candidateModelId(i);
+            final double share = shareFor(candidate, prompt);
+            if (share == share)
+            {
+                request.prefixMatch(candidate, share);
+            }
+        }
     }
 
     // 4.7's rule. Returns the chosen index (bits 0-15), the result (16-23) and the chosen backend's matched blocks

@@ -171,15 +171,7 @@ public final class RequestLifecycle
         if (prefixChooser != null && prefixPrompt != null)
         {
             // P(m): the share held where each candidate's request would go now (NaN: no prefix_affinity, missing).
-            for (int i = 0; i < plan.candidateCount(); i++)
-            {
-                final int candidate = plan.candidateModelId(i);
-                final double share = prefixChooser.shareFor(candidate, prefixPrompt);
-                if (share == share)
-                {
-                    request.prefixMatch(candidate, share);
-                }
-            }
+            prefixChooser.prefixMatches(plan, prefixPrompt, request);
         }
         final long taken = engine.selectAndBegin(request, selection);
         if (selection.outcome() == Outcome.FAILED || !selection.hasSelection())

@@ -112,6 +112,12 @@ public final class ComparisonFigures
         return requests == 0 ? 1.0 : (double)sloMet / requests;
     }
 
+    /** @return the 90th percentile of every request's TTFT (nearest rank), in milliseconds; NaN without requests. */
+    public double p90TtftMs()
+    {
+        return ttft.percentileMicros(90) / 1000.0;
+    }
+
     /** @return the 99th percentile of every request's TTFT (nearest rank), in milliseconds; NaN without requests. */
     public double p99TtftMs()
     {

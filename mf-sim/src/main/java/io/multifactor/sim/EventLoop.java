@@ -13,6 +13,9 @@ import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.signal.ServerBackend;
 import io.multifactor.kernel.signal.ServerMetricsSettings;
 import io.multifactor.serving.Backend;
+import io.multifactor.serving.BackendChooser;
+import io.multifactor.serving.PrefixTicket;
+import io.multifactor.serving.PromptBlocks;
 import io.multifactor.sim.fleet.InMemoryFleet;
 import io.multifactor.sim.prompt.PromptSchedule;
 import io.multifactor.sim.prompt.PromptTurn;
@@ -50,6 +53,11 @@ import java.util.SplittableRandom;
  * ({@link SimulatedServer}); its first token comes after the drawn TTFT (at the model's base mean, the queue standing
  * for load) plus its uncached prompt tokens / the prefill rate, its TTFT counted from its arrival. With a
  * {@link PromptWorkload}, arrivals follow its sessions ({@link PromptSchedule}) and each request's prompt is its turn's.
+ * For a model with {@code prefix_affinity}, the router side is the gateway's: the turn's chat bytes
+ * ({@link PromptTurn#appendChatBytes}) go to {@code choose(modelId, prompt, promptTokens, ticket)} with a ticket per
+ * request, answered at its first token and abandoned on an error answer, and a decision with several candidates gets
+ * each one's P(m) ({@link io.multifactor.serving.BackendChooser#prefixMatches}); the router's blocks are its own cut
+ * of {@code block_bytes}, the servers' their own of {@code block_tokens}.
  * <p>
  * Every draw comes from one seeded {@link SplittableRandom} split per purpose, and simultaneous events run in a fixed
  * order (completions, scrape answers, scrapes, refresh, exchange, interval, arrival), so the same plans, settings and
@@ -67,18 +75,19 @@ final class EventLoop
 
     /** One request's pending event: its first token, its completion or its error answer. */
     private record Pending(long timeNs, long sequence, int kind, int replica, int modelId, long micros, long lease,
-        long tokens, int status, long retryAfterMs, SimulatedServer serverOrNull)
+        long tokens, int status, long retryAfterMs, SimulatedServer serverOrNull, PrefixTicket ticketOrNull)
     {
         Pending(final long timeNs, final long sequence, final int kind, final int replica, final int modelId,
             final long micros, final long lease, final long tokens, final int status, final long retryAfterMs)
         {
-            this(timeNs, sequence, kind, replica, modelId, micros, lease, tokens, status, retryAfterMs, null);
+            this(timeNs, sequence, kind, replica, modelId, micros, lease, tokens, status, retryAfterMs, null, null);
         }
     }
 
     /** A request sent to a simulated server, waiting for a place or about to take one. */
     record Queued(long arrivalNs, int replica, int modelId, long lease, long requestTokens, long promptTokens,
-        int outputTokens, long[] blockHashes, double baseTtftMs, long tpotMicros, DecisionPlan target)
+        int outputTokens, long[] blockHashes, double baseTtftMs, long tpotMicros, DecisionPlan target,
+        PrefixTicket ticketOrNull)
     {
     }
 
@@ -122,6 +131,7 @@ final class EventLoop
     private final long[] tokensInFlight;
     private final SimulatedServer[][] servers;
     private final PromptSchedule scheduleOrNull;
+    private final StringBuilder promptText = new StringBuilder();
     private long sequence;
 
     // What the run measured, read by the reports once it has ended.
@@ -408,7 +418,7 @@ final class EventLoop
         final int promptTokens = turn != null ? (int)Math.min(Integer.MAX_VALUE, turn.promptTokens()) :
             requestSizes.longPromptShare() > 0.0 && sizes.nextDouble() < requestSizes.longPromptShare() ?
             requestSizes.longPromptTokens() : profile.promptTokens();
-        final Request request = replicaRequestState[replica];
+        final Request request = replicaRequestState[replica].clear();
         if (turn != null && profile.prompts().turns() > 1)
         {
             request.session(turn.sessionId());
@@ -420,6 +430,14 @@ final class EventLoop
         if (profile.tokensInRequest())
         {
             request.promptTokens(promptTokens).maxOutputTokens(drawnOutputTokens);
+        }
+        // Prefix-cache affinity (4.7), as the gateway: the prompt's bytes once per request, and each candidate's P(m).
+        final BackendChooser chooser = shape.chooserOrNull;
+        final PromptBlocks prompt = turn != null && chooser != null && chooser.followsPrefixes() ?
+            turn.appendChatBytes(new PromptBlocks(), promptText) : null;
+        if (prompt != null && plans.decision(decisionId).candidateCount() > 1)
+        {
+            chooser.prefixMatches(plans.decision(decisionId), prompt, request);
         }
         final long lease = engines.get(replica).selectAndBegin(request.decision(decisionId), selection);
         final DecisionPlan target = plans.decision(decisionId);
@@ -467,6 +485,8 @@ final class EventLoop
         final long ttftMicros = Math.max(1L, Math.round(ttftMs * 1000.0));
         final long tpotMicros = Math.max(1L, Math.round(tpotMs * 1000.0));
         final FailureBehaviour failures = behaviour.failures();
+        final boolean affinity = pool != null && prompt != null && chooser.followsPrefixes(modelId);
+        final PrefixTicket ticket = affinity ? new PrefixTicket() : null;
         if (failures.fails())
         {
             final double recoveredS = failures.failingUntilS();
@@ -479,20 +499,27 @@ final class EventLoop
             {
                 // Answered with an error after its time to first token: no token, no sample, SLO not met.
                 backendErrors++;
+                if (affinity)
+                {
+                    // The backend chosen answers with an error: its ticket is abandoned then, nothing enters its index.
+                    chooser.choose(modelId, prompt, promptTokens, ticket);
+                }
                 pending.add(new Pending(nowNs + ttftMicros * 1000L, sequence++, ERROR_ANSWER, replica, modelId, 0L,
                     lease, requestTokens, status,
-                    status == FailureBehaviour.TOO_MANY_REQUESTS ? failures.retryAfterMs() : 0L));
+                    status == FailureBehaviour.TOO_MANY_REQUESTS ? failures.retryAfterMs() : 0L, null, ticket));
                 return;
             }
         }
         if (pool != null)
         {
             // mf-serving's backend choice picks the server; the prompt's block hashes are at hand for it here.
-            final Backend backend = shape.chooserOrNull.choose(modelId);
+            // With prefix_affinity, the ticket's prompt enters the backend's index at the request's first token.
+            final Backend backend = affinity ? chooser.choose(modelId, prompt, promptTokens, ticket) :
+                chooser.choose(modelId);
             final long[] hashes = turn == null ? new long[0] : turn.blockHashes(pool[0].shape.blockTokens());
             final SimulatedServer server = pool[indexOf(pool, backend)];
             final Queued queued = new Queued(nowNs, replica, modelId, lease, requestTokens, promptTokens, outputTokens,
-                hashes, ttftMs, tpotMicros, target);
+                hashes, ttftMs, tpotMicros, target, ticket);
             if (server.running < server.shape.batch())
             {
                 start(server, queued, nowNs);
@@ -545,9 +572,9 @@ final class EventLoop
         final long completionNs = firstTokenNs + queued.tpotMicros() * 1000L * queued.outputTokens();
         server.ttft(ttftMicros);
         pending.add(new Pending(firstTokenNs, sequence++, FIRST_TOKEN, queued.replica(), queued.modelId(), ttftMicros,
-            InflightTracker.NO_LEASE, 0L, FailureBehaviour.OK, 0L));
+            InflightTracker.NO_LEASE, 0L, FailureBehaviour.OK, 0L, null, queued.ticketOrNull()));
         pending.add(new Pending(completionNs, sequence++, COMPLETION, queued.replica(), queued.modelId(),
-            queued.tpotMicros(), queued.lease(), queued.requestTokens(), FailureBehaviour.OK, 0L, server));
+            queued.tpotMicros(), queued.lease(), queued.requestTokens(), FailureBehaviour.OK, 0L, server, null));
         final DecisionPlan target = queued.target();
         final boolean met = meets(target.maxTtftMs(), ttftMicros) && meets(target.maxTpotMs(), queued.tpotMicros());
         if (met)
@@ -595,6 +622,18 @@ final class EventLoop
     {
         final MultiFactorEngine engine = engines.get(event.replica);
         final int model = modelIndexById[event.modelId];
+        if (event.ticketOrNull != null)
+        {
+            // As RequestLifecycle: the first token answers the ticket (the blocks enter the index), an error abandons it.
+            if (event.kind == FIRST_TOKEN)
+            {
+                event.ticketOrNull.answered();
+            }
+            else
+            {
+                event.ticketOrNull.abandoned();
+            }
+        }
         if (event.kind == ERROR_ANSWER)
         {
             engine.end(event.lease, event.status, event.retryAfterMs);

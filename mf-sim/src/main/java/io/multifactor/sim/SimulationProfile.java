@@ -218,6 +218,16 @@ public record SimulationProfile(
             outputTokensSigma, decisionShares, next, tokensInRequest, sizes, prompts, servers);
     }
 
+    /**
+     * @param arrivalsPerS the new arrival rate, requests per simulated second (the load knee's bisection varies it).
+     * @return this profile with another arrival rate.
+     */
+    public SimulationProfile withArrivalsPerS(final double arrivalsPerS)
+    {
+        return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
+            outputTokensSigma, decisionShares, models, tokensInRequest, sizes, prompts, servers);
+    }
+
     private static void requirePositive(final String what, final double value)
     {
         if (!(value > 0.0 && value < Double.POSITIVE_INFINITY))

@@ -1,5 +1,7 @@
 package io.multifactor.sim.prompt;
 
+import io.multifactor.serving.PromptBlocks;
+
 import java.util.SplittableRandom;
 
 /**
@@ -154,6 +156,31 @@ public final class PromptTurn
             json.append("\"}");
         }
         return json.append(']');
+    }
+
+    /**
+     * Appends the prompt's bytes as the gateway captures those of the chat request {@link #appendMessages} writes (each
+     * segment's role, a 0 byte, its text, a 0 byte), so the simulator's router cuts and hashes the bytes a real one
+     * would: equal segments give equal bytes, whatever the servers' block size.
+     *
+     * @param prompt where to append.
+     * @param scratch a builder this call may clear and fill.
+     * @return {@code prompt}.
+     */
+    public PromptBlocks appendChatBytes(final PromptBlocks prompt, final StringBuilder scratch)
+    {
+        scratch.setLength(0);
+        for (int i = 0; i < segmentIds.length; i++)
+        {
+            scratch.append(ROLE_NAMES[segmentRoles[i]]).append('\0');
+            appendText(scratch, segmentIds[i], segmentTokens[i]);
+            scratch.append('\0');
+        }
+        final char[] chars = new char[scratch.length()];
+        scratch.getChars(0, chars.length, chars, 0);
+        // ASCII only: one byte per character.
+        prompt.appendUtf8(chars, 0, chars.length, chars.length);
+        return prompt;
     }
 
     /**
