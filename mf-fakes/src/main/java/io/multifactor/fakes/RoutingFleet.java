@@ -9,7 +9,8 @@ import java.util.List;
  * servers on loopback ({@code fast}, {@code other}, and {@code degrading}, 300 ms per token for its first 10 s), a
  * port where nothing listens ({@code dead}), and the router configuration over them ({@link #routerYaml()}): decisions
  * {@code chat} (fast only), {@code dead-first} (the dead model ranked first), {@code latency} (degrading against
- * other, by latency), and {@code sticky} (fast and other tied, drawn at random, with a session block).
+ * other, by latency), {@code sticky} (fast and other tied, drawn at random, with a session block) and {@code guarded}
+ * (fast, at most 2 in flight, sheddable calls shed from the first).
  * <p>
  * This class is threadsafe: its servers are; {@link #close()} stops them once.
  */
@@ -87,6 +88,9 @@ public final class RoutingFleet implements AutoCloseable
             "    modelRefs: [{model: fast}, {model: other}]",
             "    algorithm: {type: multi_factor, multi_factor: {weights: {quality: 1.0}, tie_break: random,",
             "      session: {min_turns_before_switch: 1}}}",
+            "  - name: guarded",
+            "    modelRefs: [{model: fast}]",
+            "    algorithm: {type: multi_factor, multi_factor: {slo: {max_inflight: 2}, admission: {sheddable_above: 0.5}}}",
             "signals:",
             "  latency_refresh: 20ms",
             "");

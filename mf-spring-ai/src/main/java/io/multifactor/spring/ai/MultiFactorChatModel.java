@@ -73,16 +73,27 @@ public final class MultiFactorChatModel implements ChatModel
         final ChatOptions options = prompt.getOptions();
         final String explicit = options instanceof MultiFactorChatOptions ? ((MultiFactorChatOptions)options).decision() : null;
         final Integer maxTokens = options == null ? null : options.getMaxTokens();
-        final String session = options instanceof MultiFactorChatOptions ?
-            ((MultiFactorChatOptions)options).sessionKey() : null;
-        if (session != null)
+        if (options instanceof MultiFactorChatOptions)
         {
-            // The same 64-bit key as the gateway's x-session-id: one conversation, one key, wherever it is routed.
-            call.flow().session(SessionKeys.key(session));
+            final MultiFactorChatOptions routing = (MultiFactorChatOptions)options;
+            if (routing.sessionKey() != null)
+            {
+                // The same 64-bit key as the gateway's x-session-id: one conversation, one key, wherever it is routed.
+                call.flow().session(SessionKeys.key(routing.sessionKey()));
+            }
+            // The call's own TTFT/TPOT ceilings (as x-slo-ttft-ms, x-slo-tpot-ms) and priority (as x-mf-priority).
+            call.flow().lifecycle().limits(0, positiveOrZero(routing.maxTtftMs()), positiveOrZero(routing.maxTpotMs()),
+                routing.priority());
         }
         call.begin(explicit, options == null ? null : options.getModel(), DelegateCall.promptTokens(characters(prompt)),
             maxTokens == null ? Request.NO_TOKENS : maxTokens);
         return call;
+    }
+
+    // A bound the call did not set (NaN) or set to 0 or less is no bound of its own.
+    private static double positiveOrZero(final double ms)
+    {
+        return ms > 0.0 ? ms : 0.0;
     }
 
     private static long characters(final Prompt prompt)

@@ -1,5 +1,6 @@
 package io.multifactor.spring.ai;
 
+import io.multifactor.api.Priority;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.DefaultChatOptions;
 import org.springframework.ai.chat.prompt.DefaultChatOptionsBuilder;
@@ -18,8 +19,8 @@ import java.util.Objects;
  */
 public final class MultiFactorChatOptions extends DefaultChatOptions
 {
-    /** Priority of a call that sets none. */
-    public static final int DEFAULT_PRIORITY = 0;
+    /** Priority of a call that sets none: {@link Priority#STANDARD}. */
+    public static final int DEFAULT_PRIORITY = Priority.STANDARD;
 
     private final String decision;
     private final String sessionKey;
@@ -57,7 +58,10 @@ public final class MultiFactorChatOptions extends DefaultChatOptions
         return sessionKey;
     }
 
-    /** @return the call's priority ({@link #DEFAULT_PRIORITY} when unset). */
+    /**
+     * @return the call's priority, a {@link Priority} code ({@link #DEFAULT_PRIORITY} when unset): only
+     *     {@link Priority#SHEDDABLE} calls are shed by a decision's {@code admission}.
+     */
     public int priority()
     {
         return priority;
@@ -147,7 +151,8 @@ public final class MultiFactorChatOptions extends DefaultChatOptions
         }
 
         /**
-         * @param value the call's priority.
+         * @param value the call's priority: {@link Priority#CRITICAL}, {@link Priority#STANDARD} or
+         *     {@link Priority#SHEDDABLE}.
          * @return this builder.
          */
         public Builder priority(final int value)

@@ -333,4 +333,28 @@ class SpringAiRoutingTest
         assertThat(withKey).as("12 turns of one session on one model").hasSize(1);
         assertThat(inflight()).isZero();
     }
+
+    @Test
+    void shouldShedASheddableCallUnderAdmissionButNeverAStandardOne() throws Exception
+    {
+        start();
+        final MultiFactorEngine engine = host.engine();
+        final MultiFactorChatModel router = new MultiFactorChatModel(host, delegates(), "guarded", 2);
+        final long held = engine.begin(engine.modelId("fast"));
+        try
+        {
+            final Prompt sheddable = new Prompt("Say hello in eight words", MultiFactorChatOptions.builder()
+                .priority(io.multifactor.api.Priority.SHEDDABLE).maxTokens(16).build());
+            assertThatThrownBy(() -> router.call(sheddable)).isInstanceOfSatisfying(RoutingRefusedException.class,
+                ex -> assertThat(ex.status()).isEqualTo(429));
+            final Prompt standard = new Prompt("Say hello in eight words",
+                MultiFactorChatOptions.builder().maxTokens(16).build());
+            assertThat(text(router.call(standard))).as("a standard call is never shed").isNotBlank();
+        }
+        finally
+        {
+            engine.end(held);
+        }
+        assertThat(inflight()).isZero();
+    }
 }
