@@ -11,7 +11,7 @@
 # Usage (from the repository root):
 #   mf-bench/verdicts.sh [--only REGEX] [--base JAR] [--rounds 3] [--forks 3] [--out DIR] [--no-build] [--wait 300]
 #     --only REGEX  run only the steps whose name matches (steps: select counting servers variants ejection
-#                   prefix inflight refresh parse threads blocks); the report says "not run" for the other goals
+#                   prefix session eligibility inflight refresh parse threads blocks); the report says "not run" for the other goals
 #     --base JAR    also run a baseline benchmarks.jar (for example one built from the previous commit) in the same
 #                   rounds, and print every row's time against it: "nothing got slower beyond the interval"
 #     --base-steps REGEX  run the baseline jar only in the steps whose name matches (default: every step run)
@@ -56,6 +56,8 @@ steps=(
   "variants;SignalVariantsBenchmark\.select\$;"
   "ejection;EjectionBenchmark\.select;"
   "prefix;PrefixBenchmark\.select\$;"
+  "session;SessionBenchmark;-p liveKeys=1000"
+  "eligibility;EligibilityBenchmark;"
   "inflight;(InflightBenchmark\.beginEnd|RecordBenchmark\.record.*)\$;"
   "refresh;RefreshBenchmark;"
   "parse;MetricsParseBenchmark\.reader\$;"

@@ -16,6 +16,8 @@ import java.util.Map;
  *   <li>each optional signal or rule adds at most 10 ns + 1 ns per candidate per added factor over the same
  *       {@code select} without it (the queue and KV-cache factors count as two added factors, prefix as one; peak-EWMA, p2c, token
  *       load and ejection add no factor, so they have 10 ns whatever the candidate count);</li>
+ *   <li>a session (1,000 live keys), eligibility, and eligibility with a request SLO each add at most 10 ns + 1 ns per
+ *       candidate over the same {@code select} without them;</li>
  *   <li>two threads against one: per-thread time at most 1.3x ({@code handLoop} is the control, as information);</li>
  *   <li>absolute budgets as information: those of {@link Budgets} (record one sample, begin + end, the refresh of one
  *       model's window) and the parse of a 64 KB {@code /metrics} body, 200 us.</li>
@@ -84,6 +86,24 @@ public final class ReleaseGoals
         for (final int n : new int[] { 4, 16, 64 })
         {
             goals.add(signal("prefix", "PrefixBenchmark.select", n, "prefix", "without", 1));
+        }
+        for (final int n : new int[] { 4, 16 })
+        {
+            goals.add(Goal.difference("session (1,000 live keys) - without, " + n + " candidates",
+                "SessionBenchmark.selectWithSession candidates=" + n + ",liveKeys=1000",
+                "SessionBenchmark.selectWithoutSession candidates=" + n + ",liveKeys=1000",
+                SIGNAL_NS + SIGNAL_NS_PER_CANDIDATE * n));
+        }
+        for (final int n : new int[] { 4, 16, 64 })
+        {
+            goals.add(Goal.difference("eligibility - without, " + n + " candidates",
+                "EligibilityBenchmark.selectWithEligibility candidates=" + n,
+                "EligibilityBenchmark.selectWithoutEligibility candidates=" + n,
+                SIGNAL_NS + SIGNAL_NS_PER_CANDIDATE * n));
+            goals.add(Goal.difference("eligibility and a request SLO - without, " + n + " candidates",
+                "EligibilityBenchmark.selectWithEligibilityAndSlo candidates=" + n,
+                "EligibilityBenchmark.selectWithoutEligibility candidates=" + n,
+                SIGNAL_NS + SIGNAL_NS_PER_CANDIDATE * n));
         }
         for (final String op : new String[] { "select", "beginEnd", "selectRecord", "handLoop" })
         {
