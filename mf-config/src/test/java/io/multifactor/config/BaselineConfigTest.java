@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  */
 class BaselineConfigTest
 {
-    private static String file(final String type, final String block)
+    static String file(final String type, final String block)
     {
         return String.join("\n",
             "models:",                                        // 1

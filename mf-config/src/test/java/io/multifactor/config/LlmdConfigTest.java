@@ -16,24 +16,9 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  */
 class LlmdConfigTest
 {
-    private static String file(final String type, final String block)
-    {
-        return String.join("\n",
-            "models:",                                        // 1
-            "  - name: a",                                    // 2
-            "  - name: b",                                    // 3
-            "decisions:",                                     // 4
-            "  - name: d",                                    // 5
-            "    modelRefs: [{model: a}, {model: b}]",        // 6
-            "    algorithm:",                                 // 7
-            "      type: " + type,                            // 8
-            block,                                            // 9..
-            "");
-    }
-
     private static DecisionPlan plan(final String type, final String block) throws Exception
     {
-        final LoadedConfig loaded = ConfigLoader.load("l.yaml", file(type, block), null);
+        final LoadedConfig loaded = ConfigLoader.load("l.yaml", BaselineConfigTest.file(type, block), null);
         assertThat(loaded.warnings()).isEmpty();
         return loaded.plans().decision(loaded.plans().decisionId("d"));
     }
@@ -41,7 +26,7 @@ class LlmdConfigTest
     private static InvalidConfigurationException refused(final String type, final String block)
     {
         return catchThrowableOfType(InvalidConfigurationException.class,
-            () -> ConfigLoader.load("l.yaml", file(type, block), null));
+            () -> ConfigLoader.load("l.yaml", BaselineConfigTest.file(type, block), null));
     }
 
     @Test

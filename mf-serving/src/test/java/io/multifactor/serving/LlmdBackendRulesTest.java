@@ -6,7 +6,6 @@ import io.multifactor.kernel.scoring.LlmdRules;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,23 +17,6 @@ import static org.assertj.core.api.Assertions.within;
  */
 class LlmdBackendRulesTest
 {
-    private static final String CONFIG = String.join("\n",
-        "models:",
-        "  - name: a",
-        "    backend_refs:",
-        "      - {name: a0, endpoint: 127.0.0.1:9100}",
-        "      - {name: a1, endpoint: 127.0.0.1:9101}",
-        "      - {name: a2, endpoint: 127.0.0.1:9102}",
-        "    prefix_affinity: {block_bytes: 16}",
-        "  - name: plain",
-        "    backend_refs:",
-        "      - {name: p0, endpoint: 127.0.0.1:9200}",
-        "      - {name: p1, endpoint: 127.0.0.1:9201}",
-        "decisions:",
-        "  - name: d",
-        "    modelRefs: [{model: a}, {model: plain}]",
-        "");
-
     private LoadedConfig loaded;
     private BackendChooser chooser;
     private int a;
@@ -44,27 +26,31 @@ class LlmdBackendRulesTest
     @BeforeEach
     void setUp()
     {
-        loaded = Engines.load(CONFIG);
+        loaded = Engines.load(PrefixChoiceTest.CONFIG);
         chooser = BackendChooser.of(loaded, Map.of(), new PrefixBackends());
         a = loaded.plans().modelId("a");
         prefixes = chooser.prefixBackends(a).toArray(new BackendPrefix[0]);
         scratch.ensure(3);
     }
 
-    /** A completions prompt of 4 full blocks of 16 bytes (and a partial one). */
+    // PrefixChoiceTest's model a: three backends, prefix_affinity with 16-byte blocks; a prompt of 4 full blocks.
     private static PromptBlocks prompt()
     {
-        final OpenAiRequest parsed = new OpenAiRequest().capturePrompt(true);
-        final byte[] body = ("{\"prompt\":\"" + "x".repeat(16) + "y".repeat(48) + "tail\"}")
-            .getBytes(StandardCharsets.UTF_8);
-        assertThat(new OpenAiRequestReader().read(body, body.length, parsed)).isEqualTo(OpenAiRequestReader.OK);
-        return parsed.prompt();
+        return PrefixChoiceTest.prompt('x', 'y');
     }
 
     private void hold(final int backend, final PromptBlocks prompt, final int blocks)
     {
         prompt.cut(16);
         prefixes[backend].index().insert(prompt.hashes(), blocks);
+    }
+
+    private void pending(final long... tokens)
+    {
+        for (int i = 0; i < tokens.length; i++)
+        {
+            prefixes[i].addPending(tokens[i]);
+        }
     }
 
     private void servers(final double[] waiting, final double[] kvCacheUse)
@@ -134,9 +120,7 @@ class LlmdBackendRulesTest
         // maxTTFTPenaltyMs 1000 a0 is kept, though it is busier.
         final PromptBlocks prompt = prompt();
         hold(0, prompt, 4);
-        prefixes[0].addPending(500);
-        prefixes[1].addPending(50);
-        prefixes[2].addPending(900);
+        pending(500, 50, 900);
         assertThat(LlmdBackendRules.sticky(filter(1000), 3, prefixes, prompt, 20, scratch, 0L)).isZero();
         // TestFilter_ThroughputTTFTBreaksStickiness: above maxTTFTPenaltyMs 100 all open; the token load (pending plus
         // the request's uncached 20 tokens: 500 + 0, 50 + 20, 900 + 20) takes a1.
@@ -152,9 +136,7 @@ class LlmdBackendRulesTest
         // 0.25 = 505, a1: 50 + 20 = 70); holding them all (1.0) sticks.
         final PromptBlocks prompt = prompt();
         hold(0, prompt, 3);
-        prefixes[0].addPending(500);
-        prefixes[1].addPending(50);
-        prefixes[2].addPending(900);
+        pending(500, 50, 900);
         assertThat(LlmdBackendRules.sticky(filter(1000), 3, prefixes, prompt, 20, scratch, 0L)).isEqualTo(1);
         assertThat(scratch.match()[0]).isEqualTo(0.75);
         hold(0, prompt, 4);
