@@ -2,7 +2,10 @@ package io.multifactor.config;
 
 import io.multifactor.config.read.MappingReader;
 import io.multifactor.config.read.Problems;
+import io.multifactor.config.yaml.Excerpt;
+import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.kernel.plan.AlgorithmType;
+import io.multifactor.kernel.plan.LlmdParameters;
 
 import java.util.List;
 
@@ -12,13 +15,30 @@ import java.util.List;
  * key its peer does not have is refused as unknown with the nearest valid one when plausibly a typo.
  * {@code litellm_simple_shuffle}, {@code litellm_least_busy} and {@code aibrix_least_request} take no parameters at
  * model level (their peers' weights and limits are per deployment), so their blocks are empty or absent.
+ * {@code llmd_weighted} takes llm-d's scorer weights under the scorers' names ({@code queue-scorer},
+ * {@code kv-cache-utilization-scorer}, {@code prefix-cache-scorer}); {@code llmd_sticky} the affinity filter's
+ * {@code affinityThreshold}, {@code explorationProbability}, {@code maxTTFTPenaltyMs} and
+ * {@code peakPrefillThroughput}, and the token-load scorer's {@code queueThresholdTokens}
+ * ({@link LlmdParameters} has their defaults).
  * <p>
  * This class is stateless and threadsafe.
  */
 final class PeerPolicyReader
 {
-    /** The keys of each peer's block, indexed by {@code type - AlgorithmType.FIRST_PEER}. */
-    private static final List<List<String>> KEYS = List.of(List.of(), List.of(), List.of());
+    /** The keys of {@code llmd_weighted}'s block. */
+    private static final List<String> LLMD_WEIGHTED_KEYS =
+        List.of("queue-scorer", "kv-cache-utilization-scorer", "prefix-cache-scorer");
+
+    /** The keys of {@code llmd_sticky}'s block. */
+    private static final List<String> LLMD_STICKY_KEYS = List.of("affinityThreshold", "explorationProbability",
+        "maxTTFTPenaltyMs", "peakPrefillThroughput", "queueThresholdTokens");
+
+    /**
+     * The keys of each peer's block, indexed by {@code type - AlgorithmType.FIRST_PEER} (empty for the codes kept for
+     * peers not yet here).
+     */
+    private static final List<List<String>> KEYS = List.of(List.of(), List.of(), List.of(), List.of(), List.of(),
+        LLMD_WEIGHTED_KEYS, LLMD_STICKY_KEYS);
 
     private PeerPolicyReader()
     {
@@ -28,11 +48,18 @@ final class PeerPolicyReader
      * @param algorithm the decision's {@code algorithm:} mapping.
      * @param problems where refusals go.
      * @param type the {@link AlgorithmType} code read from its {@code type}, -1 when it was refused.
+     * @return the parameters of llm-d's profiles: its block's values over the defaults for {@code llmd_weighted} and
+     *     {@code llmd_sticky}, the defaults otherwise (or when a value was refused).
      */
-    static void read(final MappingReader algorithm, final Problems problems, final int type)
+    static LlmdParameters read(final MappingReader algorithm, final Problems problems, final int type)
     {
-        for (int peer = AlgorithmType.FIRST_PEER; AlgorithmType.isPeer(peer); peer++)
+        LlmdParameters llmd = LlmdParameters.DEFAULTS;
+        for (int peer = AlgorithmType.FIRST_PEER; peer < AlgorithmType.count(); peer++)
         {
+            if (!AlgorithmType.isPeer(peer))
+            {
+                continue;
+            }
             final String label = AlgorithmType.label(peer);
             if (!algorithm.has(label))
             {
@@ -45,7 +72,68 @@ final class PeerPolicyReader
                     (type < 0 ? "refused" : AlgorithmType.label(type)) + ')');
                 continue;
             }
-            algorithm.optionalMapping(label, KEYS.get(peer - AlgorithmType.FIRST_PEER));
+            final MappingReader block = algorithm.optionalMapping(label, KEYS.get(peer - AlgorithmType.FIRST_PEER));
+            if (block != null && peer == AlgorithmType.LLMD_WEIGHTED)
+            {
+                llmd = weighted(block);
+            }
+            else if (block != null && peer == AlgorithmType.LLMD_STICKY)
+            {
+                llmd = sticky(block);
+            }
         }
+        return llmd;
+    }
+
+    private static LlmdParameters weighted(final MappingReader block)
+    {
+        final LlmdParameters d = LlmdParameters.DEFAULTS;
+        final double queue = block.optionalNumber("queue-scorer", d.queueScorerWeight(), true);
+        final double kvCache = block.optionalNumber("kv-cache-utilization-scorer", d.kvCacheUtilizationScorerWeight(),
+            true);
+        final double prefix = block.optionalNumber("prefix-cache-scorer", d.prefixCacheScorerWeight(), true);
+        if (queue != queue || kvCache != kvCache || prefix != prefix)
+        {
+            return d;
+        }
+        return new LlmdParameters(queue, kvCache, prefix, d.affinityThreshold(), d.explorationProbability(),
+            d.maxTtftPenaltyMs(), d.peakPrefillThroughput(), d.queueThresholdTokens());
+    }
+
+    private static LlmdParameters sticky(final MappingReader block)
+    {
+        final LlmdParameters d = LlmdParameters.DEFAULTS;
+        final double threshold = unit(block, "affinityThreshold", d.affinityThreshold());
+        final double exploration = unit(block, "explorationProbability", d.explorationProbability());
+        final double penaltyMs = block.optionalNumber("maxTTFTPenaltyMs", d.maxTtftPenaltyMs(), true);
+        final double peak = block.optionalNumber("peakPrefillThroughput", d.peakPrefillThroughput(), true);
+        final long queueThreshold =
+            block.optionalInteger("queueThresholdTokens", d.queueThresholdTokens(), 1, Long.MAX_VALUE);
+        if (peak == 0.0 && penaltyMs > 0.0)
+        {
+            block.problems().error(block.value("peakPrefillThroughput"), block.path("peakPrefillThroughput"),
+                "must be > 0 while maxTTFTPenaltyMs is above 0 (the load gate divides the in-flight tokens by it), " +
+                "got 0");
+            return d;
+        }
+        if (threshold != threshold || exploration != exploration || penaltyMs != penaltyMs || peak != peak)
+        {
+            return d;
+        }
+        return new LlmdParameters(d.queueScorerWeight(), d.kvCacheUtilizationScorerWeight(),
+            d.prefixCacheScorerWeight(), threshold, exploration, penaltyMs, peak, queueThreshold);
+    }
+
+    // A share or probability in 0..1; NaN after reporting a problem.
+    private static double unit(final MappingReader block, final String key, final double absent)
+    {
+        final double value = block.optionalNumber(key, absent, true);
+        if (value > 1.0)
+        {
+            block.problems().error(block.value(key), block.path(key), "must be in 0..1, got " +
+                Excerpt.value(((YamlScalar)block.value(key)).text()));
+            return Double.NaN;
+        }
+        return value;
     }
 }

@@ -22,6 +22,7 @@ import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.config.yaml.YamlSequence;
 import io.multifactor.kernel.latency.LatencyEstimatorType;
 import io.multifactor.kernel.plan.AlgorithmType;
+import io.multifactor.kernel.plan.LlmdParameters;
 import io.multifactor.kernel.plan.RequestRules;
 import io.multifactor.kernel.signal.ServerKind;
 
@@ -47,7 +48,7 @@ final class RouterConfigReader
     static final List<String> DECISION_KEYS = List.of("name", "modelRefs", "algorithm");
     static final List<String> MODEL_REF_KEYS = List.of("model");
     static final List<String> ALGORITHM_KEYS = List.of("type", "multi_factor",
-        "litellm_simple_shuffle", "litellm_least_busy", "aibrix_least_request");
+        "litellm_simple_shuffle", "litellm_least_busy", "aibrix_least_request", "llmd_weighted", "llmd_sticky");
     static final List<String> SIGNALS_KEYS =
         List.of("latency_window", "latency_refresh", "inflight_max_age", "counters_file", "server_metrics",
             "latency_estimator", "ewma_decay", "default_request_tokens", "default_output_tokens");
@@ -153,7 +154,8 @@ final class RouterConfigReader
             final String name = decision.requiredName("name");
             final List<String> refs = modelRefs(decision, problems, modelNodes);
             final int[] type = new int[1];
-            final MultiFactorConfig algorithm = algorithm(decision, problems, type);
+            final LlmdParameters[] llmd = { LlmdParameters.DEFAULTS };
+            final MultiFactorConfig algorithm = algorithm(decision, problems, type, llmd);
             if (name != null)
             {
                 final YamlNode nameNode = decision.value("name");
@@ -164,7 +166,7 @@ final class RouterConfigReader
                         "duplicate decision \"" + Excerpt.value(name) + "\" (first defined at line " + first.line() + ')');
                     continue;
                 }
-                decisions.add(new DecisionConfig(name, refs, algorithm, type[0]));
+                decisions.add(new DecisionConfig(name, refs, algorithm, type[0], llmd[0]));
             }
         }
         return decisions;
@@ -208,7 +210,8 @@ final class RouterConfigReader
         return refs;
     }
 
-    private static MultiFactorConfig algorithm(final MappingReader decision, final Problems problems, final int[] typeOut)
+    private static MultiFactorConfig algorithm(
+        final MappingReader decision, final Problems problems, final int[] typeOut, final LlmdParameters[] llmdOut)
     {
         typeOut[0] = AlgorithmType.MULTI_FACTOR;
         final MappingReader algorithm = decision.optionalMapping("algorithm", ALGORITHM_KEYS);
@@ -223,14 +226,14 @@ final class RouterConfigReader
             problems.error(algorithm.value("type"), algorithm.path("type"),
                 "unsupported algorithm type \"" + Excerpt.value(type) + "\": this library implements multi_factor and " +
                 "the baselines round_robin, random, least_inflight and lowest_latency, and the peers' policies " +
-                "litellm_simple_shuffle, litellm_least_busy and aibrix_least_request" +
+                "litellm_simple_shuffle, litellm_least_busy, aibrix_least_request, llmd_weighted and llmd_sticky" +
                 NearestName.suggestion(type, List.of(AlgorithmType.labels())));
         }
         else
         {
             typeOut[0] = code;
         }
-        PeerPolicyReader.read(algorithm, problems, code);
+        llmdOut[0] = PeerPolicyReader.read(algorithm, problems, code);
         final MultiFactorConfig settings = MultiFactorReader.read(algorithm, problems);
         if (code > AlgorithmType.MULTI_FACTOR)
         {

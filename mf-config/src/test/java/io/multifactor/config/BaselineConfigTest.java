@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  */
 class BaselineConfigTest
 {
-    private static String file(final String type, final String block)
+    static String file(final String type, final String block)
     {
         return String.join("\n",
             "models:",                                        // 1
@@ -99,8 +99,8 @@ class BaselineConfigTest
         assertThat(refused.problems()).extracting(ConfigProblem::toString).containsExactly(
             "b.yaml:8:13: decisions[0].algorithm.type: unsupported algorithm type \"round_robbin\": this library " +
                 "implements multi_factor and the baselines round_robin, random, least_inflight and lowest_latency, " +
-                "and the peers' policies litellm_simple_shuffle, litellm_least_busy and aibrix_least_request " +
-                "(did you mean round_robin?)");
+                "and the peers' policies litellm_simple_shuffle, litellm_least_busy, aibrix_least_request, " +
+                "llmd_weighted and llmd_sticky (did you mean round_robin?)");
     }
 
     // The peers' policies: each compiles into its type code; its block algorithm.<type> is read strictly.

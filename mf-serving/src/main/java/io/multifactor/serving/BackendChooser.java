@@ -514,4 +514,34 @@ public final class BackendChooser
     {
         return problems;
     }
+
+    /**
+     * Each backend's own server signals now, for the backend-level rules that read them ({@link LlmdBackendRules}):
+     * its waiting requests and KV-cache use while its scrape is fresh (4.3), NaN otherwise (not scraped, stale, or a
+     * chooser without server signals). Map lookups and table reads only: allocates nothing.
+     *
+     * @param modelId a model handle.
+     * @param waitingOut per backend in file order, its waiting requests; at least as long as the model's backends.
+     * @param kvCacheUseOut per backend in file order, its KV-cache use 0..1.
+     * @return the model's backend count (0 for an unknown handle).
+     */
+    public int serverLoad(final int modelId, final double[] waitingOut, final double[] kvCacheUseOut)
+    {
+        if (modelId < 0 || modelId >= backends.length || backends[modelId] == null)
+        {
+            return 0;
+        }
+        final String[] keys = backendKeys[modelId];
+        final ServerLoadTable tableOrNull = serverSignalsOrNull == null ? null : serverSignalsOrNull.table();
+        final String name = modelNames[modelId];
+        final long nowNs = tableOrNull == null ? 0L : clockNsOrNull.getAsLong();
+        for (int i = 0; i < keys.length; i++)
+        {
+            final int b = tableOrNull == null ? ServerLoadTable.NOT_FOUND : tableOrNull.backendIndex(name, keys[i]);
+            final boolean fresh = b != ServerLoadTable.NOT_FOUND && tableOrNull.isFresh(b, nowNs);
+            waitingOut[i] = fresh ? tableOrNull.waiting(b) : Double.NaN;
+            kvCacheUseOut[i] = fresh ? tableOrNull.kvUse(b) : Double.NaN;
+        }
+        return keys.length;
+    }
 }

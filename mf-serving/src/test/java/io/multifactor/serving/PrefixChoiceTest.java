@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The backend choice of prefix-cache affinity on hand cases: cold, warm, release, ties, and the model without it. */
 class PrefixChoiceTest
 {
-    private static final String CONFIG = String.join("\n",
+    static final String CONFIG = String.join("\n",
         "models:",
         "  - name: a",
         "    backend_refs:",
@@ -46,7 +46,7 @@ class PrefixChoiceTest
     }
 
     /** A completions prompt of 4 full blocks of 16 bytes (and a partial one), its first block {@code first}. */
-    private static PromptBlocks prompt(final char first, final char rest)
+    static PromptBlocks prompt(final char first, final char rest)
     {
         final OpenAiRequest parsed = new OpenAiRequest().capturePrompt(true);
         final byte[] body = ("{\"prompt\":\"" + String.valueOf(first).repeat(16) + String.valueOf(rest).repeat(48) +

@@ -46,8 +46,26 @@ public final class AlgorithmType
      */
     public static final int AIBRIX_LEAST_REQUEST = 7;
 
+    // Codes 8 and 9 are kept for LiteLLM's latency-based-routing and production-stack's session router: until they
+    // exist, their labels are null, which no method here reports as a type.
+
+    /**
+     * llm-d's weighted scorer profile (its chart's default): {@code queue-scorer} 2, {@code kv-cache-utilization-scorer}
+     * 2 and {@code prefix-cache-scorer} 3 (the weights {@link LlmdParameters} holds), then the max-score picker, ties
+     * drawn at random.
+     */
+    public static final int LLMD_WEIGHTED = 10;
+
+    /**
+     * llm-d's "sticky until saturated" profile: {@code prefix-cache-affinity-filter} (threshold 0.8 with its load gate
+     * {@code maxTTFTPenaltyMs} over {@code peakPrefillThroughput}), then {@code token-load-scorer} and the max-score
+     * picker, ties drawn at random.
+     */
+    public static final int LLMD_STICKY = 11;
+
     private static final String[] LABELS = { "multi_factor", "round_robin", "random", "least_inflight", "lowest_latency",
-        "litellm_simple_shuffle", "litellm_least_busy", "aibrix_least_request" };
+        "litellm_simple_shuffle", "litellm_least_busy", "aibrix_least_request", null, null, "llmd_weighted",
+        "llmd_sticky" };
 
     /** The first code of a peer's policy (re-implemented from its source); the codes below it are ours. */
     public static final int FIRST_PEER = LITELLM_SIMPLE_SHUFFLE;
@@ -63,7 +81,7 @@ public final class AlgorithmType
      */
     public static String label(final int type)
     {
-        if (type < 0 || type >= LABELS.length)
+        if (type < 0 || type >= LABELS.length || LABELS[type] == null)
         {
             throw new IllegalArgumentException("unknown algorithm type code: " + type);
         }
@@ -78,7 +96,7 @@ public final class AlgorithmType
     {
         for (int i = 0; i < LABELS.length; i++)
         {
-            if (LABELS[i].equals(label))
+            if (label.equals(LABELS[i]))
             {
                 return i;
             }
@@ -102,12 +120,32 @@ public final class AlgorithmType
      */
     public static boolean isPeer(final int type)
     {
-        return type >= FIRST_PEER && type < LABELS.length;
+        return type >= FIRST_PEER && type < LABELS.length && LABELS[type] != null;
     }
 
-    /** @return every YAML spelling, {@code multi_factor} first. */
+    /** @return one more than the largest code of this class: every code lies in {@code 0..count() - 1}. */
+    public static int count()
+    {
+        return LABELS.length;
+    }
+
+    /** @return every YAML spelling, {@code multi_factor} first, in code order. */
     public static String[] labels()
     {
-        return LABELS.clone();
+        int known = 0;
+        for (final String label : LABELS)
+        {
+            known += label == null ? 0 : 1;
+        }
+        final String[] labels = new String[known];
+        int next = 0;
+        for (final String label : LABELS)
+        {
+            if (label != null)
+            {
+                labels[next++] = label;
+            }
+        }
+        return labels;
     }
 }

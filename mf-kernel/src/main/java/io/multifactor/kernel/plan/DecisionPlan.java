@@ -70,6 +70,7 @@ public final class DecisionPlan
     private final double[] cachedPromptPer1M;
     private final boolean pricesCachedPrompt;
     private final RequestRules requestRules;
+    private final LlmdParameters llmd;
 
     /**
      * Compiles one decision's specification: its settings from {@code spec} (with every default of the configuration
@@ -183,6 +184,7 @@ public final class DecisionPlan
             throw new IllegalArgumentException("decision " + name + ": session applies to the weighted objective only");
         }
         this.sessionOrNull = spec.session;
+        this.llmd = spec.llmd;
         if (pick == Pick.P2C && (objective != Objective.WEIGHTED || tieBand != 0.0 || tieBreak != TieBreak.FIRST))
         {
             throw new IllegalArgumentException("decision " + name + ": pick p2c takes the weighted objective, no " +
@@ -676,5 +678,11 @@ public final class DecisionPlan
         final double[] array = new double[n];
         Arrays.fill(array, Double.NaN);
         return array;
+    }
+
+    /** @return the parameters of llm-d's profiles, which {@code llmd_weighted} and {@code llmd_sticky} read. */
+    public LlmdParameters llmd()
+    {
+        return llmd;
     }
 }

@@ -350,6 +350,7 @@ public final class PlansBuilder
         int loadMetric = LoadMetric.REQUESTS;
         SessionPolicy session;
         double sheddableAbove;
+        LlmdParameters llmd = LlmdParameters.DEFAULTS;
         // Set by compile, read by DecisionPlan.
         RequestRules requestRules;
 
@@ -383,6 +384,7 @@ public final class PlansBuilder
             tieBand = baseline.tieBand;
             tieBreak = baseline.tieBreak;
             algorithmType = baseline.algorithmType;
+            llmd = baseline.llmd;
         }
 
         /**
@@ -621,6 +623,17 @@ public final class PlansBuilder
                     sheddableAbove);
             }
             this.sheddableAbove = sheddableAbove;
+            return this;
+        }
+
+        /**
+         * @param parameters the parameters of llm-d's profiles ({@code algorithm.llmd_weighted} or
+         *     {@code algorithm.llmd_sticky}), read by those types only.
+         * @return this specification.
+         */
+        public DecisionSpec llmd(final LlmdParameters parameters)
+        {
+            this.llmd = java.util.Objects.requireNonNull(parameters, "parameters");
             return this;
         }
 

@@ -28,7 +28,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * and the peers' policies: {@code litellm_simple_shuffle} draws as {@code random} does, {@code litellm_least_busy}
  * chooses as {@code least_inflight} does (both rules are the same at model level, see {@link AlgorithmType}), and
  * {@code aibrix_least_request} takes the fewest in-flight leases with ties drawn at random
- * ({@link AibrixLeastRequest}).
+ * ({@link AibrixLeastRequest}), and {@code llmd_weighted} and {@code llmd_sticky} run llm-d's profiles over the queue,
+ * KV-cache, prefix and token signals ({@link LlmdRules}; their survivors score the profile's sums, not 1 and 0).
  * The selection records every candidate's observed signals and the bounds as {@link ScoringKernel} does, so that
  * {@code explain} reads the same fields; the chosen candidate scores 1 and the other candidates 0, and the outcome is
  * {@link Outcome#SCORED}.
@@ -148,6 +149,12 @@ public final class BaselineKernel
             case AlgorithmType.AIBRIX_LEAST_REQUEST:
                 chosen = AibrixLeastRequest.choose(out, loadColumn, n, nMin, requestOrNull);
                 break;
+            case AlgorithmType.LLMD_WEIGHTED:
+            case AlgorithmType.LLMD_STICKY:
+                // The survivors keep the profile's sums as their scores.
+                chosen = LlmdRules.select(plan, signals, requestOrNull, out);
+                SelectionWriter.outcome(out, Outcome.SCORED, chosen);
+                return;
             default:
                 chosen = unobservedIndex >= 0 ? unobservedIndex : fastestIndex;
                 break;

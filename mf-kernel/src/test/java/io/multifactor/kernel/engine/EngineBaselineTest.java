@@ -204,4 +204,30 @@ class EngineBaselineTest
         assertThat(seen[2]).isPositive();
         assertThat(e.inflight(e.modelId("a"))).isEqualTo(20);
     }
+
+    @Test
+    void shouldStayOnTheCachedModelWithLlmdStickyUntilItsTokensBreakTheGate()
+    {
+        // llm-d's "sticky until saturated": the leases raise the model's in-flight tokens, which the load gate reads.
+        final MultiFactorEngine e = engine(AlgorithmType.LLMD_STICKY);
+        final int d = e.decisionId("d");
+        final int a = e.modelId("a");
+        final Selection out = new Selection();
+        final Request request = new Request();
+        // Each request weighs 100,000 prompt + 100,000 output tokens on its model (4.4); a holds 90% of its prefix, c
+        // half of it (below the 0.80 threshold), b none.
+        final String[] expected = { "a", "a", "c" };
+        for (final String model : expected)
+        {
+            request.clear().decision(d).promptTokens(100_000).maxOutputTokens(100_000).prefixMatch(a, 0.9)
+                .prefixMatch(e.modelId("c"), 0.5);
+            assertThat(e.selectAndBegin(request, out)).isNotEqualTo(InflightTracker.NO_LEASE);
+            assertThat(out.selectedModel()).as("after %d tokens on a", e.inflightTokens(a)).isEqualTo(e.modelId(model));
+        }
+        // 0, then 200,000 tokens (12.6 s at 15,928 tokens/s) are within the 18 s gate; 400,000 (25.1 s) are not, and
+        // the token load then takes c (100,000 x 0.5 uncached) over b (100,000).
+        assertThat(e.inflightTokens(a)).isEqualTo(400_000L);
+        final Explanation explained = e.explain(request);
+        assertThat(explained.toString()).contains("400000");
+    }
 }
