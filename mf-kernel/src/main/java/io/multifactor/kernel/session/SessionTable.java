@@ -281,8 +281,10 @@ public final class SessionTable
     }
 
     /**
-     * How many ways of the key's set hold it (0 or 1 by construction); for tests of the invariant. Reads the set
-     * without the sequence.
+     * How many ways of the key's set hold it (0 or 1 by construction); for tests of the invariant. Reads the set as
+     * {@link #lookup} does, between two loads of its sequence, retrying until no writer intervened (a count taken across
+     * a writer's eviction and a later re-insertion could otherwise see the key in two ways that never held it at once).
+     * May spin while writers keep claiming the set.
      *
      * @param key a session key.
      * @return the number of ways that hold the key, whether live or not.
@@ -291,16 +293,30 @@ public final class SessionTable
     {
         final int set = setOf(key);
         final int base = set * STRIDE;
-        int count = 0;
-        for (int way = 0; way < waysOf(set); way++)
+        final long[] words = this.words;
+        while (true)
         {
-            if ((long)LONGS.getOpaque(words, base + VALUES + way) != 0L &&
-                (long)LONGS.getOpaque(words, base + KEYS + way) == key)
+            final long before = (long)LONGS.getAcquire(words, base);
+            if ((before & 1L) != 0L)
             {
-                count++;
+                Thread.onSpinWait();
+                continue;
+            }
+            int count = 0;
+            for (int way = 0; way < waysOf(set); way++)
+            {
+                if ((long)LONGS.getOpaque(words, base + VALUES + way) != 0L &&
+                    (long)LONGS.getOpaque(words, base + KEYS + way) == key)
+                {
+                    count++;
+                }
+            }
+            VarHandle.acquireFence();
+            if ((long)LONGS.getOpaque(words, base) == before)
+            {
+                return count;
             }
         }
-        return count;
     }
 
     /**
