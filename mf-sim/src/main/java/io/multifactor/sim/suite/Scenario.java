@@ -10,7 +10,7 @@ import java.nio.file.Path;
  * (the models, backends and decisions every policy runs with, its type swapped) and, when present,
  * {@code NAME.recommended.yaml} (the {@code multi_factor} configuration recommended for this kind of workload, run as
  * its own row). A configuration with a {@code fleet:} block runs as {@value ComparisonSuite#FLEET_REPLICAS} router
- * replicas sharing their signals.
+ * replicas sharing their signals. The SLO of every run is the TTFT and TPOT ceilings of {@code NAME.yaml}'s decisions.
  * <p>
  * Instances are immutable and threadsafe.
  *

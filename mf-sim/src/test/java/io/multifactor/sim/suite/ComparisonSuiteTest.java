@@ -111,15 +111,30 @@ class ComparisonSuiteTest
     }
 
     @Test
-    void shouldRefuseARecommendedConfigurationThatMovesTheSlo(@TempDir final Path dir) throws Exception
+    void shouldRefuseARecommendedConfigurationWithoutTheScenariosDecision(@TempDir final Path dir) throws Exception
     {
         Files.copy(EXAMPLES.resolve("1-degrading.yaml"), dir.resolve("1-degrading.yaml"));
         Files.copy(EXAMPLES.resolve("1-degrading.profile.yaml"), dir.resolve("1-degrading.profile.yaml"));
         Files.writeString(dir.resolve("1-degrading.recommended.yaml"),
-            Files.readString(EXAMPLES.resolve("1-degrading.recommended.yaml")).replace("max_ttft_ms: 1000",
-                "max_ttft_ms: 5000"));
+            Files.readString(EXAMPLES.resolve("1-degrading.recommended.yaml")).replace("- name: chat", "- name: talk"));
         assertThatThrownBy(() -> ComparisonSuite.load(dir)).isInstanceOf(InvalidConfigurationException.class)
-            .hasMessageContaining("1-degrading.recommended.yaml").hasMessageContaining("max_ttft_ms 5000.0");
+            .hasMessageContaining("1-degrading.recommended.yaml").hasMessageContaining("has no decision \"chat\"");
+    }
+
+    @Test
+    void shouldJudgeEveryPolicyByTheScenariosCeilings() throws Exception
+    {
+        // round_robin is compiled without ceilings, and a recommended configuration may drop them: the SLO stays the
+        // scenario's 1 s, so a run whose TTFTs all exceed 1 s meets none of it.
+        final Scenario degrading = ComparisonSuite.load(EXAMPLES).get(0);
+        final io.multifactor.sim.SteadyFigures overloaded = ComparisonSuite.run(degrading,
+            ComparisonSuite.configFor(degrading, "round_robin"), 400.0, 1L, 5.0, 5.0);
+        assertThat(overloaded.ttftMs(10)).isGreaterThan(1000.0);
+        assertThat(overloaded.sloAttainment()).isLessThan(0.1);
+        final io.multifactor.sim.SteadyFigures light = ComparisonSuite.run(degrading,
+            ComparisonSuite.configFor(degrading, "round_robin"), 2.0, 1L, 5.0, 30.0);
+        assertThat(light.sloAttainment()).isGreaterThan(0.9);
+        assertThat(light.requests()).isBetween(30L, 100L);
     }
 
     @Test
