@@ -726,7 +726,8 @@ final class EventLoop
         listener.onInterval(row);
     }
 
-    private static boolean meets(final double ceilingMs, final long actualMicros)
+    /** Whether a request's latency meets a ceiling (0: none): the one test of the simulator's SLO. */
+    static boolean meets(final double ceilingMs, final long actualMicros)
     {
         return ceilingMs == 0.0 || actualMicros <= ceilingMs * 1000.0;
     }

@@ -98,7 +98,8 @@ public final class SteadyFigures
         if (measured(arrivalNs))
         {
             final boolean met = maxTtftMsByDecision == null ? runMet :
-                meets(maxTtftMsByDecision[decisionId], ttftMicros) && meets(maxTpotMsByDecision[decisionId], tpotMicros);
+                EventLoop.meets(maxTtftMsByDecision[decisionId], ttftMicros) &&
+                EventLoop.meets(maxTpotMsByDecision[decisionId], tpotMicros);
             ttft.add(ttftMicros);
             tpot.add(tpotMicros);
             inputTokens += promptTokens;
@@ -107,11 +108,6 @@ public final class SteadyFigures
                 sloMet++;
             }
         }
-    }
-
-    private static boolean meets(final double ceilingMs, final long actualMicros)
-    {
-        return ceilingMs == 0.0 || actualMicros <= ceilingMs * 1000.0;
     }
 
     void cacheLookup(final long arrivalNs, final long queried, final long hit)

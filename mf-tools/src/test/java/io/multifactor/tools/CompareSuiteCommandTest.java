@@ -63,6 +63,7 @@ class CompareSuiteCommandTest
             }
         }
         assertThat(rows).isEqualTo(4);
+        assertThat(run.out()).as("no trailing blanks").doesNotContain(" \n");
         assertThat(run.out()).contains("*").contains("2 scenarios x 2 policies x 2 seeds (1 s warm-up + 5 s measured");
         assertThat(run.err()).contains("suite: runs 8/8");
     }

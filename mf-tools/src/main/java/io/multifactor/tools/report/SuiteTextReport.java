@@ -56,6 +56,7 @@ public final class SuiteTextReport
         {
             out.append("  ").append(pad(column.title(), widths[column.ordinal()]));
         }
+        trimEnd(out);
         out.append('\n');
         for (int p = 0; p < cells.length; p++)
         {
@@ -64,6 +65,7 @@ public final class SuiteTextReport
             {
                 out.append("  ").append(pad(cells[p][column.ordinal()], widths[column.ordinal()]));
             }
+            trimEnd(out);
             out.append('\n');
         }
         return out.toString();
@@ -80,6 +82,15 @@ public final class SuiteTextReport
         final String min = column.format(result.min(policy, column));
         final String max = column.format(result.max(policy, column));
         return min.equals(max) ? min : min + "-" + max;
+    }
+
+    // No trailing blanks on a line: the last column is padded like the others.
+    private static void trimEnd(final StringBuilder out)
+    {
+        while (out.length() > 0 && out.charAt(out.length() - 1) == ' ')
+        {
+            out.setLength(out.length() - 1);
+        }
     }
 
     private static String pad(final String text, final int width)
