@@ -149,6 +149,9 @@ final class EventLoop
     final long[] replicaSloMet;
     final List<IntervalRow> rows = new ArrayList<>();
     final ComparisonFigures figures;
+    /** The figures after the warm-up; by default every arrival counts. */
+    SteadyFigures steady;
+    private long onTimeArrivalNs;
 
     private long intervalRequests;
     private long intervalFailed;
@@ -255,6 +258,7 @@ final class EventLoop
         replicaRequests = new long[replicas];
         replicaSloMet = new long[replicas];
         figures = new ComparisonFigures(modelNames, behaviours, shape.settings.latencyRefreshNs());
+        steady = new SteadyFigures(0.0, profile.durationS());
         intervalSelected = new long[models];
         intervalDrops = new long[models];
         intervalTtft = new SampleBuffer[models];
@@ -311,8 +315,7 @@ final class EventLoop
         long nextExchangeNs = fleet ? 0 : Long.MAX_VALUE;
         long nextScrapeNs = scrapedModels.length == 0 ? Long.MAX_VALUE : 0;
         long nextProgressNs = NS_PER_S;
-        long nextArrivalNs = scheduleOrNull != null ? scheduleOrNull.nextTimeNs() :
-            Draws.exponentialGapNs(arrivals, profile.arrivalsPerS());
+        long nextArrivalNs = scheduleOrNull != null ? scheduleOrNull.nextTimeNs() : nextPoissonArrivalNs(0L);
 
         while (true)
         {
@@ -370,12 +373,23 @@ final class EventLoop
             else
             {
                 arrive(nextNs);
-                nextArrivalNs = scheduleOrNull != null ? scheduleOrNull.nextTimeNs() :
-                    nextNs + Draws.exponentialGapNs(arrivals, profile.arrivalsPerS());
+                nextArrivalNs = scheduleOrNull != null ? scheduleOrNull.nextTimeNs() : nextPoissonArrivalNs(nextNs);
             }
         }
         listener.onProgress(profile.durationS(), profile.durationS(), requests);
         figures.finish();
+    }
+
+    // The next Poisson arrival after one at nowNs; with bursts, drawn on the "on" time line at the burst rate.
+    private long nextPoissonArrivalNs(final long nowNs)
+    {
+        final ArrivalBursts bursts = profile.bursts();
+        if (!bursts.active())
+        {
+            return nowNs + Draws.exponentialGapNs(arrivals, profile.arrivalsPerS());
+        }
+        onTimeArrivalNs += Draws.exponentialGapNs(arrivals, bursts.burstRatePerS(profile.arrivalsPerS()));
+        return bursts.wallNs(onTimeArrivalNs);
     }
 
     // Reads every scraped server's gauges now; the answers reach the engines SCRAPE_DELAY_NS later.
@@ -409,6 +423,7 @@ final class EventLoop
         requests++;
         intervalRequests++;
         replicaRequests[replica]++;
+        steady.arrived(nowNs);
         final int decisionId = shape.pickDecision(routing.nextDouble());
         // Reserve on select: the lease is taken within max_inflight, or on the next candidate in ranking order.
         // A request that carries its token counts is priced by its own mix; its length is drawn before it is routed.
@@ -452,11 +467,13 @@ final class EventLoop
             }
         }
         final int outcome = selection.outcome();
-        if (outcome == Outcome.FAILED)
+        // Nothing selected: failed, or (4.8) no eligible candidate, or shed; each misses its SLO.
+        if (outcome == Outcome.FAILED || outcome == Outcome.INELIGIBLE || outcome == Outcome.SHED)
         {
             failed++;
             intervalFailed++;
             figures.request(false);
+            steady.error(nowNs);
             return;
         }
         if (outcome != Outcome.SCORED)
@@ -499,6 +516,7 @@ final class EventLoop
             {
                 // Answered with an error after its time to first token: no token, no sample, SLO not met.
                 backendErrors++;
+                steady.error(nowNs);
                 if (affinity)
                 {
                     // The backend chosen answers with an error: its ticket is abandoned then, nothing enters its index.
@@ -545,6 +563,7 @@ final class EventLoop
         }
         figures.request(met);
         figures.ttftMicros(ttftMicros);
+        steady.started(nowNs, decisionId, ttftMicros, tpotMicros, met, promptTokens);
         costUsd += price(plans.modelPromptPer1M(modelId)) * promptTokens / 1e6 +
             price(plans.modelCompletionPer1M(modelId)) * outputTokens / 1e6;
     }
@@ -584,6 +603,9 @@ final class EventLoop
         }
         figures.request(met);
         figures.ttftMicros(ttftMicros);
+        steady.started(queued.arrivalNs(), target.id(), ttftMicros, queued.tpotMicros(), met,
+            queued.promptTokens());
+        steady.cacheLookup(queued.arrivalNs(), queued.promptTokens(), hit);
         costUsd += price(plans.modelPromptPer1M(queued.modelId())) * queued.promptTokens() / 1e6 +
             price(plans.modelCompletionPer1M(queued.modelId())) * queued.outputTokens() / 1e6;
     }
@@ -704,7 +726,8 @@ final class EventLoop
         listener.onInterval(row);
     }
 
-    private static boolean meets(final double ceilingMs, final long actualMicros)
+    /** Whether a request's latency meets a ceiling (0: none): the one test of the simulator's SLO. */
+    static boolean meets(final double ceilingMs, final long actualMicros)
     {
         return ceilingMs == 0.0 || actualMicros <= ceilingMs * 1000.0;
     }

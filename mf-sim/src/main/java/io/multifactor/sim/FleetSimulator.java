@@ -5,6 +5,7 @@ import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.signal.ServerBackend;
 import io.multifactor.kernel.signal.ServerMetricsSettings;
+import io.multifactor.serving.BackendChooser;
 import io.multifactor.sim.fleet.InMemoryFleet;
 
 import java.util.List;
@@ -59,6 +60,26 @@ public final class FleetSimulator
     public FleetSimulator(final Plans plans, final SignalSettings settings, final SimulationProfile profile,
         final int replicas, final boolean fleet, final long exchangeEveryNs)
     {
+        this(plans, settings, profile, replicas, fleet, exchangeEveryNs, null);
+    }
+
+    /**
+     * A fleet in front of the servers of the models the profile gives {@code servers}, one by one, as
+     * {@link Simulator} simulates them; every replica sends through the same backend choice (with
+     * {@code prefix_affinity}, one index for the whole fleet, where each real replica keeps its own).
+     *
+     * @param plans the compiled configuration.
+     * @param settings the engines' signal settings.
+     * @param profile the traffic of the whole fleet.
+     * @param replicas number of replicas, 1..64.
+     * @param fleet whether the replicas share signals.
+     * @param exchangeEveryNs the exchange period (the configuration's {@code fleet.exchange_every}).
+     * @param chooserOrNull the backend choice built from the same configuration, or null when no model has servers.
+     * @throws IllegalArgumentException when the profile does not fit the plans or a value is out of range.
+     */
+    public FleetSimulator(final Plans plans, final SignalSettings settings, final SimulationProfile profile,
+        final int replicas, final boolean fleet, final long exchangeEveryNs, final BackendChooser chooserOrNull)
+    {
         if (replicas < 1 || replicas > 64)
         {
             throw new IllegalArgumentException("--replicas must be in 1..64, got " + replicas);
@@ -69,7 +90,7 @@ public final class FleetSimulator
         this.fleet = fleet;
         this.exchangeEveryNs = exchangeEveryNs;
         // Checks the profile against the plans (behaviour per model, shares) exactly as the one-replica run does.
-        this.shape = new Simulator(plans, settings, profile);
+        this.shape = new Simulator(plans, settings, profile, true, chooserOrNull);
     }
 
     /**
@@ -91,6 +112,29 @@ public final class FleetSimulator
     public List<String> modelNames()
     {
         return shape.modelNames();
+    }
+
+    /**
+     * Runs the fleet and keeps what the arrivals after a warm-up measured, fleet-wide (the policy comparison's
+     * figures).
+     *
+     * @param warmupS simulated seconds whose arrivals do not count, >= 0 and shorter than the profile's duration.
+     * @param sloPlansOrNull the configuration whose decisions' TTFT and TPOT ceilings judge the requests (by decision
+     *     name), or null for the run's own.
+     * @return the figures of the arrivals after the warm-up.
+     * @throws IllegalArgumentException when the warm-up is not shorter than the run.
+     */
+    public SteadyFigures runMeasured(final double warmupS, final Plans sloPlansOrNull)
+    {
+        final EventLoop loop = new EventLoop(shape, replicas, fleet, exchangeEveryNs, serverMetrics, serverBackends, null,
+            SimulationListener.NONE);
+        loop.steady = new SteadyFigures(warmupS, profile.durationS());
+        if (sloPlansOrNull != null)
+        {
+            loop.steady.judgeBy(plans, sloPlansOrNull);
+        }
+        loop.run();
+        return loop.steady;
     }
 
     /** @return the report of one run. */

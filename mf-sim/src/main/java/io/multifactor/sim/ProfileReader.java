@@ -51,6 +51,7 @@ import java.util.Map;
  *   system_prompts: 4
  *   system_tokens: 3000
  *   turns: 1
+ * bursts: {on_s: 5, off_s: 10}   # optional: on/off arrivals, 3x arrivals_per_s while on (ArrivalBursts)
  * </pre>
  * This class is stateless and threadsafe.
  */
@@ -58,7 +59,8 @@ public final class ProfileReader
 {
     private static final List<String> ROOT_KEYS = List.of(
         "duration_s", "interval_s", "seed", "arrivals_per_s", "prompt_tokens", "output_tokens", "tokens_in_request",
-        "decisions", "models", "long_prompts", "tokens_per_slot", "prompts");
+        "decisions", "models", "long_prompts", "tokens_per_slot", "prompts", "bursts");
+    private static final List<String> BURST_KEYS = List.of("on_s", "off_s");
     private static final List<String> SERVER_KEYS = List.of("batch", "gpu_blocks", "block_tokens",
         "prefill_tokens_per_s");
     private static final List<String> LONG_PROMPT_KEYS = List.of("share", "prompt_tokens");
@@ -168,6 +170,23 @@ public final class ProfileReader
         }
 
         final PromptWorkload prompts = PromptWorkload.read(reader.optionalMapping("prompts", PromptWorkload.KEYS));
+        ArrivalBursts bursts = ArrivalBursts.NONE;
+        final MappingReader burstReader = reader.optionalMapping("bursts", BURST_KEYS);
+        if (burstReader != null)
+        {
+            final boolean complete = burstReader.require("on_s") & burstReader.require("off_s");
+            final double onS = positive(burstReader, "on_s", 1.0);
+            final double offS = positive(burstReader, "off_s", 1.0);
+            if (prompts.active())
+            {
+                problems.error(reader.value("bursts"), reader.path("bursts"), "bursts apply to Poisson arrivals: a " +
+                    "profile with prompts follows its sessions' arrivals (remove one of the two)");
+            }
+            else if (complete && onS > 0.0 && offS > 0.0)
+            {
+                bursts = new ArrivalBursts(onS, offS);
+            }
+        }
         final Map<String, BackendServers> servers = new LinkedHashMap<>();
         final Map<String, ModelBehaviour> models = new LinkedHashMap<>();
         reader.require("models");
@@ -208,7 +227,7 @@ public final class ProfileReader
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputMean, outputSigma,
             shares, models, tokensInRequest,
             new RequestSizes(Double.isNaN(longShare) ? 0.0 : longShare, Math.max(0, longTokens), Math.max(0, tokensPerSlot)),
-            prompts, servers);
+            prompts, servers, bursts);
     }
 
     /** @return the servers of a model's {@code servers} block, null when absent or wrong (reported). */

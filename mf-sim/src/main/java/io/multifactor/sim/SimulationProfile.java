@@ -30,6 +30,7 @@ import java.util.Map;
  *     when active, arrivals follow its sessions and each request's prompt tokens are its prompt's.
  * @param servers per model name, the servers behind it when the simulator models its backends one by one (empty:
  *     none).
+ * @param bursts on/off arrivals ({@link ArrivalBursts#NONE}: plain Poisson arrivals).
  */
 public record SimulationProfile(
     double durationS,
@@ -44,7 +45,8 @@ public record SimulationProfile(
     boolean tokensInRequest,
     RequestSizes sizes,
     PromptWorkload prompts,
-    Map<String, BackendServers> servers)
+    Map<String, BackendServers> servers,
+    ArrivalBursts bursts)
 {
     /**
      * Checks ranges and freezes the maps, keeping their order.
@@ -84,6 +86,48 @@ public record SimulationProfile(
         models = Collections.unmodifiableMap(new LinkedHashMap<>(models));
         prompts = prompts == null ? PromptWorkload.NONE : prompts;
         servers = servers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(servers));
+        bursts = bursts == null ? ArrivalBursts.NONE : bursts;
+        if (bursts.active() && prompts.active())
+        {
+            throw new IllegalArgumentException("bursts apply to Poisson arrivals: a profile with prompts follows its " +
+                "sessions' arrivals instead");
+        }
+    }
+
+    /**
+     * A profile with Poisson arrivals (no bursts).
+     *
+     * @param durationS simulated seconds.
+     * @param intervalS report interval.
+     * @param seed the seed.
+     * @param arrivalsPerS Poisson arrival rate.
+     * @param promptTokens prompt tokens per request.
+     * @param outputTokensMean mean output length.
+     * @param outputTokensSigma spread of the output length.
+     * @param decisionShares share of arrivals per decision.
+     * @param models behaviour per model.
+     * @param tokensInRequest whether requests carry their token counts.
+     * @param sizes long prompts and the token load of a request slot.
+     * @param prompts prompts that share prefixes.
+     * @param servers the servers behind each model simulated server by server.
+     */
+    public SimulationProfile(
+        final double durationS,
+        final double intervalS,
+        final long seed,
+        final double arrivalsPerS,
+        final int promptTokens,
+        final double outputTokensMean,
+        final double outputTokensSigma,
+        final Map<String, Double> decisionShares,
+        final Map<String, ModelBehaviour> models,
+        final boolean tokensInRequest,
+        final RequestSizes sizes,
+        final PromptWorkload prompts,
+        final Map<String, BackendServers> servers)
+    {
+        this(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean, outputTokensSigma, decisionShares,
+            models, tokensInRequest, sizes, prompts, servers, ArrivalBursts.NONE);
     }
 
     /**
@@ -183,7 +227,7 @@ public record SimulationProfile(
     public SimulationProfile withDurationS(final double durationS)
     {
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
-            outputTokensSigma, decisionShares, models, tokensInRequest, sizes, prompts, servers);
+            outputTokensSigma, decisionShares, models, tokensInRequest, sizes, prompts, servers, bursts);
     }
 
     /**
@@ -193,7 +237,7 @@ public record SimulationProfile(
     public SimulationProfile withSeed(final long seed)
     {
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
-            outputTokensSigma, decisionShares, models, tokensInRequest, sizes, prompts, servers);
+            outputTokensSigma, decisionShares, models, tokensInRequest, sizes, prompts, servers, bursts);
     }
 
     /**
@@ -203,7 +247,7 @@ public record SimulationProfile(
     public SimulationProfile withIntervalS(final double intervalS)
     {
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
-            outputTokensSigma, decisionShares, models, tokensInRequest, sizes, prompts, servers);
+            outputTokensSigma, decisionShares, models, tokensInRequest, sizes, prompts, servers, bursts);
     }
 
     /**
@@ -215,7 +259,7 @@ public record SimulationProfile(
         final Map<String, ModelBehaviour> next = new LinkedHashMap<>(models);
         next.put(behaviour.name(), behaviour);
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
-            outputTokensSigma, decisionShares, next, tokensInRequest, sizes, prompts, servers);
+            outputTokensSigma, decisionShares, next, tokensInRequest, sizes, prompts, servers, bursts);
     }
 
     /**
@@ -225,7 +269,17 @@ public record SimulationProfile(
     public SimulationProfile withArrivalsPerS(final double arrivalsPerS)
     {
         return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
-            outputTokensSigma, decisionShares, models, tokensInRequest, sizes, prompts, servers);
+            outputTokensSigma, decisionShares, models, tokensInRequest, sizes, prompts, servers, bursts);
+    }
+
+    /**
+     * @param bursts the new arrival pattern.
+     * @return this profile with on/off arrivals (or plain Poisson ones with {@link ArrivalBursts#NONE}).
+     */
+    public SimulationProfile withBursts(final ArrivalBursts bursts)
+    {
+        return new SimulationProfile(durationS, intervalS, seed, arrivalsPerS, promptTokens, outputTokensMean,
+            outputTokensSigma, decisionShares, models, tokensInRequest, sizes, prompts, servers, bursts);
     }
 
     private static void requirePositive(final String what, final double value)

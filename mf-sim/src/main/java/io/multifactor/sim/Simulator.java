@@ -227,6 +227,28 @@ public final class Simulator
     }
 
     /**
+     * Runs the simulation from simulated time 0 to the profile's duration and keeps what the arrivals after a warm-up
+     * measured (the policy comparison's figures).
+     *
+     * @param warmupS simulated seconds whose arrivals do not count, >= 0 and shorter than the profile's duration.
+     * @param sloPlansOrNull the configuration whose decisions' TTFT and TPOT ceilings judge the requests (by decision
+     *     name), or null for the run's own.
+     * @return the figures of the arrivals after the warm-up.
+     * @throws IllegalArgumentException when the warm-up is not shorter than the run.
+     */
+    public SteadyFigures runMeasured(final double warmupS, final Plans sloPlansOrNull)
+    {
+        final EventLoop loop = new EventLoop(this, 1, false, 0L, null, List.of(), null, SimulationListener.NONE);
+        loop.steady = new SteadyFigures(warmupS, profile.durationS());
+        if (sloPlansOrNull != null)
+        {
+            loop.steady.judgeBy(plans, sloPlansOrNull);
+        }
+        loop.run();
+        return loop.steady;
+    }
+
+    /**
      * @param u a uniform draw in [0, 1).
      * @return the decision a request with that draw goes to, by the profile's shares.
      */

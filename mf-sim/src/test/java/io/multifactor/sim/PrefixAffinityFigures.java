@@ -3,6 +3,7 @@ package io.multifactor.sim;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.serving.BackendChooser;
+import io.multifactor.sim.suite.LoadKnee;
 
 import java.nio.file.Path;
 import java.util.Locale;
@@ -31,8 +32,6 @@ import java.util.Map;
  */
 final class PrefixAffinityFigures
 {
-    private static final double GOAL = 0.90;
-
     private PrefixAffinityFigures()
     {
     }
@@ -100,32 +99,10 @@ final class PrefixAffinityFigures
         }
     }
 
-    // 12's knee: bisection on seed 1 between 1 and 2,000 requests/s to within 5%.
+    // 12's knee, by its one home: bisection on seed 1 between 1 and 2,000 requests/s to within 5%.
     private static double knee(final LoadedConfig loaded, final SimulationProfile profile)
     {
-        double low = 1.0;
-        double high = 2000.0;
-        if (attainment(loaded, profile, low) < GOAL)
-        {
-            return low;
-        }
-        if (attainment(loaded, profile, high) >= GOAL)
-        {
-            return high;
-        }
-        while (high > low * 1.05)
-        {
-            final double mid = Math.sqrt(low * high);
-            if (attainment(loaded, profile, mid) < GOAL)
-            {
-                high = mid;
-            }
-            else
-            {
-                low = mid;
-            }
-        }
-        return high;
+        return LoadKnee.find(rate -> attainment(loaded, profile, rate)).ratePerS();
     }
 
     private static double attainment(final LoadedConfig loaded, final SimulationProfile profile, final double rate)

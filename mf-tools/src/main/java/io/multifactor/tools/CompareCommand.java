@@ -8,7 +8,12 @@ import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.sim.load.LoadProfile;
 import io.multifactor.sim.load.LoadProfileReader;
 import io.multifactor.sim.load.PolicyComparison;
+import io.multifactor.sim.suite.ComparisonSuite;
+import io.multifactor.sim.suite.Scenario;
+import io.multifactor.sim.suite.ScenarioResult;
 import io.multifactor.tools.report.LoadChartReport;
+import io.multifactor.tools.report.SuiteChartReport;
+import io.multifactor.tools.report.SuiteTextReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -16,6 +21,7 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,7 +45,8 @@ import java.util.concurrent.Callable;
     mixinStandardHelpOptions = true,
     versionProvider = MfVersion.class,
     description = {
-        "Compare multi_factor with the baseline policies under the same seeded load through the gateway.",
+        "Compare multi_factor with the baseline policies under the same seeded load through the gateway;",
+        "with --suite, every policy on the scenarios of a folder in the simulator, each at its load knee.",
         "Defaults: examples/gateway.yaml, examples/backends.yaml, examples/load.yaml." })
 public final class CompareCommand implements Callable<Integer>
 {
@@ -71,6 +78,30 @@ public final class CompareCommand implements Callable<Integer>
         "time (PNG, or JPEG for a .jpg or .jpeg name)")
     Path plot;
 
+    @Option(names = "--suite", paramLabel = "DIR", description = "run the comparison suite of the scenarios in DIR " +
+        "(NAME.profile.yaml, NAME.yaml, NAME.recommended.yaml) in the simulator: per scenario the load knee, then every " +
+        "policy x seed at the knee; prints a table per scenario and writes a chart per scenario")
+    Path suite;
+
+    @Option(names = "--seeds", paramLabel = "N", description = "with --suite: seeds 1..N per policy (default: 5)")
+    int seeds = 5;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "with --suite: where the charts go (default: " +
+        "compare-suite)")
+    Path out;
+
+    @Option(names = "--seconds", paramLabel = "S", description = "with --suite: simulated seconds measured per run, " +
+        "after the warm-up (default: 120)")
+    double measuredS = ComparisonSuite.MEASURED_S;
+
+    @Option(names = "--warmup-seconds", paramLabel = "S", description = "with --suite: simulated seconds of warm-up " +
+        "per run, not measured (default: 20)")
+    double suiteWarmupS = ComparisonSuite.WARMUP_S;
+
+    @Option(names = "--threads", paramLabel = "N", description = "with --suite: simulations run at once (default: " +
+        "the number of processors)")
+    int threads = Runtime.getRuntime().availableProcessors();
+
     @Spec
     CommandSpec spec;
 
@@ -79,6 +110,10 @@ public final class CompareCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
+        if (suite != null)
+        {
+            return runSuite(out, err);
+        }
         final Path configPath = config != null ? config : Home.path().resolve("examples/gateway.yaml");
         final Path backendsPath = backends != null ? backends : Home.path().resolve(BackendsCommand.EXAMPLE_PROFILE);
         final Path loadPath = profile != null ? profile : Home.path().resolve(LoadCommand.EXAMPLE_PROFILE);
@@ -166,6 +201,108 @@ public final class CompareCommand implements Callable<Integer>
                 err.println("compare: writing failed: " + ex.getMessage());
                 return ExitCodes.INTERNAL_ERROR;
             }
+        }
+        return ExitCodes.OK;
+    }
+
+    // --suite: the scenarios of a folder in the simulator, every policy x seed at each one's knee.
+    private int runSuite(final PrintWriter stdout, final PrintWriter err)
+    {
+        if (seeds < 1 || seeds > 1000)
+        {
+            err.println("--seeds: must be in 1..1000, got " + seeds);
+            return ExitCodes.INVALID_INPUT;
+        }
+        if (!(measuredS > 0.0 && measuredS <= 86_400.0) || !(suiteWarmupS >= 0.0 && suiteWarmupS <= 86_400.0))
+        {
+            err.println("--seconds must be in (0, 86400] and --warmup-seconds in [0, 86400], got " + measuredS + " and " +
+                suiteWarmupS);
+            return ExitCodes.INVALID_INPUT;
+        }
+        if (threads < 1 || threads > 256)
+        {
+            err.println("--threads: must be in 1..256, got " + threads);
+            return ExitCodes.INVALID_INPUT;
+        }
+        final List<String> names = new ArrayList<>();
+        for (final String name : policies != null ? policies : ComparisonSuite.policies())
+        {
+            if (!ComparisonSuite.policies().contains(name.trim()))
+            {
+                err.println("--policies: unknown policy \"" + name + "\" (expected " +
+                    String.join(", ", ComparisonSuite.policies()) + ')');
+                return ExitCodes.INVALID_INPUT;
+            }
+            names.add(name.trim());
+        }
+        final Path charts = out != null ? out : Path.of("compare-suite");
+        final List<Scenario> scenarios;
+        try
+        {
+            if (!Files.isDirectory(suite))
+            {
+                err.println("--suite: " + suite + " is not a folder");
+                return ExitCodes.INVALID_INPUT;
+            }
+            scenarios = ComparisonSuite.load(suite);
+            Files.createDirectories(charts);
+        }
+        catch (final InvalidConfigurationException ex)
+        {
+            return Problems.report(err, ex.problems().get(0).file(), ex);
+        }
+        catch (final IOException ex)
+        {
+            err.println("compare: " + ex.getMessage());
+            return ExitCodes.INVALID_INPUT;
+        }
+        final long startNs = System.nanoTime();
+        final List<ScenarioResult> results;
+        try
+        {
+            results = ComparisonSuite.run(scenarios, names, seeds, suiteWarmupS, measuredS, threads, line ->
+            {
+                synchronized (err)
+                {
+                    err.println(line);
+                    err.flush();
+                }
+            });
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            err.println("compare: interrupted");
+            return ExitCodes.INTERNAL_ERROR;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("compare: " + ex.getMessage());
+            return ExitCodes.INVALID_INPUT;
+        }
+        for (final ScenarioResult result : results)
+        {
+            stdout.println(SuiteTextReport.render(result, seeds, measuredS));
+        }
+        stdout.println(String.format(Locale.ROOT, "%d scenarios x %d policies x %d seeds (%.0f s warm-up + %.0f s " +
+            "measured each), %.0f s on %d threads; %s marks the best of a column (mean over the seeds)",
+            results.size(), names.size(), seeds, suiteWarmupS, measuredS, (System.nanoTime() - startNs) / 1e9, threads,
+            SuiteTextReport.BEST));
+        stdout.flush();
+        try
+        {
+            for (final ScenarioResult result : results)
+            {
+                final Path chart = charts.resolve(SuiteChartReport.fileName(result.scenario().name()));
+                SuiteChartReport.write(result, String.format(Locale.ROOT, "bin/mf compare --suite: %s at %.1f " +
+                    "requests/s, %d seeds", result.scenario().name(), result.knee().ratePerS(), seeds), chart);
+                err.println("wrote " + chart);
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            err.println("compare: writing a chart failed: " + ex.getMessage());
+            return ExitCodes.INTERNAL_ERROR;
         }
         return ExitCodes.OK;
     }
