@@ -4,7 +4,6 @@ import io.multifactor.api.Request;
 import io.multifactor.serving.DelegateCall;
 import io.multifactor.serving.EngineHost;
 import io.multifactor.serving.RoutingRefusedException;
-import io.multifactor.serving.SessionKeys;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.metadata.ChatResponseMetadata;
 import org.springframework.ai.chat.metadata.Usage;
@@ -76,24 +75,12 @@ public final class MultiFactorChatModel implements ChatModel
         if (options instanceof MultiFactorChatOptions)
         {
             final MultiFactorChatOptions routing = (MultiFactorChatOptions)options;
-            if (routing.sessionKey() != null)
-            {
-                // The same 64-bit key as the gateway's x-session-id: one conversation, one key, wherever it is routed.
-                call.flow().session(SessionKeys.key(routing.sessionKey()));
-            }
-            // The call's own TTFT/TPOT ceilings (as x-slo-ttft-ms, x-slo-tpot-ms) and priority (as x-mf-priority).
-            call.flow().lifecycle().limits(0, positiveOrZero(routing.maxTtftMs()), positiveOrZero(routing.maxTpotMs()),
-                routing.priority());
+            // The call's session key, priority and own TTFT/TPOT ceilings, as the gateway's headers carry them.
+            call.options(routing.sessionKey(), routing.priority(), routing.maxTtftMs(), routing.maxTpotMs());
         }
         call.begin(explicit, options == null ? null : options.getModel(), DelegateCall.promptTokens(characters(prompt)),
             maxTokens == null ? Request.NO_TOKENS : maxTokens);
         return call;
-    }
-
-    // A bound the call did not set (NaN) or set to 0 or less is no bound of its own.
-    private static double positiveOrZero(final double ms)
-    {
-        return ms > 0.0 ? ms : 0.0;
     }
 
     private static long characters(final Prompt prompt)
