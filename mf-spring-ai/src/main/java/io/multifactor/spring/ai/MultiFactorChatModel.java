@@ -16,6 +16,7 @@ import reactor.core.publisher.Flux;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -40,12 +41,14 @@ public final class MultiFactorChatModel implements ChatModel
 {
     private final EngineHost host;
     private final Map<String, ChatModel> delegates;
+    private final Map<ChatModel, ChatOptions> delegateDefaults = new IdentityHashMap<>();
     private final String decision;
     private final int maxAttempts;
 
     /**
      * @param host the running engine host (its engine selects; its configuration gives {@code provider_model_id}).
-     * @param delegates each model's name in the configuration to the chat model that calls it; copied.
+     * @param delegates each model's name in the configuration to the chat model that calls it; copied, and each one's
+     *     default options ({@code getOptions()}) read once, here.
      * @param defaultDecisionOrNull the decision of a call that names none, or {@code null}.
      * @param maxAttempts attempts a call makes at most, >= 1.
      * @throws IllegalArgumentException for a delegate of a model the configuration does not have, or an unknown
@@ -61,6 +64,11 @@ public final class MultiFactorChatModel implements ChatModel
         DelegateCall.check(host.engine(), delegates.keySet(), defaultDecisionOrNull);
         this.host = host;
         this.delegates = Map.copyOf(delegates);
+        for (final ChatModel delegate : this.delegates.values())
+        {
+            // Read once: a client's getOptions() copies its defaults (OpenAiChatModel's: some forty fields) per call.
+            delegateDefaults.put(delegate, delegate.getOptions());
+        }
         this.decision = defaultDecisionOrNull;
         this.maxAttempts = maxAttempts;
     }
@@ -97,12 +105,12 @@ public final class MultiFactorChatModel implements ChatModel
 
     /**
      * The prompt for the chosen delegate: its options are the delegate's own type (a client may require it, as Spring
-     * AI's {@code OpenAiChatModel} does), from its defaults, with the caller's options laid over them and the
-     * {@code model} option replaced by the chosen model's {@code provider_model_id}.
+     * AI's {@code OpenAiChatModel} does), from its defaults (read when this model was built), with the caller's options
+     * laid over them and the {@code model} option replaced by the chosen model's {@code provider_model_id}.
      */
-    private static Prompt forDelegate(final Prompt prompt, final ChatModel delegate, final String providerModelId)
+    private Prompt forDelegate(final Prompt prompt, final ChatModel delegate, final String providerModelId)
     {
-        final ChatOptions defaults = delegate.getOptions();
+        final ChatOptions defaults = delegateDefaults.get(delegate);
         final ChatOptions.Builder<?> routed = defaults == null ? ChatOptions.builder() : defaults.mutate();
         final ChatOptions options = prompt.getOptions();
         if (options != null)
