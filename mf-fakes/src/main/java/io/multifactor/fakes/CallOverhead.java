@@ -210,8 +210,8 @@ public final class CallOverhead
         // Half a core's worth of other work per core already moves a figure by more than the goal.
         return String.format(Locale.ROOT, "verdict (%s): %s: calling-thread CPU overhead %.1f us [%.1f, %.1f] " +
             "against <= %.0f us (process CPU overhead %.1f us); %s", what, verdict, quantile(thread, 0.5), low, high,
-            GOAL_MICROS, processOverheadMicros(), loadAtStart < 0.5 * cores ? "load " + loadAtStart + " on " + cores +
-            " cores" : "BUSY machine (load " + loadAtStart + " on " + cores + " cores): a direction only");
+            GOAL_MICROS, processOverheadMicros(), String.format(Locale.ROOT, loadAtStart < 0.5 * cores ?
+            "load %.2f on %d cores" : "BUSY machine (load %.2f on %d cores): a direction only", loadAtStart, cores));
     }
 
     private static double[] differences(final double[] routed, final double[] direct)
