@@ -10,6 +10,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -28,6 +29,20 @@ public final class CallOverhead
 {
     /** The goal: at most this much CPU per call above calling the delegate directly, in microseconds. */
     public static final double GOAL_MICROS = 20.0;
+
+    /**
+     * The routing file both harnesses route with: decision {@code d} over models {@code m} (chosen, quality 0.9) and
+     * {@code n}, each delegate called with its name.
+     */
+    public static final String ROUTER_YAML = String.join("\n",
+        "models:",
+        "  - {name: m, quality_score: 0.9}",
+        "  - {name: n, quality_score: 0.5}",
+        "decisions:",
+        "  - name: d",
+        "    modelRefs: [{model: m}, {model: n}]",
+        "    algorithm: {type: multi_factor, multi_factor: {weights: {quality: 0.5, latency: 0.3, load: 0.2}}}",
+        "");
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final OperatingSystemMXBean OS = ManagementFactory.getOperatingSystemMXBean();
@@ -51,6 +66,26 @@ public final class CallOverhead
         this.directProcessMicros = directProcessMicros;
         this.routedProcessMicros = routedProcessMicros;
         this.callsPerBlock = callsPerBlock;
+    }
+
+    /** @return the fake server both harnesses call: one model {@code m} on loopback that answers at once. */
+    public static FakeBackends startServer()
+    {
+        return FakeBackends.start(new BackendsProfile(1, List.of(FakeModelProfile.steady("m", 0.01, 0.01, 1024, 1))));
+    }
+
+    /**
+     * A harness's arguments, all optional: calls per block (default 100), pairs of blocks (default 30), warm-up calls of
+     * each side (default 15,000).
+     *
+     * @param args the command line.
+     * @param index 0, 1 or 2.
+     * @return the argument, or its default.
+     */
+    public static int argument(final String[] args, final int index)
+    {
+        final int[] defaults = {100, 30, 15_000};
+        return args.length > index ? Integer.parseInt(args[index]) : defaults[index];
     }
 
     /**

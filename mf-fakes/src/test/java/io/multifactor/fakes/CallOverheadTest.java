@@ -67,6 +67,8 @@ class CallOverheadTest
         assertThat(order.toString()).as("two warm-up pairs, then pairs in alternating order").isEqualTo("drdr" + "drrddrrd");
         assertThat(figures.report()).startsWith("counting: 4 pairs of 10-call blocks");
         assertThat(CallOverhead.processCpuNs()).isPositive();
+        assertThat(CallOverhead.argument(new String[] {"7"}, 0)).isEqualTo(7);
+        assertThat(CallOverhead.argument(new String[] {"7"}, 2)).as("the default").isEqualTo(15_000);
         assertThatThrownBy(() -> CallOverhead.measure("x", () -> { }, () -> { }, 0, 0, 1))
             .isInstanceOf(IllegalArgumentException.class);
     }

@@ -7,14 +7,11 @@ import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import io.multifactor.config.ConfigLoader;
-import io.multifactor.fakes.BackendsProfile;
 import io.multifactor.fakes.CallOverhead;
 import io.multifactor.fakes.FakeBackends;
-import io.multifactor.fakes.FakeModelProfile;
 import io.multifactor.serving.EngineHost;
 
 import java.time.Duration;
-import java.util.List;
 
 /**
  * Measures (not a JMH benchmark, not a test) the routing overhead of {@link MultiFactorChatModel} per call with
@@ -37,11 +34,10 @@ public final class RoutingOverhead
 
     public static void main(final String[] args) throws Exception
     {
-        final int callsPerBlock = args.length > 0 ? Integer.parseInt(args[0]) : 100;
-        final int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 30;
-        final int warmUpCalls = args.length > 2 ? Integer.parseInt(args[2]) : 15_000;
-        try (FakeBackends servers = FakeBackends.start(new BackendsProfile(1, List.of(
-            FakeModelProfile.steady("m", 0.01, 0.01, 1024, 1)))))
+        final int callsPerBlock = CallOverhead.argument(args, 0);
+        final int pairs = CallOverhead.argument(args, 1);
+        final int warmUpCalls = CallOverhead.argument(args, 2);
+        try (FakeBackends servers = CallOverhead.startServer())
         {
             final ChatModel http = OpenAiChatModel.builder().baseUrl("http://127.0.0.1:" + servers.port("m") + "/v1")
                 .apiKey("none").modelName("m").maxRetries(0).timeout(Duration.ofSeconds(10)).build();
@@ -62,15 +58,8 @@ public final class RoutingOverhead
     private static void measure(final String what, final ChatModel delegate, final int callsPerBlock,
         final int warmUpCalls, final int pairs) throws Exception
     {
-        try (EngineHost host = EngineHost.start(ConfigLoader.load("overhead.yaml", String.join("\n",
-            "models:",
-            "  - {name: m, quality_score: 0.9}",
-            "  - {name: n, quality_score: 0.5}",
-            "decisions:",
-            "  - name: d",
-            "    modelRefs: [{model: m}, {model: n}]",
-            "    algorithm: {type: multi_factor, multi_factor: {weights: {quality: 0.5, latency: 0.3, load: 0.2}}}",
-            ""), null), null, null, null))
+        try (EngineHost host = EngineHost.start(ConfigLoader.load("overhead.yaml", CallOverhead.ROUTER_YAML, null), null,
+            null, null))
         {
             final ChatModel routed = MultiFactorChatModel.builder().host(host).delegate("m", delegate)
                 .delegate("n", delegate).build();

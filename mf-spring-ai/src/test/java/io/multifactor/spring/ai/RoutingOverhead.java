@@ -1,10 +1,8 @@
 package io.multifactor.spring.ai;
 
 import io.multifactor.config.ConfigLoader;
-import io.multifactor.fakes.BackendsProfile;
 import io.multifactor.fakes.CallOverhead;
 import io.multifactor.fakes.FakeBackends;
-import io.multifactor.fakes.FakeModelProfile;
 import io.multifactor.serving.EngineHost;
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.model.ChatModel;
@@ -38,11 +36,10 @@ public final class RoutingOverhead
 
     public static void main(final String[] args) throws Exception
     {
-        final int callsPerBlock = args.length > 0 ? Integer.parseInt(args[0]) : 100;
-        final int pairs = args.length > 1 ? Integer.parseInt(args[1]) : 30;
-        final int warmUpCalls = args.length > 2 ? Integer.parseInt(args[2]) : 15_000;
-        try (FakeBackends servers = FakeBackends.start(new BackendsProfile(1, List.of(
-            FakeModelProfile.steady("m", 0.01, 0.01, 1024, 1)))))
+        final int callsPerBlock = CallOverhead.argument(args, 0);
+        final int pairs = CallOverhead.argument(args, 1);
+        final int warmUpCalls = CallOverhead.argument(args, 2);
+        try (FakeBackends servers = CallOverhead.startServer())
         {
             final ChatModel http = OpenAiChatModel.builder().options(OpenAiChatOptions.builder()
                 .baseUrl("http://127.0.0.1:" + servers.port("m") + "/v1").apiKey("none").model("m").maxRetries(0)
@@ -74,15 +71,8 @@ public final class RoutingOverhead
     private static void measure(final String what, final ChatModel delegate, final ChatOptions directOptions,
         final int callsPerBlock, final int warmUpCalls, final int pairs) throws Exception
     {
-        try (EngineHost host = EngineHost.start(ConfigLoader.load("overhead.yaml", String.join("\n",
-            "models:",
-            "  - {name: m, quality_score: 0.9}",
-            "  - {name: n, quality_score: 0.5}",
-            "decisions:",
-            "  - name: d",
-            "    modelRefs: [{model: m}, {model: n}]",
-            "    algorithm: {type: multi_factor, multi_factor: {weights: {quality: 0.5, latency: 0.3, load: 0.2}}}",
-            ""), null), null, null, null))
+        try (EngineHost host = EngineHost.start(ConfigLoader.load("overhead.yaml", CallOverhead.ROUTER_YAML, null), null,
+            null, null))
         {
             final MultiFactorChatModel routed = new MultiFactorChatModel(host, Map.of("m", delegate, "n", delegate),
                 null, 2);
