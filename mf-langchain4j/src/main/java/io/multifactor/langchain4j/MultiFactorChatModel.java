@@ -1,5 +1,6 @@
 package io.multifactor.langchain4j;
 
+import dev.langchain4j.exception.RateLimitException;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
@@ -12,7 +13,8 @@ import io.multifactor.serving.RoutingRefusedException;
  * the chosen model's {@code provider_model_id}, the lease ends exactly once (200 on success, the status the delegate's
  * exception kept on failure), and a failure is retried on the next candidate while attempts remain. A whole response
  * measures neither TTFT nor TPOT (as the gateway's non-streamed responses); {@link MultiFactorStreamingChatModel} does.
- * The response's metadata is a {@link MultiFactorChatResponseMetadata}. The delegates must not retry on their own
+ * The response's metadata is a {@link MultiFactorChatResponseMetadata}. A call's
+ * {@link MultiFactorChatRequestParameters} give its session key, priority and TTFT/TPOT bounds. The delegates must not retry on their own
  * ({@code maxRetries(0)}).
  * <p>
  * This class is threadsafe: each call has its own flow.
@@ -34,6 +36,8 @@ public final class MultiFactorChatModel implements ChatModel
 
     /**
      * @throws RoutingRefusedException when no decision is named or no candidate can be called.
+     * @throws RateLimitException when a sheddable call was shed by the decision's admission (its cause: the
+     *     {@link RoutingRefusedException}, status 429).
      */
     @Override
     public ChatResponse doChat(final ChatRequest request)

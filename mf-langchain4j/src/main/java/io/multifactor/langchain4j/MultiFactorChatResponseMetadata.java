@@ -9,16 +9,18 @@ import java.util.Objects;
 /**
  * The metadata of a routed response: the delegate's (id, model name as the provider reported it, token usage, finish
  * reason) and what multi-factor chose: the model's name in the configuration, the decision, the attempts made and the
- * explain JSON of the selection.
+ * explain JSON of the selection, written when first asked for (from the selection the response keeps), so a call that
+ * never reads it does not pay for it.
  * <p>
- * Instances are immutable and threadsafe.
+ * Instances are threadsafe: immutable but for the explain JSON, written once under the instance's lock.
  */
 public final class MultiFactorChatResponseMetadata extends ChatResponseMetadata
 {
     private final String selectedModel;
     private final String decision;
     private final int attempts;
-    private final String explainJson;
+    private final DelegateCall<?> call;
+    private String explainJson;
 
     private MultiFactorChatResponseMetadata(final Builder builder)
     {
@@ -26,7 +28,7 @@ public final class MultiFactorChatResponseMetadata extends ChatResponseMetadata
         this.selectedModel = builder.selectedModel;
         this.decision = builder.decision;
         this.attempts = builder.attempts;
-        this.explainJson = builder.explainJson;
+        this.call = builder.call;
     }
 
     static ChatResponse wrap(final ChatResponse response, final DelegateCall<?> call)
@@ -41,7 +43,7 @@ public final class MultiFactorChatResponseMetadata extends ChatResponseMetadata
         builder.selectedModel = call.selectedModelName();
         builder.decision = call.decisionName();
         builder.attempts = call.attempts();
-        builder.explainJson = call.explainJson();
+        builder.call = call;
         return response.toBuilder().metadata(builder.build()).build();
     }
 
@@ -63,9 +65,16 @@ public final class MultiFactorChatResponseMetadata extends ChatResponseMetadata
         return attempts;
     }
 
-    /** @return the explain JSON of the selection that chose. */
-    public String explainJson()
+    /**
+     * @return the explain JSON of the selection that chose (as the gateway's {@code x-mf-explain} header), written on the
+     *     first call of this method; {@code null} for metadata built without a routed call.
+     */
+    public synchronized String explainJson()
     {
+        if (explainJson == null && call != null)
+        {
+            explainJson = call.explainJson();
+        }
         return explainJson;
     }
 
@@ -100,7 +109,7 @@ public final class MultiFactorChatResponseMetadata extends ChatResponseMetadata
         private String selectedModel;
         private String decision;
         private int attempts;
-        private String explainJson;
+        private DelegateCall<?> call;
 
         Builder()
         {

@@ -1,5 +1,6 @@
 package io.multifactor.langchain4j;
 
+import dev.langchain4j.exception.RateLimitException;
 import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
@@ -24,7 +25,9 @@ import io.multifactor.serving.RoutingRefusedException;
  * serving layer's one stream meter. The lease ends exactly once: on the complete response, on an error (with the
  * status the error kept; before the first partial response it is retried on the next candidate while attempts remain,
  * never after), or when the caller cancels through the streaming handle its handler is given. A refused call
- * ({@link RoutingRefusedException}) reaches the handler's {@code onError}.
+ * ({@link RoutingRefusedException}, or LangChain4j's {@link RateLimitException} for a call shed by admission) reaches
+ * the handler's {@code onError}. A call's {@link MultiFactorChatRequestParameters} give its session key, priority and
+ * TTFT/TPOT bounds.
  * <p>
  * This class is threadsafe: each call has its own flow; one call's callbacks come one at a time from its delegate.
  */
@@ -52,7 +55,7 @@ public final class MultiFactorStreamingChatModel implements StreamingChatModel
         {
             Prompts.begin(call, request);
         }
-        catch (final RoutingRefusedException ex)
+        catch (final RoutingRefusedException | RateLimitException ex)
         {
             handler.onError(ex);
             return;

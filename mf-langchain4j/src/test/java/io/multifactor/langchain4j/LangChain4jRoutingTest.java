@@ -1,9 +1,11 @@
 package io.multifactor.langchain4j;
 
 import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.exception.RateLimitException;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.request.ChatRequestParameters;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.chat.response.PartialResponse;
 import dev.langchain4j.model.chat.response.PartialResponseContext;
@@ -11,6 +13,7 @@ import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import io.multifactor.api.InvalidConfigurationException;
+import io.multifactor.api.Priority;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.fakes.RoutingFleet;
 import io.multifactor.kernel.engine.MultiFactorEngine;
@@ -24,8 +27,10 @@ import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -356,5 +361,158 @@ class LangChain4jRoutingTest
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("did you mean \"fast\"");
         assertThatThrownBy(() -> MultiFactorChatModel.builder().host(host).delegate("fast", whole("fast"))
             .decision("chta").build()).hasMessageContaining("default decision \"chta\"");
+    }
+
+    static ChatRequest request(final MultiFactorChatRequestParameters.Builder parameters)
+    {
+        return ChatRequest.builder().messages(UserMessage.from("Say hello in eight words"))
+            .parameters(parameters.maxOutputTokens(16).build()).build();
+    }
+
+    static String chosen(final ChatResponse response)
+    {
+        return ((MultiFactorChatResponseMetadata)response.metadata()).selectedModel();
+    }
+
+    @Test
+    void shouldKeepACallsSessionOnTheModelThatServedIt() throws Exception
+    {
+        start();
+        final MultiFactorChatModel model = MultiFactorChatModel.builder().host(host)
+            .delegates(Map.of("fast", whole("fast"), "other", whole("other"))).build();
+        final Set<String> withoutKey = new HashSet<>();
+        for (int i = 0; i < 30; i++)
+        {
+            withoutKey.add(chosen(model.chat(request(MultiFactorChatRequestParameters.builder().modelName("sticky")))));
+        }
+        assertThat(withoutKey).as("two tied models, drawn at random").containsExactlyInAnyOrder("fast", "other");
+        final Set<String> withKey = new HashSet<>();
+        for (int i = 0; i < 12; i++)
+        {
+            withKey.add(chosen(model.chat(request(MultiFactorChatRequestParameters.builder().modelName("sticky")
+                .sessionKey("conversation-7")))));
+        }
+        assertThat(withKey).as("12 turns of one session on one model").hasSize(1);
+        final MultiFactorStreamingChatModel streaming = MultiFactorStreamingChatModel.builder().host(host)
+            .delegates(streamingDelegates()).build();
+        for (int i = 0; i < 4; i++)
+        {
+            final Collector collector = new Collector();
+            streaming.chat(request(MultiFactorChatRequestParameters.builder().modelName("sticky")
+                .sessionKey("conversation-7")), collector);
+            assertThat(chosen(collector.done.get(30, TimeUnit.SECONDS))).as("streamed turns of the same session")
+                .isEqualTo(withKey.iterator().next());
+        }
+        assertThat(inflight()).isZero();
+    }
+
+    @Test
+    void shouldShedASheddableCallUnderAdmissionWithLangChain4jsRateLimitException() throws Exception
+    {
+        start();
+        final MultiFactorEngine engine = host.engine();
+        final MultiFactorChatModel model = MultiFactorChatModel.builder().host(host)
+            .delegates(Map.of("fast", whole("fast"))).build();
+        final MultiFactorStreamingChatModel streaming = MultiFactorStreamingChatModel.builder().host(host)
+            .delegates(streamingDelegates()).build();
+        final long held = engine.begin(engine.modelId("fast"));
+        try
+        {
+            final ChatRequest sheddable = request(MultiFactorChatRequestParameters.builder().modelName("guarded")
+                .priority(Priority.SHEDDABLE));
+            assertThatThrownBy(() -> model.chat(sheddable)).isInstanceOf(RateLimitException.class)
+                .hasMessageContaining("shed")
+                .cause().isInstanceOfSatisfying(RoutingRefusedException.class, ex -> assertThat(ex.status()).isEqualTo(429));
+            final Collector streamed = new Collector();
+            streaming.chat(sheddable, streamed);
+            assertThatThrownBy(() -> streamed.done.get(30, TimeUnit.SECONDS)).cause()
+                .isInstanceOf(RateLimitException.class);
+            assertThat(inflight()).as("no lease taken for a shed call").isEqualTo(1);
+            assertThat(chosen(model.chat(request(MultiFactorChatRequestParameters.builder().modelName("guarded")
+                .priority(Priority.STANDARD))))).as("a standard call is never shed").isEqualTo("fast");
+        }
+        finally
+        {
+            engine.end(held);
+        }
+        assertThat(inflight()).isZero();
+    }
+
+    @Test
+    void shouldDropAModelSlowerThanTheCallsOwnTtftBound() throws Exception
+    {
+        start();
+        final MultiFactorEngine engine = host.engine();
+        for (int i = 0; i < 50; i++)
+        {
+            engine.recordTtftMs(engine.modelId("fast"), 300.0);
+        }
+        engine.refreshNow();
+        final MultiFactorChatModel model = MultiFactorChatModel.builder().host(host)
+            .delegates(Map.of("fast", whole("fast"), "other", whole("other"))).build();
+        final Set<String> loose = new HashSet<>();
+        for (int i = 0; i < 30; i++)
+        {
+            loose.add(chosen(model.chat(request(MultiFactorChatRequestParameters.builder().modelName("sticky")
+                .maxTtftMs(5_000)))));
+        }
+        assertThat(loose).as("a bound both models meet drops neither").containsExactlyInAnyOrder("fast", "other");
+        final MultiFactorStreamingChatModel streaming = MultiFactorStreamingChatModel.builder().host(host)
+            .delegates(streamingDelegates()).build();
+        for (int i = 0; i < 10; i++)
+        {
+            assertThat(chosen(model.chat(request(MultiFactorChatRequestParameters.builder().modelName("sticky")
+                .maxTtftMs(100))))).as("fast's 300 ms TTFT breaks the call's 100 ms").isEqualTo("other");
+            final Collector collector = new Collector();
+            streaming.chat(request(MultiFactorChatRequestParameters.builder().modelName("sticky").maxTtftMs(100)),
+                collector);
+            assertThat(chosen(collector.done.get(30, TimeUnit.SECONDS))).isEqualTo("other");
+        }
+        assertThat(inflight()).isZero();
+    }
+
+    @Test
+    void shouldKeepTheRoutingParametersThroughLangChain4jsMergeAndPassOnlyTheCommonOnes() throws Exception
+    {
+        start();
+        final AtomicReference<ChatRequest> sent = new AtomicReference<>();
+        final ChatModel fast = whole("fast");
+        final ChatModel recording = new ChatModel()
+        {
+            @Override
+            public ChatResponse doChat(final ChatRequest request)
+            {
+                sent.set(request);
+                return fast.chat(request);
+            }
+        };
+        final MultiFactorChatModel model = MultiFactorChatModel.builder().host(host).delegate("fast", recording)
+            .build();
+        final MultiFactorChatRequestParameters parameters = MultiFactorChatRequestParameters.builder()
+            .modelName("chat").temperature(0.2).sessionKey("c").priority(Priority.CRITICAL).maxTpotMs(40).build();
+        assertThat(parameters.overrideWith(ChatRequestParameters.builder().temperature(0.7).build()))
+            .isInstanceOfSatisfying(MultiFactorChatRequestParameters.class, merged ->
+            {
+                assertThat(merged.temperature()).isEqualTo(0.7);
+                assertThat(merged.sessionKey()).isEqualTo("c");
+                assertThat(merged.priority()).isEqualTo(Priority.CRITICAL);
+                assertThat(merged.maxTpotMs()).isEqualTo(40.0);
+                assertThat(merged.maxTtftMs()).isNull();
+            });
+        assertThat(parameters.overrideWith(MultiFactorChatRequestParameters.builder().sessionKey("d")
+            .priority(Priority.SHEDDABLE).build()))
+            .isEqualTo(MultiFactorChatRequestParameters.builder().modelName("chat").temperature(0.2).sessionKey("d")
+                .priority(Priority.SHEDDABLE).maxTpotMs(40).build());
+        assertThat(chosen(model.chat(ChatRequest.builder().messages(UserMessage.from("hi")).parameters(parameters)
+            .build()))).isEqualTo("fast");
+        assertThat(sent.get().parameters()).as("the delegate gets LangChain4j's own parameters")
+            .isNotInstanceOf(MultiFactorChatRequestParameters.class);
+        assertThat(sent.get().modelName()).isEqualTo("acme/fast-7b");
+        assertThat(sent.get().temperature()).isEqualTo(0.2);
+        assertThatThrownBy(() -> MultiFactorChatRequestParameters.builder().priority(7))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("7");
+        assertThatThrownBy(() -> MultiFactorChatRequestParameters.builder().maxTtftMs(-5))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxTtftMs").hasMessageContaining("-5");
+        assertThat(inflight()).isZero();
     }
 }

@@ -1,6 +1,7 @@
 package io.multifactor.serving;
 
 import io.multifactor.api.Handles;
+import io.multifactor.api.Priority;
 import io.multifactor.api.Request;
 import io.multifactor.config.read.NearestName;
 import io.multifactor.kernel.engine.MultiFactorEngine;
@@ -114,6 +115,36 @@ public final class DelegateCall<D>
         final String near = NearestName.of(name, valid);
         return what + " \"" + name + "\": the configuration has none of that name" +
             (near == null ? "" : " (did you mean \"" + near + "\"?)") + "; it has: " + String.join(", ", valid);
+    }
+
+    /**
+     * What the call carries beside its prompt, as the gateway's {@code x-session-id}, {@code x-mf-priority},
+     * {@code x-slo-ttft-ms} and {@code x-slo-tpot-ms} headers: the one place a framework's per-call options reach the
+     * flow; applied to every attempt. Call before {@link #begin}.
+     *
+     * @param sessionKeyOrNull the conversation's session key ({@link SessionKeys#key(CharSequence)} of it), or
+     *     {@code null} (an empty one counts as none).
+     * @param priority a {@link Priority} code.
+     * @param maxTtftMs the call's own TTFT ceiling in milliseconds; 0, negative or NaN: none.
+     * @param maxTpotMs the call's own TPOT ceiling in milliseconds; 0, negative or NaN: none.
+     * @throws IllegalArgumentException for an unknown priority code.
+     */
+    public void options(final String sessionKeyOrNull, final int priority, final double maxTtftMs,
+        final double maxTpotMs)
+    {
+        Priority.label(priority);
+        if (sessionKeyOrNull != null && !sessionKeyOrNull.isEmpty())
+        {
+            // The same 64-bit key as the gateway's x-session-id: one conversation, one key, wherever it is routed.
+            flow.session(SessionKeys.key(sessionKeyOrNull));
+        }
+        flow.lifecycle().limits(0, boundOrZero(maxTtftMs), boundOrZero(maxTpotMs), priority);
+    }
+
+    // A bound that is not a positive number is no bound of the call's own (the decision's ceilings still apply).
+    private static double boundOrZero(final double ms)
+    {
+        return ms > 0.0 ? ms : 0.0;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.multifactor.serving;
 
+import io.multifactor.api.Priority;
 import io.multifactor.api.Request;
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.kernel.clock.ManualClock;
@@ -155,6 +156,54 @@ class DelegateCallTest
                 .hasMessageContaining("it has: a, b");
             assertThatThrownBy(() -> DelegateCall.check(engine, List.of("a"), "dd"))
                 .hasMessageContaining("default decision \"dd\"").hasMessageContaining("it has: d, e");
+        }
+    }
+
+    @Test
+    void shouldApplyTheCallsPriorityAndOwnTtftBoundAsTheGatewaysHeaders()
+    {
+        final LoadedConfig guarded = Engines.load(Engines.TWO_MODELS + String.join("\n",
+            "  - name: guarded",
+            "    modelRefs: [{model: a}]",
+            "    algorithm: {type: multi_factor, multi_factor: {slo: {max_inflight: 2}, admission: {sheddable_above: 0.5}}}",
+            ""));
+        try (MultiFactorEngine engine = MultiFactorEngine.builder(guarded.plans()).clock(new ManualClock()).build())
+        {
+            engine.recordTtftMs(engine.modelId("a"), 300.0);
+            engine.recordTtftMs(engine.modelId("b"), 50.0);
+            engine.refreshNow();
+            final Map<String, String> delegates = Map.of("a", "A", "b", "B");
+            final DelegateCall<String> unbounded = new DelegateCall<>(engine, null, delegates, "d", 2);
+            unbounded.options(null, Priority.STANDARD, Double.NaN, 0.0);
+            unbounded.begin(null, null, Request.NO_TOKENS, Request.NO_TOKENS);
+            assertThat(unbounded.selectedModelName()).as("the better quality, no bound of the call's own").isEqualTo("a");
+            unbounded.complete();
+            final DelegateCall<String> bounded = new DelegateCall<>(engine, null, delegates, "d", 2);
+            bounded.options(null, Priority.STANDARD, 100.0, 0.0);
+            bounded.begin(null, null, Request.NO_TOKENS, Request.NO_TOKENS);
+            assertThat(bounded.selectedModelName()).as("a's 300 ms TTFT breaks the call's 100 ms").isEqualTo("b");
+            bounded.complete();
+
+            final long held = engine.begin(engine.modelId("a"));
+            final DelegateCall<String> sheddable = new DelegateCall<>(engine, null, delegates, "guarded", 2);
+            sheddable.options(null, Priority.SHEDDABLE, 0.0, 0.0);
+            assertThatThrownBy(() -> sheddable.begin(null, null, Request.NO_TOKENS, Request.NO_TOKENS))
+                .isInstanceOfSatisfying(RoutingRefusedException.class, ex ->
+                {
+                    assertThat(ex.status()).isEqualTo(429);
+                    assertThat(ex.type()).isEqualTo(ServingError.OVERLOADED.type());
+                });
+            final DelegateCall<String> standard = new DelegateCall<>(engine, null, delegates, "guarded", 2);
+            standard.options("conversation-1", Priority.STANDARD, 0.0, 0.0);
+            standard.begin(null, null, Request.NO_TOKENS, Request.NO_TOKENS);
+            assertThat(standard.selectedModelName()).as("a standard call is never shed").isEqualTo("a");
+            standard.complete();
+            engine.end(held);
+            assertThat(engine.inflight(engine.modelId("a")) + engine.inflight(engine.modelId("b"))).isZero();
+
+            final DelegateCall<String> unknown = new DelegateCall<>(engine, null, delegates, "d", 2);
+            assertThatThrownBy(() -> unknown.options(null, 7, 0.0, 0.0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("7");
         }
     }
 }

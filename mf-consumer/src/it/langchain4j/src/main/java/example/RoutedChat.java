@@ -6,6 +6,7 @@ import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
+import io.multifactor.langchain4j.MultiFactorChatRequestParameters;
 import io.multifactor.langchain4j.MultiFactorChatResponseMetadata;
 import io.multifactor.langchain4j.MultiFactorStreamingChatModel;
 import io.multifactor.serving.EngineHost;
@@ -42,8 +43,12 @@ public final class RoutedChat
             final CompletableFuture<ChatResponse> done = new CompletableFuture<>();
             model.chat(ChatRequest.builder()
                 .messages(UserMessage.from("Say hello"))
-                .modelName("chat") // the decision
-                .maxOutputTokens(64)
+                .parameters(MultiFactorChatRequestParameters.builder()
+                    .modelName("chat") // the decision
+                    .maxOutputTokens(64)
+                    .sessionKey("conversation-1") // the conversation's turns stay on one model (a session block)
+                    .maxTtftMs(1000) // this call's own TTFT bound, tighter than the decision's 1500 ms
+                    .build())
                 .build(), new StreamingChatResponseHandler()
                 {
                     @Override

@@ -4,7 +4,6 @@ import io.multifactor.api.Request;
 import io.multifactor.serving.DelegateCall;
 import io.multifactor.serving.EngineHost;
 import io.multifactor.serving.RoutingRefusedException;
-import io.multifactor.serving.SessionKeys;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.metadata.ChatResponseMetadata;
 import org.springframework.ai.chat.metadata.Usage;
@@ -17,6 +16,7 @@ import reactor.core.publisher.Flux;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -41,12 +41,14 @@ public final class MultiFactorChatModel implements ChatModel
 {
     private final EngineHost host;
     private final Map<String, ChatModel> delegates;
+    private final Map<ChatModel, ChatOptions> delegateDefaults = new IdentityHashMap<>();
     private final String decision;
     private final int maxAttempts;
 
     /**
      * @param host the running engine host (its engine selects; its configuration gives {@code provider_model_id}).
-     * @param delegates each model's name in the configuration to the chat model that calls it; copied.
+     * @param delegates each model's name in the configuration to the chat model that calls it; copied, and each one's
+     *     default options ({@code getOptions()}) read once, here.
      * @param defaultDecisionOrNull the decision of a call that names none, or {@code null}.
      * @param maxAttempts attempts a call makes at most, >= 1.
      * @throws IllegalArgumentException for a delegate of a model the configuration does not have, or an unknown
@@ -62,6 +64,11 @@ public final class MultiFactorChatModel implements ChatModel
         DelegateCall.check(host.engine(), delegates.keySet(), defaultDecisionOrNull);
         this.host = host;
         this.delegates = Map.copyOf(delegates);
+        for (final ChatModel delegate : this.delegates.values())
+        {
+            // Read once: a client's getOptions() copies its defaults (OpenAiChatModel's: some forty fields) per call.
+            delegateDefaults.put(delegate, delegate.getOptions());
+        }
         this.decision = defaultDecisionOrNull;
         this.maxAttempts = maxAttempts;
     }
@@ -76,24 +83,12 @@ public final class MultiFactorChatModel implements ChatModel
         if (options instanceof MultiFactorChatOptions)
         {
             final MultiFactorChatOptions routing = (MultiFactorChatOptions)options;
-            if (routing.sessionKey() != null)
-            {
-                // The same 64-bit key as the gateway's x-session-id: one conversation, one key, wherever it is routed.
-                call.flow().session(SessionKeys.key(routing.sessionKey()));
-            }
-            // The call's own TTFT/TPOT ceilings (as x-slo-ttft-ms, x-slo-tpot-ms) and priority (as x-mf-priority).
-            call.flow().lifecycle().limits(0, positiveOrZero(routing.maxTtftMs()), positiveOrZero(routing.maxTpotMs()),
-                routing.priority());
+            // The call's session key, priority and own TTFT/TPOT ceilings, as the gateway's headers carry them.
+            call.options(routing.sessionKey(), routing.priority(), routing.maxTtftMs(), routing.maxTpotMs());
         }
         call.begin(explicit, options == null ? null : options.getModel(), DelegateCall.promptTokens(characters(prompt)),
             maxTokens == null ? Request.NO_TOKENS : maxTokens);
         return call;
-    }
-
-    // A bound the call did not set (NaN) or set to 0 or less is no bound of its own.
-    private static double positiveOrZero(final double ms)
-    {
-        return ms > 0.0 ? ms : 0.0;
     }
 
     private static long characters(final Prompt prompt)
@@ -110,12 +105,12 @@ public final class MultiFactorChatModel implements ChatModel
 
     /**
      * The prompt for the chosen delegate: its options are the delegate's own type (a client may require it, as Spring
-     * AI's {@code OpenAiChatModel} does), from its defaults, with the caller's options laid over them and the
-     * {@code model} option replaced by the chosen model's {@code provider_model_id}.
+     * AI's {@code OpenAiChatModel} does), from its defaults (read when this model was built), with the caller's options
+     * laid over them and the {@code model} option replaced by the chosen model's {@code provider_model_id}.
      */
-    private static Prompt forDelegate(final Prompt prompt, final ChatModel delegate, final String providerModelId)
+    private Prompt forDelegate(final Prompt prompt, final ChatModel delegate, final String providerModelId)
     {
-        final ChatOptions defaults = delegate.getOptions();
+        final ChatOptions defaults = delegateDefaults.get(delegate);
         final ChatOptions.Builder<?> routed = defaults == null ? ChatOptions.builder() : defaults.mutate();
         final ChatOptions options = prompt.getOptions();
         if (options != null)
