@@ -139,7 +139,7 @@ public final class BackendChooser
      */
     public static BackendChooser following(final LoadedConfig loaded, final MultiFactorEngine engine)
     {
-        return following(loaded, engine, new PrefixBackends());
+        return following(loaded, engine, new PrefixBackends(engine));
     }
 
     /**

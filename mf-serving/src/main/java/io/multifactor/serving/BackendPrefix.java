@@ -1,6 +1,7 @@
 package io.multifactor.serving;
 
 import io.multifactor.config.model.PrefixAffinityConfig;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -8,7 +9,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * What prefix-cache affinity keeps about one backend (one origin, {@code http://host:port}): its {@link PrefixIndex},
  * the uncached prompt tokens of this process's requests sent there that have no first chunk yet (its wait is those /
  * {@code prefill_tokens_per_s}), and its counters: choices by result (warm, cold, release) and blocks looked up and
- * matched in the choices that picked it (their ratio is its hit rate).
+ * matched in the choices that picked it (their ratio is its hit rate). The counters are Agrona counters, in a serving
+ * process the engine's own ({@code mf.prefix.*} in its counters file, which {@code bin/mf stat} reads, and in its
+ * meters): this object counts into them and reads them, nothing else counts them.
  * <p>
  * This class is threadsafe and can be used across threads: counts are atomic, the index is threadsafe.
  */
@@ -18,17 +21,21 @@ public final class BackendPrefix
     private final PrefixIndex index;
     private final int blockBytes;
     private final AtomicLong pendingTokens = new AtomicLong();
-    private final AtomicLong warm = new AtomicLong();
-    private final AtomicLong cold = new AtomicLong();
-    private final AtomicLong release = new AtomicLong();
-    private final AtomicLong lookedUp = new AtomicLong();
-    private final AtomicLong matched = new AtomicLong();
+    /** Choices by result in {@link PrefixTicket}'s order (warm, cold, release), then blocks looked up and matched. */
+    private final AtomicCounter[] counters;
 
-    BackendPrefix(final String key, final int blockBytes, final int capacityBlocks)
+    BackendPrefix(final String key, final int blockBytes, final int capacityBlocks, final AtomicCounter[] counters)
     {
         this.key = key;
         this.blockBytes = blockBytes;
         this.index = new PrefixIndex(capacityBlocks);
+        this.counters = counters;
+    }
+
+    /** @return its counters, which a successor for a new block size takes over (its counts go on). */
+    AtomicCounter[] counters()
+    {
+        return counters;
     }
 
     /** @return the backend's origin, the {@code backend} tag of its meters. */
@@ -58,31 +65,31 @@ public final class BackendPrefix
     /** @return choices of this backend as the warm one. */
     public long warm()
     {
-        return warm.get();
+        return counters[PrefixBackends.WARM_COUNTER].get();
     }
 
     /** @return choices of this backend when no backend was warm. */
     public long cold()
     {
-        return cold.get();
+        return counters[PrefixBackends.COLD_COUNTER].get();
     }
 
     /** @return choices of this backend over a warm one whose wait was too long (the release). */
     public long release()
     {
-        return release.get();
+        return counters[PrefixBackends.RELEASE_COUNTER].get();
     }
 
     /** @return prompt blocks looked up in the choices that picked it. */
     public long blocksLookedUp()
     {
-        return lookedUp.get();
+        return counters[PrefixBackends.LOOKED_UP_COUNTER].get();
     }
 
     /** @return of those, the blocks its index held (leading, up to the first miss). */
     public long blocksMatched()
     {
-        return matched.get();
+        return counters[PrefixBackends.MATCHED_COUNTER].get();
     }
 
     /**
@@ -112,11 +119,11 @@ public final class BackendPrefix
 
     void count(final int result, final int blocks, final int matchedBlocks)
     {
-        (result == PrefixTicket.WARM ? warm : result == PrefixTicket.RELEASE ? release : cold).incrementAndGet();
+        counters[result == PrefixTicket.WARM || result == PrefixTicket.RELEASE ? result : PrefixTicket.COLD].increment();
         if (blocks > 0)
         {
-            lookedUp.addAndGet(blocks);
-            matched.addAndGet(matchedBlocks);
+            counters[PrefixBackends.LOOKED_UP_COUNTER].getAndAdd(blocks);
+            counters[PrefixBackends.MATCHED_COUNTER].getAndAdd(matchedBlocks);
         }
     }
 }

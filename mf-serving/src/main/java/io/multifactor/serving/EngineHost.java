@@ -45,7 +45,7 @@ public final class EngineHost implements AutoCloseable
     private final AtomicLong refreshErrors = new AtomicLong();
     private final AtomicLong fleetErrors = new AtomicLong();
     private final ServerScraping scraping;
-    private final PrefixBackends prefixBackends = new PrefixBackends();
+    private final PrefixBackends prefixBackends;
     private volatile Consumer<LoadedConfig> beforeApply;
     private volatile LoadedConfig current;
     private boolean closed;
@@ -65,6 +65,8 @@ public final class EngineHost implements AutoCloseable
             builder.clock(clockOrNull);
         }
         this.engine = builder.build();
+        // The prefix counters are the engine's: in its counters file, for bin/mf stat.
+        this.prefixBackends = new PrefixBackends(engine);
         this.scraping = new ServerScraping(engine, prefixBackends);
         this.beforeApply = scraping::follow;
         final ErrorHandler countRefreshErrors = throwable -> refreshErrors.incrementAndGet();

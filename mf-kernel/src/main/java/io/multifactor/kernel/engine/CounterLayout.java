@@ -237,6 +237,32 @@ final class CounterLayout
     }
 
     /**
+     * Under lock: a counter that a part of the process outside the kernel counts into, kept as long as the engine
+     * ({@link EngineCounters#external}).
+     *
+     * @param label its label.
+     * @param typeId one of {@link CounterTypes}.
+     * @return its id.
+     */
+    int externalCounterId(final String label, final int typeId)
+    {
+        return registry.external(label, typeId);
+    }
+
+    /**
+     * Under lock: whether {@link #externalCounterId} would find this counter rather than allocate one.
+     *
+     * @param label its label.
+     * @param typeId one of {@link CounterTypes}.
+     * @return whether it exists.
+     * @throws IllegalArgumentException when {@link #externalCounterId} would refuse it.
+     */
+    boolean hasExternalCounter(final String label, final int typeId)
+    {
+        return registry.hasExternal(label, typeId);
+    }
+
+    /**
      * Under lock, inside a generation: a model's ejection counters.
      *
      * @param name model name.

@@ -88,6 +88,6 @@ final class EngineParts
         ejectionOverride = new EjectionOverride(installer, ejections);
         plansReplacement = new PlansReplacement(installer, clock);
         serverConfiguration = new ServerConfiguration(serverSignals, installer, plansReplacement, clock);
-        readout = new EngineReadout(installer, counters, layout, leases);
+        readout = new EngineReadout(installer, counters, layout, leases, lock);
     }
 }

@@ -24,6 +24,7 @@ import io.multifactor.kernel.signal.ServerSignals;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
+import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersReader;
 
 import java.nio.file.Path;
@@ -549,6 +550,27 @@ public final class MultiFactorEngine
     public int counterCapacity()
     {
         return readout.counterCapacity();
+    }
+
+    /**
+     * Counters of this engine that a part of the process outside the kernel counts into, so that they are in the
+     * counters file {@code bin/mf stat} reads: the serving layer's prefix-cache affinity counts
+     * ({@link CounterTypes#PREFIX_CHOICES}, {@link CounterTypes#PREFIX_BLOCKS}). For each label, the counter asked for
+     * before under it (its count goes on), else a new one; all of them or none (nothing is allocated when there is no
+     * room for every new one). They live as long as the engine, whatever the reloads. Off the request path; any thread
+     * (takes the engine's lock). Count into them atomically from any thread; never close them.
+     *
+     * @param labels their labels ({@link io.multifactor.kernel.metrics.CounterLabel} grammar).
+     * @param typeIds their types, one of {@link CounterTypes} each, in the labels' order.
+     * @return the counters, in the labels' order.
+     * @throws IllegalStateException when the counters left cannot hold the new ones (see
+     *     {@link Builder#counterCapacity(int)}).
+     * @throws IllegalArgumentException when a label is one of the engine's own counters or was asked for with another
+     *     type, or the arrays differ in length.
+     */
+    public AtomicCounter[] externalCounters(final String[] labels, final int[] typeIds)
+    {
+        return readout.externalCounters(labels, typeIds);
     }
 
     /** @return a reader of the engine's counters (labels and live values), in this process. */

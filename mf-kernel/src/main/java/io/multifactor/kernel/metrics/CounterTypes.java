@@ -31,7 +31,14 @@ package io.multifactor.kernel.metrics;
  *                                                                failures, a failed probe) or retry_after
  *   1618     mf.ejected            model                         ms of ejection left, -1 while its probe is out,
  *                                                                0 when not ejected (a gauge, one refresh old)
+ *   1640     mf.prefix.choices     backend, result               backend choices under prefix-cache affinity by
+ *                                                                result (warm, cold, release), counted by the
+ *                                                                serving layer into the engine's counters
+ *   1641     mf.prefix.blocks      backend, kind                 prompt blocks looked up and matched in the chosen
+ *                                                                backend's index (kind looked_up, matched)
  * </pre>
+ * The {@code mf.prefix.*} counters live as long as the engine (a backend keeps them across reloads) and are never
+ * retired.
  * A counter whose key's first int is {@link #KEY_RETIRED} belongs to a model or decision the current plans no longer
  * have; it is freed (and its id reused) once nothing can still count into it.
  * <p>
@@ -105,6 +112,12 @@ public final class CounterTypes
     /** Live session entries of a decision ({@code mf.sessions.live}), set by the refresh agent. */
     public static final int SESSIONS_LIVE = 1_631;
 
+    /** Backend choices under prefix-cache affinity by backend and result ({@code mf.prefix.choices}). */
+    public static final int PREFIX_CHOICES = 1_640;
+
+    /** Prompt blocks looked up and matched by backend and kind ({@code mf.prefix.blocks}: looked_up, matched). */
+    public static final int PREFIX_BLOCKS = 1_641;
+
     /** Value of a {@link #LATENCY} counter whose window holds no sample. */
     public static final long NO_OBSERVATION = -1L;
 
@@ -128,6 +141,6 @@ public final class CounterTypes
     public static boolean isEngineType(final int typeId)
     {
         return typeId >= INFLIGHT && typeId <= EJECTED || typeId == INFLIGHT_TOKENS || typeId == SESSIONS ||
-            typeId == SESSIONS_LIVE;
+            typeId == SESSIONS_LIVE || typeId == PREFIX_CHOICES || typeId == PREFIX_BLOCKS;
     }
 }

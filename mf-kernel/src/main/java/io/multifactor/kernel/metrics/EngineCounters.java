@@ -56,6 +56,38 @@ public final class EngineCounters
         return counterId;
     }
 
+    /**
+     * A counter that lives as long as the engine and that a part of the process outside the kernel counts into (the
+     * serving layer's {@code mf.prefix.*}): the one allocated before under this label, else a new one.
+     *
+     * @param label its label ({@link CounterLabel} grammar).
+     * @param typeId one of {@link CounterTypes}.
+     * @return the counter id.
+     * @throws IllegalStateException when a new counter is needed and every counter is in use.
+     * @throws IllegalArgumentException when the label belongs to a counter of the plans or of another type.
+     */
+    public int external(final String label, final int typeId)
+    {
+        return hasExternal(label, typeId) ? byLabel.get(label).counterId : permanent(label, typeId);
+    }
+
+    /**
+     * @param label a label.
+     * @param typeId one of {@link CounterTypes}.
+     * @return whether {@link #external} would find the counter (false: it would allocate one).
+     * @throws IllegalArgumentException when {@link #external} would refuse the label.
+     */
+    public boolean hasExternal(final String label, final int typeId)
+    {
+        final Entry entry = byLabel.get(label);
+        if (entry != null && (!entry.permanent || entry.typeId != typeId))
+        {
+            throw new IllegalArgumentException("counter " + label + " is already one of the engine's own, or of type " +
+                entry.typeId + ", not " + typeId);
+        }
+        return entry != null;
+    }
+
     /** Starts the set of counters of the next plans. */
     public void beginGeneration()
     {

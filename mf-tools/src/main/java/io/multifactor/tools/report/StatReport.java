@@ -15,8 +15,9 @@ import java.util.TreeMap;
  * The {@code bin/mf stat} table: one snapshot of an engine's counters, read through a {@link CountersReader} (in this
  * process or over another process's counters file), as three tables (decisions, decision by chosen model, models,
  * with each model's in-flight requests and tokens, each ejected model's time left as of the engine's last refresh and
- * its ejections by cause), two more when model servers are scraped (per model the queue and KV-cache use, per backend its freshness and scrapes), one of sessions per decision with a {@code session} block (live entries, requests by rule, evictions) and the
- * engine-wide counts. Retired counters and labels that do not parse are left out.
+ * its ejections by cause), two more when model servers are scraped (per model the queue and KV-cache use, per backend its freshness and scrapes), one of sessions per decision with a {@code session} block (live entries, requests by rule, evictions), one of
+ * prefix-cache affinity per backend when a serving process counts it (choices by result, prompt blocks looked up and
+ * matched, and their ratio, the hit rate) and the engine-wide counts. Retired counters and labels that do not parse are left out.
  * <p>
  * This class is stateless and threadsafe.
  */
@@ -24,6 +25,9 @@ public final class StatReport
 {
     /** The rules of {@code mf.sessions}, in the columns' order. */
     private static final List<String> SESSION_RULES = List.of("new", "stay", "switch", "handoff", "evicted");
+
+    /** The results of {@code mf.prefix.choices}, in the columns' order. */
+    private static final List<String> PREFIX_RESULTS = List.of("warm", "cold", "release");
 
     private StatReport()
     {
@@ -53,6 +57,11 @@ public final class StatReport
             sessions(out, snapshot);
             out.append('\n');
         }
+        if (!snapshot.prefixes.isEmpty())
+        {
+            prefixes(out, snapshot);
+            out.append('\n');
+        }
         engine(out, snapshot);
         return out.toString();
     }
@@ -66,6 +75,21 @@ public final class StatReport
             final long[] row = entry.getValue();
             table.row(entry.getKey(), Long.toString(row[0]), Long.toString(row[1]), Long.toString(row[2]),
                 Long.toString(row[3]), Long.toString(row[4]), Long.toString(row[5]));
+        }
+        table.appendTo(out);
+    }
+
+    // Per backend under prefix-cache affinity: choices by result, blocks looked up and matched, the hit rate.
+    private static void prefixes(final StringBuilder out, final Snapshot snapshot)
+    {
+        final Table table = new Table("PREFIX_BACKEND", "WARM", "COLD", "RELEASE", "BLOCKS_LOOKED_UP", "BLOCKS_MATCHED",
+            "HIT_RATE");
+        for (final Map.Entry<String, long[]> entry : snapshot.prefixes.entrySet())
+        {
+            final long[] row = entry.getValue();
+            table.row(entry.getKey(), Long.toString(row[0]), Long.toString(row[1]), Long.toString(row[2]),
+                Long.toString(row[3]), Long.toString(row[4]),
+                row[3] == 0 ? "-" : String.format(Locale.ROOT, "%.3f", (double)row[4] / row[3]));
         }
         table.appendTo(out);
     }
@@ -241,6 +265,8 @@ public final class StatReport
         final Map<String, long[]> backends = new TreeMap<>();
         /** Per decision with sessions: live, new, stay, switch, handoff, evicted. */
         final Map<String, long[]> sessions = new TreeMap<>();
+        /** Per backend under prefix-cache affinity: warm, cold, release, blocks looked up, blocks matched. */
+        final Map<String, long[]> prefixes = new TreeMap<>();
 
         static Snapshot read(final CountersReader reader)
         {
@@ -334,10 +360,29 @@ public final class StatReport
                         session(label)[1 + column] += value;
                     }
                     break;
+                case CounterTypes.PREFIX_CHOICES:
+                    final int choice = PREFIX_RESULTS.indexOf(String.valueOf(label.tag("result")));
+                    if (choice >= 0)
+                    {
+                        prefix(label)[choice] += value;
+                    }
+                    break;
+                case CounterTypes.PREFIX_BLOCKS:
+                    final String kind = String.valueOf(label.tag("kind"));
+                    if ("looked_up".equals(kind) || "matched".equals(kind))
+                    {
+                        prefix(label)["looked_up".equals(kind) ? 3 : 4] += value;
+                    }
+                    break;
                 default:
                     scalars.put(raw, value);
                     break;
             }
+        }
+
+        private long[] prefix(final CounterLabel label)
+        {
+            return prefixes.computeIfAbsent(String.valueOf(label.tag("backend")), name -> new long[5]);
         }
 
         private long[] session(final CounterLabel label)
