@@ -57,7 +57,7 @@ steps=(
   "ejection;EjectionBenchmark\.select;"
   "prefix;PrefixBenchmark\.select\$;"
   "session;SessionBenchmark;-p liveKeys=1000"
-  "eligibility;EligibilityBenchmark;"
+  "eligibility;EligibilityBenchmark;-p candidates=4,16"
   "inflight;(InflightBenchmark\.beginEnd|RecordBenchmark\.record.*)\$;"
   "refresh;RefreshBenchmark;"
   "parse;MetricsParseBenchmark\.reader\$;"

@@ -94,7 +94,7 @@ public final class ReleaseGoals
                 "SessionBenchmark.selectWithoutSession candidates=" + n + ",liveKeys=1000",
                 SIGNAL_NS + SIGNAL_NS_PER_CANDIDATE * n));
         }
-        for (final int n : new int[] { 4, 16, 64 })
+        for (final int n : new int[] { 4, 16 })
         {
             goals.add(Goal.difference("eligibility - without, " + n + " candidates",
                 "EligibilityBenchmark.selectWithEligibility candidates=" + n,
