@@ -1,8 +1,13 @@
 package io.multifactor.config;
 
+import io.multifactor.config.read.Durations;
 import io.multifactor.config.read.MappingReader;
 import io.multifactor.config.read.Problems;
+import io.multifactor.config.yaml.Excerpt;
+import io.multifactor.config.yaml.YamlMapping;
+import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.kernel.plan.AlgorithmType;
+import io.multifactor.kernel.plan.PeerParameters;
 
 import java.util.List;
 
@@ -11,26 +16,48 @@ import java.util.List;
  * T: {params}}}, strictly: a block is read only beside its own {@code type} (another one is refused, located), and a
  * key its peer does not have is refused as unknown with the nearest valid one when plausibly a typo.
  * {@code litellm_simple_shuffle}, {@code litellm_least_busy} and {@code aibrix_least_request} take no parameters at
- * model level (their peers' weights and limits are per deployment), so their blocks are empty or absent.
+ * model level (their peers' weights and limits are per deployment), so their blocks are empty or absent;
+ * {@code litellm_latency} takes LiteLLM's {@code ttl} (a duration &gt; 0, default 3600s) and
+ * {@code lowest_latency_buffer} (a number &gt;= 0, default 0), {@code prodstack_session} production-stack's
+ * {@code request_stats_window} (a duration of at least 1ms, default 60s).
  * <p>
  * This class is stateless and threadsafe.
  */
 final class PeerPolicyReader
 {
     /** The keys of each peer's block, indexed by {@code type - AlgorithmType.FIRST_PEER}. */
-    private static final List<List<String>> KEYS = List.of(List.of(), List.of(), List.of());
+    private static final List<List<String>> KEYS = List.of(List.of(), List.of(), List.of(),
+        List.of("ttl", "lowest_latency_buffer"), List.of("request_stats_window"));
+
+    private static final long MIN_REQUEST_STATS_WINDOW_NS = 1_000_000L;
 
     private PeerPolicyReader()
     {
     }
 
     /**
+     * @param first the keys before the peers' blocks.
+     * @return those keys, then the block of each peer's policy ({@link AlgorithmType} is the one list of them).
+     */
+    static List<String> withPeerBlocks(final String... first)
+    {
+        final List<String> keys = new java.util.ArrayList<>(List.of(first));
+        for (int peer = AlgorithmType.FIRST_PEER; AlgorithmType.isPeer(peer); peer++)
+        {
+            keys.add(AlgorithmType.label(peer));
+        }
+        return List.copyOf(keys);
+    }
+
+    /**
      * @param algorithm the decision's {@code algorithm:} mapping.
      * @param problems where refusals go.
      * @param type the {@link AlgorithmType} code read from its {@code type}, -1 when it was refused.
+     * @return the parameters of its peer policy, {@link PeerParameters#DEFAULTS} for another type or after a refusal.
      */
-    static void read(final MappingReader algorithm, final Problems problems, final int type)
+    static PeerParameters read(final MappingReader algorithm, final Problems problems, final int type)
     {
+        PeerParameters parameters = PeerParameters.DEFAULTS;
         for (int peer = AlgorithmType.FIRST_PEER; AlgorithmType.isPeer(peer); peer++)
         {
             final String label = AlgorithmType.label(peer);
@@ -45,7 +72,33 @@ final class PeerPolicyReader
                     (type < 0 ? "refused" : AlgorithmType.label(type)) + ')');
                 continue;
             }
-            algorithm.optionalMapping(label, KEYS.get(peer - AlgorithmType.FIRST_PEER));
+            final MappingReader block = algorithm.optionalMapping(label, KEYS.get(peer - AlgorithmType.FIRST_PEER));
+            if (block != null && block.node() instanceof YamlMapping)
+            {
+                parameters = parameters(block, problems);
+            }
         }
+        return parameters;
+    }
+
+    // The keys of litellm_latency and prodstack_session (a block holds only its own: the others are refused above).
+    private static PeerParameters parameters(final MappingReader block, final Problems problems)
+    {
+        final PeerParameters defaults = PeerParameters.DEFAULTS;
+        final long ttlNs = block.optionalDurationNs("ttl", defaults.ttlNs());
+        final double buffer = block.optionalNumber("lowest_latency_buffer", defaults.lowestLatencyBuffer(), true);
+        final long windowNs = block.optionalDurationNs("request_stats_window", defaults.requestStatsWindowNs());
+        if (windowNs != Durations.INVALID && windowNs < MIN_REQUEST_STATS_WINDOW_NS)
+        {
+            problems.error(block.value("request_stats_window"), block.path("request_stats_window"),
+                "must be at least 1ms (the QPS window is cut into 64 buckets), got " +
+                Excerpt.value(((YamlScalar)block.value("request_stats_window")).text()));
+            return defaults;
+        }
+        if (ttlNs == Durations.INVALID || Double.isNaN(buffer) || windowNs == Durations.INVALID)
+        {
+            return defaults;
+        }
+        return new PeerParameters(ttlNs, buffer, windowNs);
     }
 }

@@ -210,8 +210,8 @@ class ConfigRefusalTest
         assertRefused(replace("      type: multi_factor", "      type: static"),
             "r.yaml:14:13: decisions[0].algorithm.type: unsupported algorithm type \"static\": " +
             "this library implements multi_factor and the baselines round_robin, random, least_inflight and " +
-            "lowest_latency, and the peers' policies litellm_simple_shuffle, litellm_least_busy and " +
-            "aibrix_least_request (did you mean litellm_simple_shuffle?)");
+            "lowest_latency, and the peers' policies litellm_simple_shuffle, litellm_least_busy, " +
+            "aibrix_least_request, litellm_latency and prodstack_session (did you mean litellm_simple_shuffle?)");
     }
 
     @Test

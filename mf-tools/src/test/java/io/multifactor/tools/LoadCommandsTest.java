@@ -161,7 +161,8 @@ class LoadCommandsTest
         final CliRun run = CliRun.of("compare", "--policies", "multi_factor,fastest");
         assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
         assertThat(run.err()).contains("--policies: unknown policy \"fastest\" (expected multi_factor, round_robin, " +
-            "random, least_inflight, lowest_latency, litellm_simple_shuffle, litellm_least_busy, aibrix_least_request)");
+            "random, least_inflight, lowest_latency, litellm_simple_shuffle, litellm_least_busy, aibrix_least_request, " +
+            "litellm_latency, prodstack_session)");
     }
 
     @Test

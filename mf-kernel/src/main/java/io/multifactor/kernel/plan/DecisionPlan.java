@@ -70,6 +70,7 @@ public final class DecisionPlan
     private final double[] cachedPromptPer1M;
     private final boolean pricesCachedPrompt;
     private final RequestRules requestRules;
+    private final PeerParameters peerParameters;
 
     /**
      * Compiles one decision's specification: its settings from {@code spec} (with every default of the configuration
@@ -183,6 +184,7 @@ public final class DecisionPlan
             throw new IllegalArgumentException("decision " + name + ": session applies to the weighted objective only");
         }
         this.sessionOrNull = spec.session;
+        this.peerParameters = spec.peerParameters;
         if (pick == Pick.P2C && (objective != Objective.WEIGHTED || tieBand != 0.0 || tieBreak != TieBreak.FIRST))
         {
             throw new IllegalArgumentException("decision " + name + ": pick p2c takes the weighted objective, no " +
@@ -565,6 +567,12 @@ public final class DecisionPlan
     public double tieBand()
     {
         return tieBand;
+    }
+
+    /** @return the parameters of its peer policy ({@link PeerParameters#DEFAULTS} for any other type). */
+    public PeerParameters peerParameters()
+    {
+        return peerParameters;
     }
 
     /** @return the decision's {@code session:} block, or null when it has none (a session key is then ignored). */

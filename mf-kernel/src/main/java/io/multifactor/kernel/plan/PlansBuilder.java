@@ -349,6 +349,7 @@ public final class PlansBuilder
         int pick = Pick.BEST;
         int loadMetric = LoadMetric.REQUESTS;
         SessionPolicy session;
+        PeerParameters peerParameters = PeerParameters.DEFAULTS;
         double sheddableAbove;
         // Set by compile, read by DecisionPlan.
         RequestRules requestRules;
@@ -383,6 +384,7 @@ public final class PlansBuilder
             tieBand = baseline.tieBand;
             tieBreak = baseline.tieBreak;
             algorithmType = baseline.algorithmType;
+            peerParameters = baseline.peerParameters;
         }
 
         /**
@@ -605,6 +607,16 @@ public final class PlansBuilder
         {
             AlgorithmType.label(algorithmType);
             this.algorithmType = algorithmType;
+            return this;
+        }
+
+        /**
+         * @param peerParameters the parameters of the decision's peer policy ({@code algorithm.<type>:}).
+         * @return this specification.
+         */
+        public DecisionSpec peerParameters(final PeerParameters peerParameters)
+        {
+            this.peerParameters = java.util.Objects.requireNonNull(peerParameters, "peerParameters");
             return this;
         }
 
