@@ -38,6 +38,9 @@ import java.util.function.LongSupplier;
  * {@code <=} {@code max_ttft_penalty}, else C (the release); no warm backend: C. A model without {@code prefix_affinity} keeps
  * the choice above exactly. No clock and no I/O: a simulator can drive it.
  * <p>
+ * With a model's {@code backend_choice: T}, the rule of {@code algorithm.type: T} chooses among its backends instead
+ * ({@link BackendRules}), prefix-cache affinity and server signals aside.
+ * <p>
  * This class is threadsafe and can be used across threads: a pick is one atomic increment and a scan (with prefix
  * affinity, one optimistic read of each backend's index, see {@link PrefixIndex}).
  */
@@ -57,11 +60,14 @@ public final class BackendChooser
     private final BackendPrefix[][] prefixOf;
     private final double[][] weights;
     private final boolean followsPrefixes;
+    private final BackendRules rules;
 
     private BackendChooser(final Backend[][] backends, final double[][] cumulativeShares, final List<String> problems,
         final String[] modelNames, final ServerSignals serverSignalsOrNull, final LongSupplier clockNsOrNull,
-        final PrefixAffinityConfig[] affinities, final BackendPrefix[][] prefixOf, final double[][] weights)
+        final PrefixAffinityConfig[] affinities, final BackendPrefix[][] prefixOf, final double[][] weights,
+        final BackendRules rules)
     {
+        this.rules = rules;
         this.affinities = affinities;
         this.prefixOf = prefixOf;
         this.weights = weights;
@@ -168,6 +174,8 @@ public final class BackendChooser
         final PrefixAffinityConfig[] affinities = new PrefixAffinityConfig[plans.modelCapacity()];
         final BackendPrefix[][] prefixOf = new BackendPrefix[plans.modelCapacity()][];
         final double[][] weights = new double[plans.modelCapacity()][];
+        final BackendRules rules = new BackendRules(plans.modelCapacity(),
+            clockNsOrNull != null ? clockNsOrNull : System::nanoTime);
         final List<String> problems = new ArrayList<>();
         for (final ModelConfig model : models)
         {
@@ -222,7 +230,12 @@ public final class BackendChooser
             weights[id] = weight;
             names[id] = model.name();
             final PrefixAffinityConfig affinity = model.prefixAffinity();
-            if (affinity.enabled() && list.length > 0)
+            if (model.backendChoice().isSet() && list.length > 0)
+            {
+                // backend_choice replaces the default choice, prefix-cache affinity included.
+                rules.model(id, model.backendChoice(), list);
+            }
+            else if (affinity.enabled() && list.length > 0)
             {
                 affinities[id] = affinity;
                 prefixOf[id] = new BackendPrefix[list.length];
@@ -234,7 +247,7 @@ public final class BackendChooser
             }
         }
         return new BackendChooser(backends, shares, problems, names, serverSignalsOrNull, clockNsOrNull, affinities,
-            prefixOf, weights);
+            prefixOf, weights, rules);
     }
 
     /**
@@ -257,6 +270,10 @@ public final class BackendChooser
         if (list.length == 1)
         {
             return list[0];
+        }
+        if (rules.has(modelId))
+        {
+            return list[rules.choose(modelId, picks[modelId], cumulativeShares[modelId], false, 0L, null)];
         }
         final long n = picks[modelId].getAndIncrement();
         final double u = ((n * GOLDEN_GAMMA) >>> 11) * 0x1.0p-53;
@@ -339,6 +356,12 @@ public final class BackendChooser
      */
     public Backend choose(final int modelId, final PromptBlocks prompt, final long promptTokens, final PrefixTicket ticket)
     {
+        if (rules.has(modelId))
+        {
+            final Backend[] list = backends[modelId];
+            return list[rules.choose(modelId, picks[modelId], cumulativeShares[modelId], ticket.hasSession(),
+                ticket.sessionKey(), ticket)];
+        }
         if (!followsPrefixes(modelId))
         {
             return choose(modelId);
@@ -507,6 +530,15 @@ public final class BackendChooser
     {
         return modelId < 0 || modelId >= backends.length || backends[modelId] == null
             ? List.of() : List.of(backends[modelId]);
+    }
+
+    /**
+     * @param modelId a model handle.
+     * @return what its {@code backend_choice} rule reads of each backend, in file order, or {@code null} without one.
+     */
+    public List<BackendSignals> backendSignals(final int modelId)
+    {
+        return rules.signals(modelId);
     }
 
     /** @return what the configuration leaves unusable (a model without backends, an API key variable unset). */
