@@ -119,6 +119,11 @@ final class RouterConfigReader
             final ReliabilityConfig reliability = ServerSignalsReader.reliability(model, false);
             final PrefixAffinityConfig affinity = PrefixAffinityReader.read(model);
             final BackendChoiceConfig backendChoice = BackendChoiceReader.read(model);
+            if (backendChoice.isSet() && affinity != null && affinity.enabled())
+            {
+                problems.warning(model.value(BackendChoiceReader.KEY), model.path(BackendChoiceReader.KEY),
+                    "prefix_affinity is ignored: backend_choice chooses this model's backends");
+            }
             final long contextWindow = contextWindow(model);
             final int capabilities = CapabilityList.read(model, "capabilities", Capability.ALL);
             if (name != null)

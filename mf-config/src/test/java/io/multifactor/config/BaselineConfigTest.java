@@ -253,6 +253,10 @@ class BaselineConfigTest
         assertThat(latency.type()).isEqualTo(AlgorithmType.LITELLM_LATENCY);
         assertThat(latency.parameters().ttlNs()).isEqualTo(30_000_000_000L);
         assertThat(latency.parameters().lowestLatencyBuffer()).isEqualTo(0.2);
+        final LoadedConfig both = ConfigLoader.load("m.yaml", model("random\n    prefix_affinity: {}"), null);
+        assertThat(both.warnings()).extracting(ConfigProblem::toString).containsExactly(
+            "m.yaml:4:21: models[0].backend_choice: prefix_affinity is ignored: backend_choice chooses this model's " +
+                "backends");
         final String plain = model("x").replace("    backend_choice: x\n", "");
         assertThat(ConfigLoader.load("m.yaml", plain, null).config().models().get(0).backendChoice().isSet()).isFalse();
     }
