@@ -1,11 +1,14 @@
 package io.multifactor.config;
 
+import io.multifactor.config.read.Durations;
 import io.multifactor.config.read.MappingReader;
 import io.multifactor.config.read.Problems;
 import io.multifactor.config.yaml.Excerpt;
+import io.multifactor.config.yaml.YamlMapping;
 import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.LlmdParameters;
+import io.multifactor.kernel.plan.PeerParameters;
 
 import java.util.List;
 
@@ -14,7 +17,10 @@ import java.util.List;
  * T: {params}}}, strictly: a block is read only beside its own {@code type} (another one is refused, located), and a
  * key its peer does not have is refused as unknown with the nearest valid one when plausibly a typo.
  * {@code litellm_simple_shuffle}, {@code litellm_least_busy} and {@code aibrix_least_request} take no parameters at
- * model level (their peers' weights and limits are per deployment), so their blocks are empty or absent.
+ * model level (their peers' weights and limits are per deployment), so their blocks are empty or absent;
+ * {@code litellm_latency} takes LiteLLM's {@code ttl} (a duration &gt; 0, default 3600s) and
+ * {@code lowest_latency_buffer} (a number &gt;= 0, default 0), {@code prodstack_session} production-stack's
+ * {@code request_stats_window} (a duration of at least 1ms, default 60s).
  * {@code llmd_weighted} takes llm-d's scorer weights under the scorers' names ({@code queue-scorer},
  * {@code kv-cache-utilization-scorer}, {@code prefix-cache-scorer}); {@code llmd_sticky} the affinity filter's
  * {@code affinityThreshold}, {@code explorationProbability}, {@code maxTTFTPenaltyMs} and
@@ -33,33 +39,41 @@ final class PeerPolicyReader
     private static final List<String> LLMD_STICKY_KEYS = List.of("affinityThreshold", "explorationProbability",
         "maxTTFTPenaltyMs", "peakPrefillThroughput", "queueThresholdTokens");
 
-    /**
-     * The keys of each peer's block, indexed by {@code type - AlgorithmType.FIRST_PEER} (empty for the codes kept for
-     * peers not yet here).
-     */
-    private static final List<List<String>> KEYS = List.of(List.of(), List.of(), List.of(), List.of(), List.of(),
-        LLMD_WEIGHTED_KEYS, LLMD_STICKY_KEYS);
+    /** The keys of each peer's block, indexed by {@code type - AlgorithmType.FIRST_PEER}. */
+    private static final List<List<String>> KEYS = List.of(List.of(), List.of(), List.of(),
+        List.of("ttl", "lowest_latency_buffer"), List.of("request_stats_window"), LLMD_WEIGHTED_KEYS, LLMD_STICKY_KEYS);
+
+    private static final long MIN_REQUEST_STATS_WINDOW_NS = 1_000_000L;
 
     private PeerPolicyReader()
     {
     }
 
     /**
+     * @param first the keys before the peers' blocks.
+     * @return those keys, then the block of each peer's policy ({@link AlgorithmType} is the one list of them).
+     */
+    static List<String> withPeerBlocks(final String... first)
+    {
+        final List<String> keys = new java.util.ArrayList<>(List.of(first));
+        for (int peer = AlgorithmType.FIRST_PEER; AlgorithmType.isPeer(peer); peer++)
+        {
+            keys.add(AlgorithmType.label(peer));
+        }
+        return List.copyOf(keys);
+    }
+
+    /**
      * @param algorithm the decision's {@code algorithm:} mapping.
      * @param problems where refusals go.
      * @param type the {@link AlgorithmType} code read from its {@code type}, -1 when it was refused.
-     * @return the parameters of llm-d's profiles: its block's values over the defaults for {@code llmd_weighted} and
-     *     {@code llmd_sticky}, the defaults otherwise (or when a value was refused).
+     * @return the parameters of its peer policy, {@link PeerParameters#DEFAULTS} for another type or after a refusal.
      */
-    static LlmdParameters read(final MappingReader algorithm, final Problems problems, final int type)
+    static PeerParameters read(final MappingReader algorithm, final Problems problems, final int type)
     {
-        LlmdParameters llmd = LlmdParameters.DEFAULTS;
-        for (int peer = AlgorithmType.FIRST_PEER; peer < AlgorithmType.count(); peer++)
+        PeerParameters parameters = PeerParameters.DEFAULTS;
+        for (int peer = AlgorithmType.FIRST_PEER; AlgorithmType.isPeer(peer); peer++)
         {
-            if (!AlgorithmType.isPeer(peer))
-            {
-                continue;
-            }
             final String label = AlgorithmType.label(peer);
             if (!algorithm.has(label))
             {
@@ -75,14 +89,18 @@ final class PeerPolicyReader
             final MappingReader block = algorithm.optionalMapping(label, KEYS.get(peer - AlgorithmType.FIRST_PEER));
             if (block != null && peer == AlgorithmType.LLMD_WEIGHTED)
             {
-                llmd = weighted(block);
+                parameters = parameters.withLlmd(weighted(block));
             }
             else if (block != null && peer == AlgorithmType.LLMD_STICKY)
             {
-                llmd = sticky(block);
+                parameters = parameters.withLlmd(sticky(block));
+            }
+            else if (block != null && block.node() instanceof YamlMapping)
+            {
+                parameters = parameters(block, problems);
             }
         }
-        return llmd;
+        return parameters;
     }
 
     private static LlmdParameters weighted(final MappingReader block)
@@ -135,5 +153,26 @@ final class PeerPolicyReader
             return Double.NaN;
         }
         return value;
+    }
+
+    // The keys of litellm_latency and prodstack_session (a block holds only its own: the others are refused above).
+    private static PeerParameters parameters(final MappingReader block, final Problems problems)
+    {
+        final PeerParameters defaults = PeerParameters.DEFAULTS;
+        final long ttlNs = block.optionalDurationNs("ttl", defaults.ttlNs());
+        final double buffer = block.optionalNumber("lowest_latency_buffer", defaults.lowestLatencyBuffer(), true);
+        final long windowNs = block.optionalDurationNs("request_stats_window", defaults.requestStatsWindowNs());
+        if (windowNs != Durations.INVALID && windowNs < MIN_REQUEST_STATS_WINDOW_NS)
+        {
+            problems.error(block.value("request_stats_window"), block.path("request_stats_window"),
+                "must be at least 1ms (the QPS window is cut into 64 buckets), got " +
+                Excerpt.value(((YamlScalar)block.value("request_stats_window")).text()));
+            return defaults;
+        }
+        if (ttlNs == Durations.INVALID || Double.isNaN(buffer) || windowNs == Durations.INVALID)
+        {
+            return defaults;
+        }
+        return new PeerParameters(ttlNs, buffer, windowNs);
     }
 }

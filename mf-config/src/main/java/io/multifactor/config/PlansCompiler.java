@@ -83,7 +83,7 @@ public final class PlansCompiler
                 .pick(ranking.pick())
                 .loadMetric(ranking.loadMetric())
                 .algorithmType(decision.algorithmType())
-                .llmd(decision.llmd())
+                .peerParameters(decision.peerParameters())
                 .session(mf.session())
                 .admission(mf.sheddableAbove());
             if (!ranking.priority().isEmpty() && decision.algorithmType() == AlgorithmType.MULTI_FACTOR)

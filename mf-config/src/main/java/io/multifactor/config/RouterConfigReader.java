@@ -1,5 +1,6 @@
 package io.multifactor.config;
 
+import io.multifactor.config.model.BackendChoiceConfig;
 import io.multifactor.config.model.BackendRef;
 import io.multifactor.config.model.DecisionConfig;
 import io.multifactor.config.model.ModelConfig;
@@ -22,7 +23,7 @@ import io.multifactor.config.yaml.YamlScalar;
 import io.multifactor.config.yaml.YamlSequence;
 import io.multifactor.kernel.latency.LatencyEstimatorType;
 import io.multifactor.kernel.plan.AlgorithmType;
-import io.multifactor.kernel.plan.LlmdParameters;
+import io.multifactor.kernel.plan.PeerParameters;
 import io.multifactor.kernel.plan.RequestRules;
 import io.multifactor.kernel.signal.ServerKind;
 
@@ -43,12 +44,11 @@ final class RouterConfigReader
     static final List<String> ROOT_KEYS = List.of("models", "decisions", "signals", "fleet");
     static final List<String> MODEL_KEYS = List.of(
         "name", "quality_score", "pricing", "provider_model_id", "backend_refs", "server", "reliability",
-        PrefixAffinityReader.KEY, "context_window", "capabilities");
+        PrefixAffinityReader.KEY, "context_window", "capabilities", BackendChoiceReader.KEY);
     static final List<String> PRICING_KEYS = List.of("prompt_per_1m", "completion_per_1m", "cached_prompt_per_1m");
     static final List<String> DECISION_KEYS = List.of("name", "modelRefs", "algorithm");
     static final List<String> MODEL_REF_KEYS = List.of("model");
-    static final List<String> ALGORITHM_KEYS = List.of("type", "multi_factor",
-        "litellm_simple_shuffle", "litellm_least_busy", "aibrix_least_request", "llmd_weighted", "llmd_sticky");
+    static final List<String> ALGORITHM_KEYS = PeerPolicyReader.withPeerBlocks("type", MultiFactorReader.ALGORITHM);
     static final List<String> SIGNALS_KEYS =
         List.of("latency_window", "latency_refresh", "inflight_max_age", "counters_file", "server_metrics",
             "latency_estimator", "ewma_decay", "default_request_tokens", "default_output_tokens");
@@ -118,6 +118,12 @@ final class RouterConfigReader
             final ServerKind server = ServerSignalsReader.server(model);
             final ReliabilityConfig reliability = ServerSignalsReader.reliability(model, false);
             final PrefixAffinityConfig affinity = PrefixAffinityReader.read(model);
+            final BackendChoiceConfig backendChoice = BackendChoiceReader.read(model);
+            if (backendChoice.isSet() && affinity != null && affinity.enabled())
+            {
+                problems.warning(model.value(BackendChoiceReader.KEY), model.path(BackendChoiceReader.KEY),
+                    "prefix_affinity is ignored: backend_choice chooses this model's backends");
+            }
             final long contextWindow = contextWindow(model);
             final int capabilities = CapabilityList.read(model, "capabilities", Capability.ALL);
             if (name != null)
@@ -131,7 +137,7 @@ final class RouterConfigReader
                     continue;
                 }
                 models.add(new ModelConfig(name, quality, prompt, completion, providerModelId, backends, server,
-                    reliability, affinity, cachedPrompt, contextWindow, Math.max(0, capabilities)));
+                    reliability, affinity, cachedPrompt, contextWindow, Math.max(0, capabilities), backendChoice));
             }
         }
         return models;
@@ -154,8 +160,8 @@ final class RouterConfigReader
             final String name = decision.requiredName("name");
             final List<String> refs = modelRefs(decision, problems, modelNodes);
             final int[] type = new int[1];
-            final LlmdParameters[] llmd = { LlmdParameters.DEFAULTS };
-            final MultiFactorConfig algorithm = algorithm(decision, problems, type, llmd);
+            final PeerParameters[] peer = {PeerParameters.DEFAULTS};
+            final MultiFactorConfig algorithm = algorithm(decision, problems, type, peer);
             if (name != null)
             {
                 final YamlNode nameNode = decision.value("name");
@@ -166,7 +172,7 @@ final class RouterConfigReader
                         "duplicate decision \"" + Excerpt.value(name) + "\" (first defined at line " + first.line() + ')');
                     continue;
                 }
-                decisions.add(new DecisionConfig(name, refs, algorithm, type[0], llmd[0]));
+                decisions.add(new DecisionConfig(name, refs, algorithm, type[0], peer[0]));
             }
         }
         return decisions;
@@ -211,7 +217,7 @@ final class RouterConfigReader
     }
 
     private static MultiFactorConfig algorithm(
-        final MappingReader decision, final Problems problems, final int[] typeOut, final LlmdParameters[] llmdOut)
+        final MappingReader decision, final Problems problems, final int[] typeOut, final PeerParameters[] peerOut)
     {
         typeOut[0] = AlgorithmType.MULTI_FACTOR;
         final MappingReader algorithm = decision.optionalMapping("algorithm", ALGORITHM_KEYS);
@@ -226,14 +232,15 @@ final class RouterConfigReader
             problems.error(algorithm.value("type"), algorithm.path("type"),
                 "unsupported algorithm type \"" + Excerpt.value(type) + "\": this library implements multi_factor and " +
                 "the baselines round_robin, random, least_inflight and lowest_latency, and the peers' policies " +
-                "litellm_simple_shuffle, litellm_least_busy, aibrix_least_request, llmd_weighted and llmd_sticky" +
+                "litellm_simple_shuffle, litellm_least_busy, aibrix_least_request, litellm_latency, " +
+                "prodstack_session, llmd_weighted and llmd_sticky" +
                 NearestName.suggestion(type, List.of(AlgorithmType.labels())));
         }
         else
         {
             typeOut[0] = code;
         }
-        llmdOut[0] = PeerPolicyReader.read(algorithm, problems, code);
+        peerOut[0] = PeerPolicyReader.read(algorithm, problems, code);
         final MultiFactorConfig settings = MultiFactorReader.read(algorithm, problems);
         if (code > AlgorithmType.MULTI_FACTOR)
         {
@@ -242,7 +249,10 @@ final class RouterConfigReader
         return settings;
     }
 
-    /** A baseline ignores weights, floors, ceilings and the ranking keys; only lowest_latency reads the latency keys. */
+    /**
+     * A baseline ignores weights, floors, ceilings and the ranking keys; only lowest_latency reads the latency keys, and
+     * litellm_latency latency_metric (which of its rings it averages).
+     */
     private static void warnIgnoredByBaseline(
         final MappingReader algorithm, final Problems problems, final String type, final int code)
     {
@@ -255,7 +265,8 @@ final class RouterConfigReader
         {
             final String key = entry.key();
             final boolean read = code == AlgorithmType.LOWEST_LATENCY &&
-                ("latency_percentile".equals(key) || "latency_metric".equals(key));
+                ("latency_percentile".equals(key) || "latency_metric".equals(key)) ||
+                code == AlgorithmType.LITELLM_LATENCY && "latency_metric".equals(key);
             if (!read && MultiFactorReader.KEYS.contains(key))
             {
                 final String what = "weights".equals(key) ? "weights are" : "slo".equals(key) ? "ceilings (slo) are" :

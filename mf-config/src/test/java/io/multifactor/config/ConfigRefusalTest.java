@@ -211,7 +211,8 @@ class ConfigRefusalTest
             "r.yaml:14:13: decisions[0].algorithm.type: unsupported algorithm type \"static\": " +
             "this library implements multi_factor and the baselines round_robin, random, least_inflight and " +
             "lowest_latency, and the peers' policies litellm_simple_shuffle, litellm_least_busy, " +
-            "aibrix_least_request, llmd_weighted and llmd_sticky (did you mean litellm_simple_shuffle?)");
+            "aibrix_least_request, litellm_latency, prodstack_session, llmd_weighted and llmd_sticky (did you mean " +
+            "litellm_simple_shuffle?)");
     }
 
     @Test

@@ -7,7 +7,9 @@ import io.multifactor.config.model.BackendRef;
 import io.multifactor.config.model.ModelConfig;
 import io.multifactor.config.model.PrefixAffinityConfig;
 import io.multifactor.kernel.engine.MultiFactorEngine;
+import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.plan.LlmdParameters;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.signal.ServerLoadTable;
 import io.multifactor.kernel.signal.ServerSignals;
@@ -15,6 +17,7 @@ import io.multifactor.kernel.signal.ServerSignals;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -38,6 +41,9 @@ import java.util.function.LongSupplier;
  * {@code <=} {@code max_ttft_penalty}, else C (the release); no warm backend: C. A model without {@code prefix_affinity} keeps
  * the choice above exactly. No clock and no I/O: a simulator can drive it.
  * <p>
+ * With a model's {@code backend_choice: T}, the rule of {@code algorithm.type: T} chooses among its backends instead
+ * ({@link BackendRules}), prefix-cache affinity and server signals aside.
+ * <p>
  * This class is threadsafe and can be used across threads: a pick is one atomic increment and a scan (with prefix
  * affinity, one optimistic read of each backend's index, see {@link PrefixIndex}).
  */
@@ -56,12 +62,17 @@ public final class BackendChooser
     private final PrefixAffinityConfig[] affinities;
     private final BackendPrefix[][] prefixOf;
     private final double[][] weights;
+    private static final ThreadLocal<LlmdBackendRules.Scratch> LLMD_SCRATCH =
+        ThreadLocal.withInitial(LlmdBackendRules.Scratch::new);
     private final boolean followsPrefixes;
+    private final BackendRules rules;
 
     private BackendChooser(final Backend[][] backends, final double[][] cumulativeShares, final List<String> problems,
         final String[] modelNames, final ServerSignals serverSignalsOrNull, final LongSupplier clockNsOrNull,
-        final PrefixAffinityConfig[] affinities, final BackendPrefix[][] prefixOf, final double[][] weights)
+        final PrefixAffinityConfig[] affinities, final BackendPrefix[][] prefixOf, final double[][] weights,
+        final BackendRules rules)
     {
+        this.rules = rules;
         this.affinities = affinities;
         this.prefixOf = prefixOf;
         this.weights = weights;
@@ -168,6 +179,8 @@ public final class BackendChooser
         final PrefixAffinityConfig[] affinities = new PrefixAffinityConfig[plans.modelCapacity()];
         final BackendPrefix[][] prefixOf = new BackendPrefix[plans.modelCapacity()][];
         final double[][] weights = new double[plans.modelCapacity()][];
+        final BackendRules rules = new BackendRules(plans.modelCapacity(),
+            clockNsOrNull != null ? clockNsOrNull : System::nanoTime);
         final List<String> problems = new ArrayList<>();
         for (final ModelConfig model : models)
         {
@@ -222,7 +235,26 @@ public final class BackendChooser
             weights[id] = weight;
             names[id] = model.name();
             final PrefixAffinityConfig affinity = model.prefixAffinity();
-            if (affinity.enabled() && list.length > 0)
+            if (model.backendChoice().isSet() && list.length > 0)
+            {
+                // backend_choice replaces the default choice, prefix-cache affinity included.
+                rules.model(id, model.backendChoice(), list);
+                if (isLlmd(model.backendChoice().type()))
+                {
+                    // llm-d's rules read each backend's prefix index (sized by prefix_affinity when the model has it).
+                    final int blockBytes = affinity.enabled() ? affinity.blockBytes() :
+                        PrefixAffinityConfig.DEFAULT_BLOCK_BYTES;
+                    final int capacity = affinity.enabled() ? affinity.capacityBlocks() :
+                        PrefixAffinityConfig.DEFAULT_CAPACITY_BLOCKS;
+                    prefixOf[id] = new BackendPrefix[list.length];
+                    for (int i = 0; i < list.length; i++)
+                    {
+                        prefixOf[id][i] = prefixBackends.backend(RequestLifecycle.backendKey(list[i]), blockBytes,
+                            capacity);
+                    }
+                }
+            }
+            else if (affinity.enabled() && list.length > 0)
             {
                 affinities[id] = affinity;
                 prefixOf[id] = new BackendPrefix[list.length];
@@ -234,7 +266,7 @@ public final class BackendChooser
             }
         }
         return new BackendChooser(backends, shares, problems, names, serverSignalsOrNull, clockNsOrNull, affinities,
-            prefixOf, weights);
+            prefixOf, weights, rules);
     }
 
     /**
@@ -257,6 +289,10 @@ public final class BackendChooser
         if (list.length == 1)
         {
             return list[0];
+        }
+        if (rules.has(modelId))
+        {
+            return list[rules.choose(modelId, picks[modelId], cumulativeShares[modelId], false, 0L, null)];
         }
         final long n = picks[modelId].getAndIncrement();
         final double u = ((n * GOLDEN_GAMMA) >>> 11) * 0x1.0p-53;
@@ -339,6 +375,16 @@ public final class BackendChooser
      */
     public Backend choose(final int modelId, final PromptBlocks prompt, final long promptTokens, final PrefixTicket ticket)
     {
+        if (rules.has(modelId))
+        {
+            final Backend[] list = backends[modelId];
+            if (isLlmd(rules.type(modelId)) && prefixOf[modelId] != null)
+            {
+                return list[chooseLlmd(modelId, prompt, promptTokens, ticket)];
+            }
+            return list[rules.choose(modelId, picks[modelId], cumulativeShares[modelId], ticket.hasSession(),
+                ticket.sessionKey(), ticket)];
+        }
         if (!followsPrefixes(modelId))
         {
             return choose(modelId);
@@ -356,6 +402,40 @@ public final class BackendChooser
         final long uncached = (long)Math.ceil(Math.max(0, promptTokens) * (1.0 - share));
         ticket.open(backend, prompt, n, uncached, result, share);
         return list[chosen];
+    }
+
+    // backend_choice: llmd_weighted or llmd_sticky, by LlmdBackendRules over the backends' prefix indexes and
+    // scraped load; counted and ticketed as 4.7's choice is, so the chosen backend's index fills when it answers.
+    private int chooseLlmd(final int modelId, final PromptBlocks prompt, final long promptTokens, final PrefixTicket ticket)
+    {
+        final BackendPrefix[] prefixes = prefixOf[modelId];
+        final int count = prefixes.length;
+        final LlmdBackendRules.Scratch scratch = LLMD_SCRATCH.get().ensure(count);
+        final LlmdParameters parameters = rules.parameters(modelId).llmd();
+        final long bits = ThreadLocalRandom.current().nextLong();
+        final int chosen;
+        if (rules.type(modelId) == AlgorithmType.LLMD_WEIGHTED)
+        {
+            serverLoad(modelId, scratch.waiting(), scratch.kvCacheUse());
+            chosen = LlmdBackendRules.weighted(parameters, count, prefixes, prompt, scratch, bits);
+        }
+        else
+        {
+            chosen = LlmdBackendRules.sticky(parameters, count, prefixes, prompt, promptTokens, scratch, bits);
+        }
+        final int n = prompt.cut(prefixes[0].blockBytes());
+        final double share = scratch.match()[chosen];
+        final int matched = (int)Math.round(share * n);
+        final int result = matched > 0 ? PrefixTicket.WARM : PrefixTicket.COLD;
+        prefixes[chosen].count(result, n, matched);
+        ticket.open(prefixes[chosen], prompt, n, (long)Math.ceil(Math.max(0, promptTokens) * (1.0 - share)), result,
+            share);
+        return chosen;
+    }
+
+    private static boolean isLlmd(final int type)
+    {
+        return type == AlgorithmType.LLMD_WEIGHTED || type == AlgorithmType.LLMD_STICKY;
     }
 
     /**
@@ -507,6 +587,15 @@ public final class BackendChooser
     {
         return modelId < 0 || modelId >= backends.length || backends[modelId] == null
             ? List.of() : List.of(backends[modelId]);
+    }
+
+    /**
+     * @param modelId a model handle.
+     * @return what its {@code backend_choice} rule reads of each backend, in file order, or {@code null} without one.
+     */
+    public List<BackendSignals> backendSignals(final int modelId)
+    {
+        return rules.signals(modelId);
     }
 
     /** @return what the configuration leaves unusable (a model without backends, an API key variable unset). */

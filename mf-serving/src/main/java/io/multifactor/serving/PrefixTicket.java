@@ -9,8 +9,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * and takes the tokens off the wait; {@link #abandoned()} (a failure, a cancel, the end of the attempt) only takes the
  * tokens off; whichever comes first acts, the other does nothing.
  * <p>
+ * For a model with {@code backend_choice} the ticket carries the attempt's part in that rule instead: the request's
+ * session key (set at the attempt's start), and the chosen backend's {@link BackendSignals}, counted in when chosen,
+ * given the attempt's TTFT ({@link #firstTokenMicros}) and counted out once when the attempt ends ({@link #ended()}).
+ * <p>
  * Reusable across attempts; {@link RequestLifecycle} holds one and calls it. This class is threadsafe for
- * {@link #answered()} and {@link #abandoned()}, which may race; {@link #open} is called by the request's owner.
+ * {@link #answered()}, {@link #abandoned()} and {@link #ended()}, which may race; {@link #open} and
+ * {@link #session} are called by the request's owner.
  */
 public final class PrefixTicket
 {
@@ -33,6 +38,10 @@ public final class PrefixTicket
     private long pendingTokens;
     private int result = -1;
     private double share;
+    private final AtomicInteger ruleState = new AtomicInteger(IDLE);
+    private BackendSignals ruleBackend;
+    private boolean hasSession;
+    private long sessionKey;
 
     void open(final BackendPrefix chosen, final PromptBlocks blocksOf, final int blockCount, final long tokens,
         final int choiceResult, final double matchShare)
@@ -82,6 +91,66 @@ public final class PrefixTicket
             return false;
         }
         backend.addPending(-pendingTokens);
+        return true;
+    }
+
+    /**
+     * Sets the session key of the attempt about to choose a backend (what {@code prodstack_session} hashes).
+     *
+     * @param hasKey whether the request carries one.
+     * @param key the key.
+     */
+    void session(final boolean hasKey, final long key)
+    {
+        hasSession = hasKey;
+        sessionKey = key;
+    }
+
+    boolean hasSession()
+    {
+        return hasSession;
+    }
+
+    long sessionKey()
+    {
+        return sessionKey;
+    }
+
+    // The backend chosen by a backend_choice rule: counted in until the attempt ends.
+    void openRule(final BackendSignals chosen)
+    {
+        ended();
+        ruleBackend = chosen;
+        chosen.begun();
+        // Published last, as in open.
+        ruleState.set(OPEN);
+    }
+
+    /**
+     * The attempt's first content: its TTFT joins the chosen backend's samples (a {@code backend_choice} rule's).
+     *
+     * @param micros the TTFT in microseconds.
+     */
+    void firstTokenMicros(final long micros)
+    {
+        if (ruleState.get() == OPEN)
+        {
+            ruleBackend.firstTokenMicros(micros);
+        }
+    }
+
+    /**
+     * The attempt ended (completed, failed or cancelled): the chosen backend counts it out. Once per attempt.
+     *
+     * @return whether this call acted.
+     */
+    public boolean ended()
+    {
+        if (!ruleState.compareAndSet(OPEN, IDLE))
+        {
+            return false;
+        }
+        ruleBackend.ended();
         return true;
     }
 

@@ -181,6 +181,7 @@ public final class RequestLifecycle
         }
         lease = taken;
         modelId = selection.selectedModel();
+        prefix.session(request.hasSession(), request.sessionKey());
         // Published last: an ending call on another thread that sees OPEN sees the lease too.
         endKind.set(OPEN);
         return STARTED;
@@ -232,6 +233,7 @@ public final class RequestLifecycle
         lease = maxOutputTokens == Request.NO_TOKENS ? engine.begin(modelId) :
             engine.begin(modelId, maxOutputTokens + Math.max(0L, promptTokens));
         this.modelId = modelId;
+        prefix.session(false, 0L);
         // Published last, as in start.
         endKind.set(OPEN);
         return STARTED;
@@ -395,6 +397,7 @@ public final class RequestLifecycle
         {
             ttftMicros = micros;
             engine.recordTtftMicros(modelId, micros);
+            prefix.firstTokenMicros(micros);
         }
     }
 
@@ -493,6 +496,7 @@ public final class RequestLifecycle
         this.endStatus = status;
         this.retryAfterMs = retryAfterMs;
         prefix.abandoned();
+        prefix.ended();
         if (reported)
         {
             engine.end(lease, status, retryAfterMs);

@@ -162,7 +162,7 @@ class LoadCommandsTest
         assertThat(run.exit()).isEqualTo(ExitCodes.INVALID_INPUT);
         assertThat(run.err()).contains("--policies: unknown policy \"fastest\" (expected multi_factor, round_robin, " +
             "random, least_inflight, lowest_latency, litellm_simple_shuffle, litellm_least_busy, aibrix_least_request, " +
-            "llmd_weighted, llmd_sticky)");
+            "litellm_latency, prodstack_session, llmd_weighted, llmd_sticky)");
     }
 
     @Test

@@ -1,7 +1,7 @@
 package io.multifactor.config.model;
 
 import io.multifactor.kernel.plan.AlgorithmType;
-import io.multifactor.kernel.plan.LlmdParameters;
+import io.multifactor.kernel.plan.PeerParameters;
 
 import java.util.List;
 
@@ -15,28 +15,27 @@ import java.util.List;
  * @param multiFactor its {@code multi_factor} settings, as read even when {@code algorithmType} is a baseline (which
  *     ignores them; a load test still reads the ceilings from them).
  * @param algorithmType its {@code algorithm.type} as an {@link AlgorithmType} code.
- * @param llmd the parameters of llm-d's profiles ({@code algorithm.llmd_weighted} or {@code algorithm.llmd_sticky}),
- *     the defaults when the decision has neither block.
+ * @param peerParameters the parameters of its peer policy ({@code algorithm.<type>:}), defaults for any other type.
  */
 public record DecisionConfig(
-    String name, List<String> modelRefs, MultiFactorConfig multiFactor, int algorithmType, LlmdParameters llmd)
+    String name, List<String> modelRefs, MultiFactorConfig multiFactor, int algorithmType, PeerParameters peerParameters)
 {
     /**
      * @param name unique name.
      * @param modelRefs candidate model names in order; copied.
      * @param multiFactor its {@code multi_factor} settings.
      * @param algorithmType an {@link AlgorithmType} code.
-     * @param llmd the parameters of llm-d's profiles.
+     * @param peerParameters the parameters of its peer policy.
      */
     public DecisionConfig
     {
         modelRefs = List.copyOf(modelRefs);
         AlgorithmType.label(algorithmType);
-        java.util.Objects.requireNonNull(llmd, "llmd");
+        java.util.Objects.requireNonNull(peerParameters, "peerParameters");
     }
 
     /**
-     * A decision with llm-d's default parameters.
+     * A decision whose peer policy, if any, has every default.
      *
      * @param name unique name.
      * @param modelRefs candidate model names in order; copied.
@@ -46,7 +45,7 @@ public record DecisionConfig(
     public DecisionConfig(
         final String name, final List<String> modelRefs, final MultiFactorConfig multiFactor, final int algorithmType)
     {
-        this(name, modelRefs, multiFactor, algorithmType, LlmdParameters.DEFAULTS);
+        this(name, modelRefs, multiFactor, algorithmType, PeerParameters.DEFAULTS);
     }
 
     /**
@@ -68,6 +67,6 @@ public record DecisionConfig(
      */
     public DecisionConfig withAlgorithmType(final int type)
     {
-        return new DecisionConfig(name, modelRefs, multiFactor, type, llmd);
+        return new DecisionConfig(name, modelRefs, multiFactor, type, peerParameters);
     }
 }

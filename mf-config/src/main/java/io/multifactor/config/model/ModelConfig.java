@@ -25,11 +25,14 @@ import java.util.List;
  *     cached prompt tokens, NaN when absent.
  * @param contextWindow {@code context_window} in tokens, {@link RequestRules#NO_CONTEXT_WINDOW} when absent.
  * @param capabilities {@code capabilities}, bits of {@link Capability}; {@link Capability#ALL} when absent.
+ * @param backendChoice {@code backend_choice}: the rule among its backends, {@link BackendChoiceConfig#NONE} when
+ *     absent.
  */
 public record ModelConfig(
     String name, double qualityScore, double promptPer1M, double completionPer1M, String providerModelId,
     List<BackendRef> backendRefs, ServerKind server, ReliabilityConfig reliability,
-    PrefixAffinityConfig prefixAffinity, double cachedPromptPer1M, long contextWindow, int capabilities)
+    PrefixAffinityConfig prefixAffinity, double cachedPromptPer1M, long contextWindow, int capabilities,
+    BackendChoiceConfig backendChoice)
 {
     /**
      * @param name unique, non-empty name.
@@ -44,6 +47,7 @@ public record ModelConfig(
      * @param cachedPromptPer1M cached prompt price, NaN when absent.
      * @param contextWindow context window in tokens, or {@link RequestRules#NO_CONTEXT_WINDOW}.
      * @param capabilities bits of {@link Capability}.
+     * @param backendChoice the rule among its backends, {@code null} for {@link BackendChoiceConfig#NONE}.
      */
     public ModelConfig
     {
@@ -51,6 +55,33 @@ public record ModelConfig(
         backendRefs = backendRefs == null ? List.of() : List.copyOf(backendRefs);
         reliability = reliability == null ? ReliabilityConfig.NONE : reliability;
         prefixAffinity = prefixAffinity == null ? PrefixAffinityConfig.NONE : prefixAffinity;
+        backendChoice = backendChoice == null ? BackendChoiceConfig.NONE : backendChoice;
+    }
+
+    /**
+     * A model without {@code backend_choice}.
+     *
+     * @param name unique, non-empty name.
+     * @param qualityScore quality, NaN when absent.
+     * @param promptPer1M prompt price, NaN when absent.
+     * @param completionPer1M completion price, NaN when absent.
+     * @param providerModelId the id sent to the backends, or {@code null} for the name.
+     * @param backendRefs the servers of this model; copied, {@code null} for none.
+     * @param server the kind of server scraped, or {@code null}.
+     * @param reliability ejection settings, {@code null} for {@link ReliabilityConfig#NONE}.
+     * @param prefixAffinity the backend choice by cached prefix, {@code null} for {@link PrefixAffinityConfig#NONE}.
+     * @param cachedPromptPer1M cached prompt price, NaN when absent.
+     * @param contextWindow context window in tokens, or {@link RequestRules#NO_CONTEXT_WINDOW}.
+     * @param capabilities bits of {@link Capability}.
+     */
+    public ModelConfig(
+        final String name, final double qualityScore, final double promptPer1M, final double completionPer1M,
+        final String providerModelId, final List<BackendRef> backendRefs, final ServerKind server,
+        final ReliabilityConfig reliability, final PrefixAffinityConfig prefixAffinity, final double cachedPromptPer1M,
+        final long contextWindow, final int capabilities)
+    {
+        this(name, qualityScore, promptPer1M, completionPer1M, providerModelId, backendRefs, server, reliability,
+            prefixAffinity, cachedPromptPer1M, contextWindow, capabilities, null);
     }
 
     /**
@@ -117,7 +148,7 @@ public record ModelConfig(
         return new ModelConfig(name, qualityScore, promptPer1M, completionPer1M, providerModelId,
             backends == null ? backendRefs : backends, server == null ? this.server : server,
             reliability == null ? this.reliability : reliability, prefixAffinity, cachedPromptPer1M, contextWindow,
-            capabilities);
+            capabilities, backendChoice);
     }
 
     /**
@@ -127,7 +158,8 @@ public record ModelConfig(
     public ModelConfig withPrefixAffinity(final PrefixAffinityConfig affinity)
     {
         return affinity == null ? this : new ModelConfig(name, qualityScore, promptPer1M, completionPer1M,
-            providerModelId, backendRefs, server, reliability, affinity, cachedPromptPer1M, contextWindow, capabilities);
+            providerModelId, backendRefs, server, reliability, affinity, cachedPromptPer1M, contextWindow, capabilities,
+            backendChoice);
     }
 
     /**
@@ -139,6 +171,6 @@ public record ModelConfig(
     {
         return new ModelConfig(name, qualityScore, promptPer1M, completionPer1M, providerModelId, backendRefs, server,
             reliability, prefixAffinity, cachedPromptPer1M, window == RequestRules.NO_CONTEXT_WINDOW ? contextWindow : window,
-            capabilityMask < 0 ? capabilities : capabilityMask);
+            capabilityMask < 0 ? capabilities : capabilityMask, backendChoice);
     }
 }

@@ -78,7 +78,7 @@ final class EngineParts
         reserver = new ReserveOnSelect(leases, leaseEpochs, settings.defaultRequestTokens());
         selector = new Selector(reserver, counterBlocks, clock);
         explainer = new Explainer(installer, settings.latencyEstimator() == LatencyEstimatorType.PEAK_EWMA, clock);
-        samples = new SampleRecorder(installer, layout);
+        samples = new SampleRecorder(installer, layout, clock);
         refreshCycle = new RefreshCycle(
             lock, clock, settings, originNs, installer, publisher, serverPublisher, layout, leases, leaseEpochs,
             counterBlocks, counters,

@@ -1,12 +1,17 @@
 package io.multifactor.kernel.engine;
 
 import io.multifactor.api.DropReason;
+import io.multifactor.kernel.latency.RecentLatencies;
+import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.reliability.EjectionPolicy;
 import io.multifactor.kernel.reliability.EjectionTable;
 import io.multifactor.kernel.scoring.CandidateSignals;
+import io.multifactor.kernel.scoring.PeerSignals;
+import io.multifactor.kernel.scoring.ProdstackSession;
 import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -48,6 +53,8 @@ final class EngineState
     final int[] tokenCounterOffsets;
     final ModelSignals[] byModel;
     final LiveDecision[] decisions;
+    /** Whether a decision is {@code litellm_latency}: then samples also go into the models' rings of recent ones. */
+    final boolean keepsRecentLatencies;
 
     // Metric counter value offsets, all sized for this state's handles and slots (-1 = none): latencyCounterOffsets
     // parallels latencyMs; sampleOffsets[sampleIndex(modelId, metric, REFUSED or CLAMPED)]. Selection and drop
@@ -57,7 +64,7 @@ final class EngineState
 
     EngineState(final Plans plans, final ModelSignals[] byModel, final AtomicBuffer counterValues)
     {
-        this(plans, byModel, counterValues, null, new int[0], new int[0], new int[0][], null);
+        this(plans, byModel, counterValues, null, new int[0], new int[0], new int[0][], null, null);
     }
 
     /**
@@ -70,6 +77,7 @@ final class EngineState
      * @param selectionCounterIds per decision handle, the ids in {@link LiveDecision}'s layout (or none).
      * @param ejectionsOrNull the engine's ejection words, where each candidate's model is found by its counter id;
      *     null for signals that own theirs (tests).
+     * @param clockOrNull the engine's clock, which times the peers' signals; null: no decision gets them.
      */
     EngineState(
         final Plans plans,
@@ -79,7 +87,8 @@ final class EngineState
         final int[] dropCounterIds,
         final int[] sampleOffsets,
         final int[][] selectionCounterIds,
-        final EjectionTable ejectionsOrNull)
+        final EjectionTable ejectionsOrNull,
+        final NanoClock clockOrNull)
     {
         this.plans = plans;
         this.slotCount = plans.percentileSlotCount();
@@ -99,6 +108,7 @@ final class EngineState
             }
         }
         this.decisions = new LiveDecision[plans.decisionCapacity()];
+        boolean recentLatencies = false;
         for (int d = 0; d < decisions.length; d++)
         {
             final DecisionPlan plan = plans.decision(d);
@@ -122,9 +132,15 @@ final class EngineState
                 }
                 final int[] selectionIds = d < selectionCounterIds.length && selectionCounterIds[d] != null ?
                     selectionCounterIds[d] : noSelectionCounters(n);
-                decisions[d] = new LiveDecision(plan,
-                    candidateSignals(plans, plan, counterValues, offsets, dropIds, tokenOffsets, ejectionsOrNull),
-                    selectionIds);
+                final CandidateSignals signals =
+                    candidateSignals(plans, plan, counterValues, offsets, dropIds, tokenOffsets, ejectionsOrNull);
+                final int type = plan.algorithmType();
+                if (clockOrNull != null && (type == AlgorithmType.LITELLM_LATENCY || type == AlgorithmType.PRODSTACK_SESSION))
+                {
+                    signals.peers(peerSignals(plans, plan, clockOrNull));
+                    recentLatencies |= type == AlgorithmType.LITELLM_LATENCY;
+                }
+                decisions[d] = new LiveDecision(plan, signals, selectionIds);
             }
         }
         if (latencyCounterOffsetsOrNull == null)
@@ -137,6 +153,26 @@ final class EngineState
             latencyCounterOffsets = latencyCounterOffsetsOrNull;
         }
         this.sampleOffsets = sampleOffsets;
+        this.keepsRecentLatencies = recentLatencies;
+    }
+
+    // A peer policy's signals: each candidate's model's rings (shared by every decision naming the model), the hash of
+    // its name, and this decision's own QPS counts (they start at 0 with each new state, as round_robin's turns do).
+    private PeerSignals peerSignals(final Plans plans, final DecisionPlan plan, final NanoClock clock)
+    {
+        final int n = plan.candidateCount();
+        final RecentLatencies[] ttft = new RecentLatencies[n];
+        final RecentLatencies[] tpot = new RecentLatencies[n];
+        final long[] hashes = new long[n];
+        for (int i = 0; i < n; i++)
+        {
+            final int modelId = plan.candidateModelId(i);
+            final ModelSignals model = signals(modelId);
+            ttft[i] = model == null ? new RecentLatencies() : model.ttftRecent;
+            tpot[i] = model == null ? new RecentLatencies() : model.tpotRecent;
+            hashes[i] = ProdstackSession.nodeHash(plans.modelName(modelId));
+        }
+        return new PeerSignals(clock, ttft, tpot, hashes, plan.peerParameters().requestStatsWindowNs());
     }
 
     // A decision's signals: each candidate's ejection word is its model's (slot = its in-flight counter id), and the

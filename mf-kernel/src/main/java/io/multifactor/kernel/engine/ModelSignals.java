@@ -4,19 +4,20 @@ import io.multifactor.kernel.latency.LatencyEstimator;
 import io.multifactor.kernel.latency.LatencyEstimatorType;
 import io.multifactor.kernel.latency.LatencyWindow;
 import io.multifactor.kernel.latency.PeakEwma;
+import io.multifactor.kernel.latency.RecentLatencies;
 import io.multifactor.kernel.reliability.ModelEjection;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 
 /**
- * The live signals of one model name: its in-flight and in-flight tokens counters, its TTFT and TPOT estimators and
- * its ejection state. They follow the name
+ * The live signals of one model name: its in-flight and in-flight tokens counters, its TTFT and TPOT estimators, the
+ * rings of its last TTFT and TPOT samples ({@code litellm_latency}) and its ejection state. They follow the name
  * across plan replacements, whatever handle the name has. The windows always exist (the fleet exchange reads and
  * merges them); the estimators are the windows themselves with {@code latency_estimator: window}, or one
  * {@link PeakEwma} per metric with {@code peak_ewma} (then the windows get no local samples: a replica's peak-EWMA
  * estimate is its own, not exchanged).
  * <p>
- * Recording into the windows is threadsafe; advancing them and merging into them belong to the refresh and fleet
+ * Recording into the windows and the rings is threadsafe; advancing them and merging into them belong to the refresh and fleet
  * threads under the engine's lock.
  */
 final class ModelSignals
@@ -35,6 +36,9 @@ final class ModelSignals
     volatile int ejectedOffset = -1;
     final LatencyEstimator ttftEstimator;
     final LatencyEstimator tpotEstimator;
+    /** The last TTFT and TPOT samples with their times, what {@code litellm_latency} averages (local samples only). */
+    final RecentLatencies ttftRecent = new RecentLatencies();
+    final RecentLatencies tpotRecent = new RecentLatencies();
     /** Other replicas' in-flight count added into this model's counter; written by the fleet agent under the lock. */
     volatile long remoteInflight;
 

@@ -3,9 +3,11 @@ package io.multifactor.kernel.engine;
 import io.multifactor.api.LatencyRecorder;
 import io.multifactor.kernel.latency.LatencyWindow;
 import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
 
 /**
- * Takes latency samples into the latency estimators (windows, or peak-EWMA) of the published state: a zero or negative sample is refused, a sample
+ * Takes latency samples into the latency estimators (windows, or peak-EWMA) of the published state, and while a decision
+ * is {@code litellm_latency} into the models' rings of their last samples: a zero or negative sample is refused, a sample
  * beyond {@link LatencyWindow#MAX_TRACKABLE_MICROS} is clamped, and both are counted engine-wide and per model and
  * metric.
  * <p>
@@ -17,10 +19,12 @@ final class SampleRecorder
     private final AtomicBuffer values;
     private final int refusedOffset;
     private final int clampedOffset;
+    private final NanoClock clock;
 
-    SampleRecorder(final StateInstaller installer, final CounterLayout layout)
+    SampleRecorder(final StateInstaller installer, final CounterLayout layout, final NanoClock clock)
     {
         this.installer = installer;
+        this.clock = clock;
         this.values = layout.values;
         this.refusedOffset = layout.refusedOffset;
         this.clampedOffset = layout.clampedOffset;
@@ -47,6 +51,12 @@ final class SampleRecorder
             return LatencyRecorder.REFUSED;
         }
         final int result = signals.estimator(metric).record(micros);
+        if (s.keepsRecentLatencies)
+        {
+            // litellm_latency's rings: only while a decision reads them, so that no other record reads the clock.
+            (metric == EngineState.TTFT ? signals.ttftRecent : signals.tpotRecent)
+                .record(clock.nanoTime(), Math.min(micros, LatencyWindow.MAX_TRACKABLE_MICROS));
+        }
         if (result == LatencyRecorder.CLAMPED)
         {
             values.getAndAddLong(clampedOffset, 1);

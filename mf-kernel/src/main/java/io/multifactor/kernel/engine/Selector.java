@@ -8,6 +8,7 @@ import io.multifactor.api.SessionRule;
 import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.scoring.BaselineKernel;
+import io.multifactor.kernel.scoring.PeerSignals;
 import io.multifactor.kernel.scoring.ScoringKernel;
 import io.multifactor.kernel.scoring.SelectionWriter;
 import io.multifactor.kernel.metrics.PerThreadCounterBlocks;
@@ -76,6 +77,7 @@ final class Selector
         }
         final SingleWriterCounterBlock counts = countsOrNull(out);
         run(decision, exclusionsOrNull, requestOrNull, out, counts);
+        countRouted(decision, out);
         if (decision.sessionsOrNull != null && requestOrNull != null && requestOrNull.hasSession())
         {
             final long nowNs = clock.nanoTime();
@@ -121,6 +123,7 @@ final class Selector
         final long lease = out.hasSelection() ?
             reserver.reserve(s, decision, out, counts, reserver.weight(requestOrNull)) : InflightTracker.NO_LEASE;
         SelectionWriter.lease(out, lease);
+        countRouted(decision, out);
         if (session)
         {
             // The session's choice is the model that got the lease: P not reserved was handed off.
@@ -238,6 +241,16 @@ final class Selector
         else
         {
             BaselineKernel.select(plan, decision.signals, exclusionsOrNull, requestOrNull, out);
+        }
+    }
+
+    // prodstack_session's QPS counts each request once its choice is final (explain's selections count nothing).
+    private static void countRouted(final LiveDecision decision, final Selection out)
+    {
+        final PeerSignals peers = decision.signals.peersOrNull();
+        if (peers != null && decision.plan.algorithmType() == AlgorithmType.PRODSTACK_SESSION && out.hasSelection())
+        {
+            peers.countRouted(out.selectedIndex());
         }
     }
 

@@ -335,7 +335,8 @@ final class StateInstaller
             counterBlocksOrNull.idLimit(countedIdLimit);
         }
         final EngineState built = new EngineState(
-            next, byModel, values, latencyCounterOffsets, dropCounterIds, sampleOffsets, selectionCounterIds, ejections);
+            next, byModel, values, latencyCounterOffsets, dropCounterIds, sampleOffsets, selectionCounterIds, ejections,
+            clock);
         pendingSessions.attachTo(built);
         return built;
     }

@@ -46,8 +46,18 @@ public final class AlgorithmType
      */
     public static final int AIBRIX_LEAST_REQUEST = 7;
 
-    // Codes 8 and 9 are kept for LiteLLM's latency-based-routing and production-stack's session router: until they
-    // exist, their labels are null, which no method here reports as a type.
+    /**
+     * LiteLLM's {@code latency-based-routing}: the mean of each candidate's last 10 latency samples within {@code ttl}
+     * (0 without any), the candidates within {@code lowest_latency_buffer} of the lowest kept, one of them at random.
+     */
+    public static final int LITELLM_LATENCY = 8;
+
+    /**
+     * vLLM production-stack's {@code session} router: a consistent hash of the request's session key over the
+     * candidates; without a key, the candidate never sent a request, else the lowest QPS over
+     * {@code request_stats_window}.
+     */
+    public static final int PRODSTACK_SESSION = 9;
 
     /**
      * llm-d's weighted scorer profile (its chart's default): {@code queue-scorer} 2, {@code kv-cache-utilization-scorer}
@@ -64,8 +74,8 @@ public final class AlgorithmType
     public static final int LLMD_STICKY = 11;
 
     private static final String[] LABELS = { "multi_factor", "round_robin", "random", "least_inflight", "lowest_latency",
-        "litellm_simple_shuffle", "litellm_least_busy", "aibrix_least_request", null, null, "llmd_weighted",
-        "llmd_sticky" };
+        "litellm_simple_shuffle", "litellm_least_busy", "aibrix_least_request", "litellm_latency", "prodstack_session",
+        "llmd_weighted", "llmd_sticky" };
 
     /** The first code of a peer's policy (re-implemented from its source); the codes below it are ours. */
     public static final int FIRST_PEER = LITELLM_SIMPLE_SHUFFLE;

@@ -70,7 +70,7 @@ public final class DecisionPlan
     private final double[] cachedPromptPer1M;
     private final boolean pricesCachedPrompt;
     private final RequestRules requestRules;
-    private final LlmdParameters llmd;
+    private final PeerParameters peerParameters;
 
     /**
      * Compiles one decision's specification: its settings from {@code spec} (with every default of the configuration
@@ -184,7 +184,7 @@ public final class DecisionPlan
             throw new IllegalArgumentException("decision " + name + ": session applies to the weighted objective only");
         }
         this.sessionOrNull = spec.session;
-        this.llmd = spec.llmd;
+        this.peerParameters = spec.peerParameters;
         if (pick == Pick.P2C && (objective != Objective.WEIGHTED || tieBand != 0.0 || tieBreak != TieBreak.FIRST))
         {
             throw new IllegalArgumentException("decision " + name + ": pick p2c takes the weighted objective, no " +
@@ -569,6 +569,12 @@ public final class DecisionPlan
         return tieBand;
     }
 
+    /** @return the parameters of its peer policy ({@link PeerParameters#DEFAULTS} for any other type). */
+    public PeerParameters peerParameters()
+    {
+        return peerParameters;
+    }
+
     /** @return the decision's {@code session:} block, or null when it has none (a session key is then ignored). */
     public SessionPolicy sessionOrNull()
     {
@@ -683,6 +689,6 @@ public final class DecisionPlan
     /** @return the parameters of llm-d's profiles, which {@code llmd_weighted} and {@code llmd_sticky} read. */
     public LlmdParameters llmd()
     {
-        return llmd;
+        return peerParameters.llmd();
     }
 }

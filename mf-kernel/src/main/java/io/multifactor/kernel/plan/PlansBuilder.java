@@ -349,8 +349,8 @@ public final class PlansBuilder
         int pick = Pick.BEST;
         int loadMetric = LoadMetric.REQUESTS;
         SessionPolicy session;
+        PeerParameters peerParameters = PeerParameters.DEFAULTS;
         double sheddableAbove;
-        LlmdParameters llmd = LlmdParameters.DEFAULTS;
         // Set by compile, read by DecisionPlan.
         RequestRules requestRules;
 
@@ -384,7 +384,7 @@ public final class PlansBuilder
             tieBand = baseline.tieBand;
             tieBreak = baseline.tieBreak;
             algorithmType = baseline.algorithmType;
-            llmd = baseline.llmd;
+            peerParameters = baseline.peerParameters;
         }
 
         /**
@@ -611,6 +611,16 @@ public final class PlansBuilder
         }
 
         /**
+         * @param peerParameters the parameters of the decision's peer policy ({@code algorithm.<type>:}).
+         * @return this specification.
+         */
+        public DecisionSpec peerParameters(final PeerParameters peerParameters)
+        {
+            this.peerParameters = java.util.Objects.requireNonNull(peerParameters, "peerParameters");
+            return this;
+        }
+
+        /**
          * @param sheddableAbove {@code admission.sheddable_above}, in (0, 1]: a {@code sheddable} request is shed when
          *     no eligible candidate's load is below this share of every load ceiling; 0 for no admission.
          * @return this specification.
@@ -633,7 +643,7 @@ public final class PlansBuilder
          */
         public DecisionSpec llmd(final LlmdParameters parameters)
         {
-            this.llmd = java.util.Objects.requireNonNull(parameters, "parameters");
+            this.peerParameters = peerParameters.withLlmd(java.util.Objects.requireNonNull(parameters, "parameters"));
             return this;
         }
 

@@ -26,10 +26,15 @@ import java.util.concurrent.ThreadLocalRandom;
  *       {@code latency_metric}), an unobserved candidate first, ties to the earlier.</li>
  * </ul>
  * and the peers' policies: {@code litellm_simple_shuffle} draws as {@code random} does, {@code litellm_least_busy}
- * chooses as {@code least_inflight} does (both rules are the same at model level, see {@link AlgorithmType}), and
+ * chooses as {@code least_inflight} does (both rules are the same at model level, see {@link AlgorithmType}),
  * {@code aibrix_least_request} takes the fewest in-flight leases with ties drawn at random
- * ({@link AibrixLeastRequest}), and {@code llmd_weighted} and {@code llmd_sticky} run llm-d's profiles over the queue,
- * KV-cache, prefix and token signals ({@link LlmdRules}; their survivors score the profile's sums, not 1 and 0).
+ * ({@link AibrixLeastRequest}), {@code litellm_latency} keeps the candidates whose mean of their last latency samples is
+ * within {@code lowest_latency_buffer} of the lowest and draws one ({@link LiteLlmLatency}; the means are written in the
+ * latency column), and {@code prodstack_session} hashes the request's session key over the candidates, or without a key
+ * takes the lowest QPS ({@link ProdstackSession}; the QPS is written in the load column); those two read the
+ * decision's {@link PeerSignals}, and without them every candidate is unobserved. {@code llmd_weighted} and
+ * {@code llmd_sticky} run llm-d's profiles over the queue, KV-cache, prefix and token signals ({@link LlmdRules}; their
+ * survivors score the profile's sums, not 1 and 0).
  * The selection records every candidate's observed signals and the bounds as {@link ScoringKernel} does, so that
  * {@code explain} reads the same fields; the chosen candidate scores 1 and the other candidates 0, and the outcome is
  * {@link Outcome#SCORED}.
@@ -38,6 +43,8 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class BaselineKernel
 {
+    private static final long[] NO_NODE_HASHES = new long[0];
+
     private BaselineKernel()
     {
     }
@@ -78,6 +85,14 @@ public final class BaselineKernel
         int fewestIndex = -1;
         int fastestIndex = -1;
         int unobservedIndex = -1;
+        final int type = plan.algorithmType();
+        final PeerSignals peersOrNull = signals.peersOrNull();
+        // The peers' stateful policies read their own signals: the latency column holds litellm_latency's mean of the
+        // last samples, the load column prodstack_session's QPS; a candidate left out holds NaN there.
+        final boolean readsMeans = type == AlgorithmType.LITELLM_LATENCY;
+        final boolean readsQps = type == AlgorithmType.PRODSTACK_SESSION;
+        final long peerNowNs = (readsMeans || readsQps) && peersOrNull != null ? peersOrNull.nowNs() : 0L;
+        final long ttlNs = plan.peerParameters().ttlNs();
         for (int i = 0; i < n; i++)
         {
             final double tpot = signals.tpotMs(i);
@@ -85,14 +100,17 @@ public final class BaselineKernel
             final long inflight = signals.inflight(i);
             final double quality = plan.quality(i);
             final double cost = plan.costPer1M(i);
-            final double latency = LatencyMetric.select(latencyMetric, tpot, ttft);
-            final double load = inflight;
+            final double latency = readsMeans ? recentMeanMs(peersOrNull, i, latencyMetric, peerNowNs, ttlNs) :
+                LatencyMetric.select(latencyMetric, tpot, ttft);
+            final double load = readsQps ? qps(peersOrNull, i, peerNowNs) : inflight;
             SelectionWriter.publishedValues(out, i, tpot, ttft);
             latencyColumn[i] = latency;
             loadColumn[i] = load;
             if (anyExcluded && exclusionsOrNull.contains(plan.candidateModelId(i)))
             {
                 SelectionWriter.liveValues(out, i, DropReason.EXCLUDED, inflight);
+                latencyColumn[i] = readsMeans ? Double.NaN : latency;
+                loadColumn[i] = readsQps ? Double.NaN : load;
                 continue;
             }
             SelectionWriter.liveValues(out, i, DropReason.NONE, inflight);
@@ -132,7 +150,7 @@ public final class BaselineKernel
             return;
         }
         final int chosen;
-        switch (plan.algorithmType())
+        switch (type)
         {
             case AlgorithmType.ROUND_ROBIN:
                 chosen = nthSurvivor(out, n, (int)Long.remainderUnsigned(signals.nextTurn(), survivors));
@@ -149,6 +167,15 @@ public final class BaselineKernel
             case AlgorithmType.AIBRIX_LEAST_REQUEST:
                 chosen = AibrixLeastRequest.choose(out, loadColumn, n, nMin, requestOrNull);
                 break;
+            case AlgorithmType.LITELLM_LATENCY:
+                chosen = LiteLlmLatency.choose(latencyColumn, n, plan.peerParameters().lowestLatencyBuffer(),
+                    requestOrNull != null ? requestOrNull.nextBits() : ThreadLocalRandom.current().nextLong());
+                break;
+            case AlgorithmType.PRODSTACK_SESSION:
+                chosen = ProdstackSession.choose(
+                    requestOrNull != null && requestOrNull.hasSession() && peersOrNull != null,
+                    requestOrNull != null ? requestOrNull.sessionKey() : 0L, nodeHashes(peersOrNull), loadColumn, n);
+                break;
             case AlgorithmType.LLMD_WEIGHTED:
             case AlgorithmType.LLMD_STICKY:
                 // The survivors keep the profile's sums as their scores.
@@ -161,6 +188,34 @@ public final class BaselineKernel
         }
         SelectionWriter.score(out, chosen, 1.0);
         SelectionWriter.outcome(out, Outcome.SCORED, chosen);
+    }
+
+    // litellm_latency: the mean of the candidate's last samples of the decision's metric (TTFT unless tpot), 0 when
+    // it has none (also without peer signals: every candidate is then unobserved).
+    private static double recentMeanMs(
+        final PeerSignals peersOrNull, final int i, final int latencyMetric, final long nowNs, final long ttlNs)
+    {
+        if (peersOrNull == null)
+        {
+            return 0.0;
+        }
+        return (latencyMetric == LatencyMetric.TPOT ? peersOrNull.tpot(i) : peersOrNull.ttft(i)).meanMs(nowNs, ttlNs);
+    }
+
+    // prodstack_session: the candidate's QPS in this decision, NEVER_ROUTED before its first request.
+    private static double qps(final PeerSignals peersOrNull, final int i, final long nowNs)
+    {
+        if (peersOrNull == null || !peersOrNull.routed(i).everRouted())
+        {
+            return ProdstackSession.NEVER_ROUTED;
+        }
+        return peersOrNull.routed(i).qps(nowNs);
+    }
+
+    // Without peer signals no key is hashed (every candidate is unobserved: the first survivor is chosen).
+    private static long[] nodeHashes(final PeerSignals peersOrNull)
+    {
+        return peersOrNull == null ? NO_NODE_HASHES : peersOrNull.nodeHashes();
     }
 
     // The position of the nth survivor (0-based), -1 when there are fewer; also p2c's single survivor.

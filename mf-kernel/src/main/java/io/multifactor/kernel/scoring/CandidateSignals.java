@@ -101,6 +101,9 @@ public final class CandidateSignals
     private final PublishedTerms termsA;
     private final PublishedTerms termsB;
     private PublishedTerms lastSealed;
+    // What the peers' stateful policies read (litellm_latency, prodstack_session); null for any other decision. Set
+    // once before the signals are published (the engine's state is then published with a volatile write).
+    private PeerSignals peersOrNull;
 
     /**
      * Signals whose drops count nowhere ({@link #dropCounterId} is -1 for every candidate and reason).
@@ -260,6 +263,31 @@ public final class CandidateSignals
         final UnsafeBuffer values = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
             Math.max(1, candidateCount) * Long.BYTES, Long.BYTES));
         return new CandidateSignals(values, offsets);
+    }
+
+    /**
+     * Gives these signals what a peer's stateful policy reads; before they are published (the engine does it when it
+     * builds a decision of {@code litellm_latency} or {@code prodstack_session}; a test, on standalone signals).
+     *
+     * @param peers the peers' signals of the same candidates, in the same order.
+     * @return these signals.
+     * @throws IllegalArgumentException when it is not one entry per candidate.
+     */
+    public CandidateSignals peers(final PeerSignals peers)
+    {
+        if (peers.candidateCount() != candidateCount)
+        {
+            throw new IllegalArgumentException("peer signals of " + peers.candidateCount() + " candidates for " +
+                candidateCount);
+        }
+        this.peersOrNull = peers;
+        return this;
+    }
+
+    /** @return what a peer's stateful policy reads, or null when none was given (its candidates are then unobserved). */
+    public PeerSignals peersOrNull()
+    {
+        return peersOrNull;
     }
 
     /**

@@ -230,4 +230,74 @@ class EngineBaselineTest
         final Explanation explained = e.explain(request);
         assertThat(explained.toString()).contains("400000");
     }
+
+    @Test
+    void litellmLatencyShouldRouteByTheMeanOfTheSamplesTheEngineRecorded()
+    {
+        final MultiFactorEngine e = engine(AlgorithmType.LITELLM_LATENCY);
+        final Selection out = new Selection();
+        final int d = e.decisionId("d");
+        // No sample: every model is tried (LiteLLM's latency 0), whatever the seed draws.
+        final java.util.Set<String> first = new java.util.HashSet<>();
+        for (int seed = 0; seed < 30; seed++)
+        {
+            e.select(new Request().decision(d).seed(seed), out);
+            first.add(e.plans().modelName(out.selectedModel()));
+        }
+        assertThat(first).containsExactlyInAnyOrder("a", "b", "c");
+        // Recorded TTFTs feed the rings with no refresh: a 300 ms, b 100 ms, c 200 ms.
+        e.recordTtftMs(e.modelId("a"), 300.0);
+        e.recordTtftMs(e.modelId("b"), 100.0);
+        e.recordTtftMs(e.modelId("c"), 200.0);
+        for (int seed = 0; seed < 20; seed++)
+        {
+            e.select(new Request().decision(d).seed(seed), out);
+            assertThat(e.plans().modelName(out.selectedModel())).isEqualTo("b");
+        }
+        assertThat(out.latencyMs(out.selectedIndex())).isEqualTo(100.0);
+        // Past ttl (3600 s) the samples no longer count: b's 500 ms now is the only one, and b is never chosen.
+        clock.update(clock.nanoTime() + 3_601_000_000_000L);
+        e.recordTtftMs(e.modelId("b"), 500.0);
+        for (int seed = 0; seed < 20; seed++)
+        {
+            e.select(new Request().decision(d).seed(seed), out);
+            assertThat(e.plans().modelName(out.selectedModel())).isNotEqualTo("b");
+        }
+    }
+
+    @Test
+    void prodstackSessionShouldHashKeysAndSpreadKeylessRequestsByTheirRate()
+    {
+        final MultiFactorEngine e = engine(AlgorithmType.PRODSTACK_SESSION);
+        final Selection out = new Selection();
+        final int d = e.decisionId("d");
+        // Keyless: each model that never had a request comes first, in order; then the lowest rate, which spreads
+        // requests begun one after another evenly (every selection counts, leased or not).
+        final int[] counts = new int[3];
+        for (int i = 0; i < 30; i++)
+        {
+            final long lease = e.selectAndBegin(new Request().decision(d), out);
+            assertThat(lease).isNotEqualTo(InflightTracker.NO_LEASE);
+            counts[out.selectedIndex()]++;
+        }
+        assertThat(counts).containsExactly(10, 10, 10);
+        // A key stays on one model, request after request, whatever the rates.
+        e.select(new Request().decision(d).session(42L), out);
+        final int home = out.selectedModel();
+        for (int i = 0; i < 10; i++)
+        {
+            e.select(new Request().decision(d).session(42L), out);
+            assertThat(out.selectedModel()).isEqualTo(home);
+        }
+        // The keyed requests counted on the home model (21 now, the others 10): a keyless one goes to the first other.
+        // explain counts nothing: fifteen explanations of that choice leave it the lowest.
+        final int homeIndex = home == e.modelId("a") ? 0 : home == e.modelId("b") ? 1 : 2;
+        final int firstOther = homeIndex == 0 ? 1 : 0;
+        for (int i = 0; i < 15; i++)
+        {
+            e.explain(d, null);
+        }
+        e.select(new Request().decision(d), out);
+        assertThat(out.selectedIndex()).isEqualTo(firstOther);
+    }
 }

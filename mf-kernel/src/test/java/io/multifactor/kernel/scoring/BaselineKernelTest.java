@@ -5,8 +5,10 @@ import io.multifactor.api.Exclusions;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
+import io.multifactor.kernel.clock.ManualClock;
 import io.multifactor.kernel.plan.AlgorithmType;
 import io.multifactor.kernel.plan.DecisionPlan;
+import io.multifactor.kernel.plan.PeerParameters;
 import io.multifactor.kernel.plan.Plans;
 import io.multifactor.kernel.plan.PlansBuilder;
 import org.junit.jupiter.api.Test;
@@ -43,8 +45,12 @@ class BaselineKernelTest
 
         Run(final int type)
         {
-            final Plans plans = plans(type);
-            plan = plans.decision(plans.decisionId("d"));
+            this(plans(type).decision(0));
+        }
+
+        Run(final DecisionPlan plan)
+        {
+            this.plan = plan;
             signals = CandidateSignals.standalone(plan.candidateCount());
         }
 
@@ -317,5 +323,178 @@ class BaselineKernelTest
         }
         assertThat(run.select(new Exclusions().add(run.plan.candidateModelId(0)).add(run.plan.candidateModelId(2)), null))
             .isEqualTo(1);
+    }
+
+    // A run of a peer's stateful policy: standalone signals with peer signals on a manual clock (models a, b, c).
+    private static Run peerRun(final int type, final PeerParameters parameters, final ManualClock clock)
+    {
+        final Plans plans = new PlansBuilder()
+            .model("a", 0.9, 10.0)
+            .model("b", 0.5, 1.0)
+            .model("c", 0.1, 0.1)
+            .decision("d").candidates("a", "b", "c").algorithmType(type).peerParameters(parameters).add()
+            .build();
+        final Run run = new Run(plans.decision(plans.decisionId("d")));
+        run.signals.peers(PeerSignals.standalone(clock, new String[]{"a", "b", "c"},
+            parameters.requestStatsWindowNs()));
+        return run;
+    }
+
+    @Test
+    void litellmLatencyShouldPickTheLowestMeanAndShuffleWithinTheBuffer()
+    {
+        // LiteLLM tests/local_testing/test_lowest_latency_routing.py, test_get_available_deployments: deployment 1234
+        // answered in 3 s, 5678 in 2 s: 5678 is picked. Here a (3 s) and b (2 s), c having answered 5 s.
+        final ManualClock clock = new ManualClock(1_000_000_000L);
+        final Run run = peerRun(AlgorithmType.LITELLM_LATENCY, PeerParameters.DEFAULTS, clock);
+        run.signals.peersOrNull().ttft(0).record(clock.nanoTime(), 3_000_000);
+        run.signals.peersOrNull().ttft(1).record(clock.nanoTime(), 2_000_000);
+        run.signals.peersOrNull().ttft(2).record(clock.nanoTime(), 5_000_000);
+        for (int seed = 0; seed < 50; seed++)
+        {
+            assertThat(run.select(null, new Request().seed(seed))).isEqualTo(1);
+        }
+        assertThat(run.out.latencyMs(1)).isEqualTo(2000.0);
+        // Same file, test_lowest_latency_routing_buffer: with lowest_latency_buffer 1 both deployments (3 s <= 2 s x 2)
+        // come up in 50 picks; with 0 only the fastest (above). c (5 s > 4 s) never does.
+        final Run buffered = peerRun(AlgorithmType.LITELLM_LATENCY, new PeerParameters(
+            PeerParameters.DEFAULT_TTL_NS, 1.0, PeerParameters.DEFAULT_REQUEST_STATS_WINDOW_NS), clock);
+        buffered.signals.peersOrNull().ttft(0).record(clock.nanoTime(), 3_000_000);
+        buffered.signals.peersOrNull().ttft(1).record(clock.nanoTime(), 2_000_000);
+        buffered.signals.peersOrNull().ttft(2).record(clock.nanoTime(), 5_000_000);
+        final int[] chosen = new int[3];
+        for (int seed = 0; seed < 50; seed++)
+        {
+            chosen[buffered.select(null, new Request().seed(seed))]++;
+        }
+        assertThat(chosen[0]).isPositive();
+        assertThat(chosen[1]).isPositive();
+        assertThat(chosen[2]).isZero();
+        // An excluded candidate never comes up: excluding b leaves a (3 s), the lowest of what is left.
+        assertThat(run.select(new Exclusions().add(run.plan.candidateModelId(1)), new Request().seed(3))).isZero();
+    }
+
+    @Test
+    void litellmLatencyShouldTryAnUnobservedCandidateFirstAndForgetSamplesPastTheTtl()
+    {
+        // LiteLLM gives a deployment it has no latency for "latency": [0] (_get_available_deployments), so it wins;
+        // test_lowest_latency_routing_first_pick: when every latency is 0 the pick is random, not always the first.
+        final ManualClock clock = new ManualClock();
+        final PeerParameters ttl10s = new PeerParameters(10_000_000_000L, 0.0,
+            PeerParameters.DEFAULT_REQUEST_STATS_WINDOW_NS);
+        final Run run = peerRun(AlgorithmType.LITELLM_LATENCY, ttl10s, clock);
+        final Set<Integer> firstPicks = new HashSet<>();
+        for (int seed = 0; seed < 30; seed++)
+        {
+            firstPicks.add(run.select(null, new Request().seed(seed)));
+        }
+        assertThat(firstPicks).containsExactlyInAnyOrder(0, 1, 2);
+        run.signals.peersOrNull().ttft(0).record(clock.nanoTime(), 100_000);
+        run.signals.peersOrNull().ttft(1).record(clock.nanoTime(), 200_000);
+        assertThat(run.select(null, new Request().seed(1))).isEqualTo(2);
+        run.signals.peersOrNull().ttft(2).record(clock.nanoTime(), 900_000);
+        assertThat(run.select(null, new Request().seed(1))).isZero();
+        // The mean is over the last 10: eleven samples of 1 s after one of 0.1 s leave a at 1 s, b wins.
+        for (int i = 0; i < 11; i++)
+        {
+            run.signals.peersOrNull().ttft(0).record(clock.nanoTime(), 1_000_000);
+        }
+        assertThat(run.select(null, new Request().seed(1))).isEqualTo(1);
+        // ttl 10 s: at 10 s every sample still counts; past it, none does, and every candidate is unobserved again.
+        clock.advance(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(run.select(null, new Request().seed(1))).isEqualTo(1);
+        clock.advance(1, java.util.concurrent.TimeUnit.NANOSECONDS);
+        run.signals.peersOrNull().ttft(2).record(clock.nanoTime(), 5_000_000);
+        assertThat(run.select(null, new Request().seed(1))).isNotEqualTo(2);
+        assertThat(run.out.latencyMs(0)).isZero();
+    }
+
+    @Test
+    void litellmLatencyShouldAverageTpotWhenTheDecisionsMetricIsTpot()
+    {
+        // test_lowest_latency_routing_time_to_first_token: a stream goes by time to first token, a non-stream by the
+        // latency per output token; here the decision's latency_metric names the ring (auto and ttft: TTFT).
+        final ManualClock clock = new ManualClock();
+        final Plans plans = new PlansBuilder().model("a", 0.9, 10.0).model("b", 0.5, 1.0)
+            .decision("d").candidates("a", "b").algorithmType(AlgorithmType.LITELLM_LATENCY)
+            .latencyMetric(io.multifactor.api.LatencyMetric.TPOT).add().build();
+        final Run run = new Run(plans.decision(0));
+        run.signals.peers(PeerSignals.standalone(clock, new String[]{"a", "b"},
+            PeerParameters.DEFAULT_REQUEST_STATS_WINDOW_NS));
+        // a: fast first token, slow tokens; b: the other way round.
+        run.signals.peersOrNull().ttft(0).record(0, 1_000_000);
+        run.signals.peersOrNull().tpot(0).record(0, 60_000);
+        run.signals.peersOrNull().ttft(1).record(0, 3_000_000);
+        run.signals.peersOrNull().tpot(1).record(0, 20_000);
+        assertThat(run.select(null, new Request().seed(2))).isEqualTo(1);
+    }
+
+    @Test
+    void prodstackSessionShouldKeepASessionOnOneCandidateAndMoveOnlyTheKeysOfOneLeftOut()
+    {
+        // production-stack src/tests/test_session_router.py, test_route_request_with_session_id: the same session id
+        // always maps to the same endpoint; test_consistent_hashing_remove_node_multiple_sessions: removing one
+        // endpoint remaps fewer than all sessions. Here over 200 keys: exactly the keys of the one left out move.
+        final ManualClock clock = new ManualClock();
+        final Run run = peerRun(AlgorithmType.PRODSTACK_SESSION, PeerParameters.DEFAULTS, clock);
+        final int[] before = new int[200];
+        final int[] perCandidate = new int[3];
+        for (int key = 0; key < before.length; key++)
+        {
+            before[key] = run.select(null, new Request().session(key * 7919L + 1));
+            assertThat(run.select(null, new Request().session(key * 7919L + 1))).isEqualTo(before[key]);
+            perCandidate[before[key]]++;
+        }
+        for (final int count : perCandidate)
+        {
+            assertThat(count).isBetween(40, 95);
+        }
+        final Exclusions withoutB = new Exclusions().add(run.plan.candidateModelId(1));
+        for (int key = 0; key < before.length; key++)
+        {
+            final int after = run.select(withoutB, new Request().session(key * 7919L + 1));
+            assertThat(after).isNotEqualTo(1);
+            if (before[key] != 1)
+            {
+                assertThat(after).isEqualTo(before[key]);
+            }
+        }
+    }
+
+    @Test
+    void prodstackSessionShouldSendAKeylessRequestToTheLowestQps()
+    {
+        // test_route_request_without_session_id: QPS {engine1: 10, engine2: 5} routes to engine2, and _qps_routing
+        // returns at once an endpoint it has no statistics for. Here: nothing routed yet, the first candidate.
+        final ManualClock clock = new ManualClock();
+        final PeerParameters window10s = new PeerParameters(PeerParameters.DEFAULT_TTL_NS, 0.0, 10_000_000_000L);
+        final Run run = peerRun(AlgorithmType.PRODSTACK_SESSION, window10s, clock);
+        assertThat(run.select()).isZero();
+        assertThat(run.out.load(0)).isEqualTo(ProdstackSession.NEVER_ROUTED);
+        final PeerSignals peers = run.signals.peersOrNull();
+        for (int i = 0; i < 100; i++)
+        {
+            peers.countRouted(0);
+        }
+        // a has had requests, b none: b, then c.
+        assertThat(run.select()).isEqualTo(1);
+        for (int i = 0; i < 50; i++)
+        {
+            peers.countRouted(1);
+        }
+        assertThat(run.select()).isEqualTo(2);
+        peers.countRouted(2);
+        // QPS over the 10 s window: a 10, b 5, c 0.1: c; then c gets 200 and b (5/s) has the lowest.
+        assertThat(run.select()).isEqualTo(2);
+        assertThat(run.out.load(0)).isEqualTo(10.0);
+        for (int i = 0; i < 200; i++)
+        {
+            peers.countRouted(2);
+        }
+        assertThat(run.select()).isEqualTo(1);
+        // Past the window every count is 0: the tie goes to the earlier (the source's strict <).
+        clock.advance(11, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(run.select()).isZero();
+        assertThat(run.out.load(1)).isZero();
     }
 }
