@@ -689,9 +689,21 @@ final class ProxyExchange
             entry.promptTokens = lifecycle.meter().usagePromptTokens();
             entry.completionTokens = lifecycle.meter().usageCompletionTokens();
         }
+        else if (!flow.direct() && selectedWithoutLease(flow.error()))
+        {
+            // A decision's selection that took no lease: shed, ineligible or failed, as its outcome says.
+            entry.outcome = Outcome.label(lifecycle.selection().outcome());
+        }
         final ApiKeys keys = routes.operating.apiKeysOrNull();
         entry.keyId = keys == null || key == ApiKeys.NO_KEY ? null : keys.id(key);
         return entry;
+    }
+
+    /** @return whether a flow error comes from a selection that chose no model (so no lease was taken). */
+    private static boolean selectedWithoutLease(final ServingError errorOrNull)
+    {
+        return errorOrNull == ServingError.OVERLOADED || errorOrNull == ServingError.NO_ELIGIBLE_MODEL ||
+            errorOrNull == ServingError.NO_CANDIDATE;
     }
 
     private void cancelDeadline()
