@@ -201,6 +201,18 @@ public final class ExtProcApp implements AutoCloseable
         return server;
     }
 
+    /**
+     * A drain ({@code bin/mf envoy} on SIGTERM): health {@code NOT_SERVING} at once, new streams accepted for
+     * {@code delayMs}, then the graceful {@link #close()}. Blocks the calling thread throughout.
+     *
+     * @param delayMs how long new streams are still accepted once health says {@code NOT_SERVING}.
+     */
+    public void drain(final long delayMs)
+    {
+        server.drain(delayMs);
+        close();
+    }
+
     /** Graceful shutdown: the server (open leases ended), then the meters, the watcher and the engine. */
     @Override
     public void close()

@@ -235,6 +235,30 @@ public final class ExtProcServer implements AutoCloseable
     }
 
     /**
+     * A drain, as the gateway's on SIGTERM: health turns {@code NOT_SERVING} at once, new streams are still accepted for
+     * {@code delayMs} (Envoy's health checks notice meanwhile), then {@link #close()}: open streams finish within the
+     * grace period or are cancelled. Blocks the calling thread throughout.
+     *
+     * @param delayMs how long new streams are still accepted once health says {@code NOT_SERVING}.
+     */
+    public void drain(final long delayMs)
+    {
+        health.enterTerminalState();
+        if (delayMs > 0)
+        {
+            try
+            {
+                Thread.sleep(delayMs);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        close();
+    }
+
+    /**
      * Graceful shutdown: {@code NOT_SERVING}, no new streams, open streams finish within the grace period or are
      * cancelled, then every lease still open is ended (and a Unix domain socket's file removed). Returns when the
      * server has terminated; a second call does nothing.
