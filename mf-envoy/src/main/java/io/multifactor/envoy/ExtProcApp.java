@@ -149,6 +149,8 @@ public final class ExtProcApp implements AutoCloseable
             ExtProcContext::protocolErrors, context);
         counter(registry, "mf.envoy.errors", "messages whose handling failed", "kind", "internal",
             ExtProcContext::internalErrors, context);
+        counter(registry, "mf.envoy.requests", "requests shed with an immediate 429 (outcome shed)", "result", "shed",
+            ExtProcContext::shed, context);
     }
 
     /** {@code mf.prefix.choices{backend,result}} and {@code mf.prefix.blocks{backend,kind}} of the backends known. */
