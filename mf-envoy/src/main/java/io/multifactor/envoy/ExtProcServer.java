@@ -58,6 +58,8 @@ public final class ExtProcServer implements AutoCloseable
     /** The event loops of a Unix domain socket server (this server owns them), or {@code null} on TCP. */
     private final EventLoopGroup[] ownedGroupsOrNull;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Whether health says NOT_SERVING for good (grpc warns when told twice). */
+    private final AtomicBoolean notServing = new AtomicBoolean();
 
     private ExtProcServer(final Server server, final HealthStatusManager health, final ExtProcService serviceOrNull,
         final long graceMs, final EventLoopGroup[] ownedGroupsOrNull)
@@ -234,6 +236,14 @@ public final class ExtProcServer implements AutoCloseable
         server.awaitTermination();
     }
 
+    private void notServing()
+    {
+        if (notServing.compareAndSet(false, true))
+        {
+            health.enterTerminalState();
+        }
+    }
+
     /**
      * A drain, as the gateway's on SIGTERM: health turns {@code NOT_SERVING} at once, new streams are still accepted for
      * {@code delayMs} (Envoy's health checks notice meanwhile), then {@link #close()}: open streams finish within the
@@ -243,7 +253,7 @@ public final class ExtProcServer implements AutoCloseable
      */
     public void drain(final long delayMs)
     {
-        health.enterTerminalState();
+        notServing();
         if (delayMs > 0)
         {
             try
@@ -270,7 +280,7 @@ public final class ExtProcServer implements AutoCloseable
         {
             return;
         }
-        health.enterTerminalState();
+        notServing();
         server.shutdown();
         boolean interrupted = false;
         try
