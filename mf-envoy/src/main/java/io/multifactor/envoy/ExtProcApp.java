@@ -149,6 +149,8 @@ public final class ExtProcApp implements AutoCloseable
             ExtProcContext::protocolErrors, context);
         counter(registry, "mf.envoy.errors", "messages whose handling failed", "kind", "internal",
             ExtProcContext::internalErrors, context);
+        counter(registry, "mf.envoy.requests", "requests shed with an immediate 429 (outcome shed)", "result", "shed",
+            ExtProcContext::shed, context);
     }
 
     /** {@code mf.prefix.choices{backend,result}} and {@code mf.prefix.blocks{backend,kind}} of the backends known. */
@@ -199,6 +201,18 @@ public final class ExtProcApp implements AutoCloseable
     public ExtProcServer server()
     {
         return server;
+    }
+
+    /**
+     * A drain ({@code bin/mf envoy} on SIGTERM): health {@code NOT_SERVING} at once, new streams accepted for
+     * {@code delayMs}, then the graceful {@link #close()}. Blocks the calling thread throughout.
+     *
+     * @param delayMs how long new streams are still accepted once health says {@code NOT_SERVING}.
+     */
+    public void drain(final long delayMs)
+    {
+        server.drain(delayMs);
+        close();
     }
 
     /** Graceful shutdown: the server (open leases ended), then the meters, the watcher and the engine. */

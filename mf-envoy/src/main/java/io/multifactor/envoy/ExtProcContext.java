@@ -39,6 +39,7 @@ public final class ExtProcContext
     final LongAdder cancelled = new LongAdder();
     final LongAdder completed = new LongAdder();
     final LongAdder internalErrors = new LongAdder();
+    final LongAdder shed = new LongAdder();
 
     /**
      * @param engine the running engine.
@@ -165,6 +166,12 @@ public final class ExtProcContext
     public long unavailable()
     {
         return unavailable.sum();
+    }
+
+    /** @return requests shed: answered with an immediate 429 {@code overloaded} (outcome {@code shed}), no lease. */
+    public long shed()
+    {
+        return shed.sum();
     }
 
     /** @return streams closed with a gRPC error for a message out of Envoy's order. */

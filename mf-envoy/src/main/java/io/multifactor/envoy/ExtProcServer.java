@@ -58,6 +58,8 @@ public final class ExtProcServer implements AutoCloseable
     /** The event loops of a Unix domain socket server (this server owns them), or {@code null} on TCP. */
     private final EventLoopGroup[] ownedGroupsOrNull;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Whether health says NOT_SERVING for good (grpc warns when told twice). */
+    private final AtomicBoolean notServing = new AtomicBoolean();
 
     private ExtProcServer(final Server server, final HealthStatusManager health, final ExtProcService serviceOrNull,
         final long graceMs, final EventLoopGroup[] ownedGroupsOrNull)
@@ -234,6 +236,38 @@ public final class ExtProcServer implements AutoCloseable
         server.awaitTermination();
     }
 
+    private void notServing()
+    {
+        if (notServing.compareAndSet(false, true))
+        {
+            health.enterTerminalState();
+        }
+    }
+
+    /**
+     * A drain, as the gateway's on SIGTERM: health turns {@code NOT_SERVING} at once, new streams are still accepted for
+     * {@code delayMs} (Envoy's health checks notice meanwhile), then {@link #close()}: open streams finish within the
+     * grace period or are cancelled. Blocks the calling thread throughout.
+     *
+     * @param delayMs how long new streams are still accepted once health says {@code NOT_SERVING}.
+     */
+    public void drain(final long delayMs)
+    {
+        notServing();
+        if (delayMs > 0)
+        {
+            try
+            {
+                Thread.sleep(delayMs);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        close();
+    }
+
     /**
      * Graceful shutdown: {@code NOT_SERVING}, no new streams, open streams finish within the grace period or are
      * cancelled, then every lease still open is ended (and a Unix domain socket's file removed). Returns when the
@@ -246,7 +280,7 @@ public final class ExtProcServer implements AutoCloseable
         {
             return;
         }
-        health.enterTerminalState();
+        notServing();
         server.shutdown();
         boolean interrupted = false;
         try

@@ -497,12 +497,12 @@ final class ExtProcStream implements StreamObserver<ProcessingRequest>
     }
 
     // The flow's error as the immediate response, its body and Retry-After as the gateway answers them (a 429 shed
-    // request counts with the unavailable ones, a 400 with the bad requests).
+    // request counts as shed, a 400 with the bad requests).
     private void answerFlowError(final String details)
     {
         if (flow.errorStatus() == 429)
         {
-            context.unavailable.increment();
+            context.shed.increment();
         }
         else
         {

@@ -108,10 +108,16 @@ class ExtProcEligibilityTest
             final long premium = engine.begin(engine.requireModelId("premium-model"));
             final long economy = engine.begin(engine.requireModelId("economy-model"));
             final String chat = "{\"model\": \"bounded\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}";
+            final long unavailableBefore = fixture.app.context().unavailable();
             final ProcessingResponse shed = route(fixture.envoy.open(), chat, "x-mf-priority", "sheddable");
             assertThat(shed.getImmediateResponse().getStatus().getCodeValue()).as(mode.name()).isEqualTo(429);
             assertThat(headers(shed.getImmediateResponse())).containsEntry("retry-after", "1");
             assertThat(Json.text(utf8(shed.getImmediateResponse().getBody()), "error", "code")).isEqualTo("overloaded");
+            // Counted as shed, as the gateway does, not with the 503s.
+            assertThat(fixture.app.context().shed()).isEqualTo(1);
+            assertThat(fixture.app.context().unavailable()).isEqualTo(unavailableBefore);
+            assertThat(fixture.registry.get("mf.envoy.requests").tag("result", "shed").functionCounter().count())
+                .isEqualTo(1.0);
             final ProcessingResponse critical = route(fixture.envoy.open(), chat, "x-mf-priority", "critical");
             assertThat(critical.hasImmediateResponse() &&
                 critical.getImmediateResponse().getStatus().getCodeValue() == 429).as("critical is never shed")

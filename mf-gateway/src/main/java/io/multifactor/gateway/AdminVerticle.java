@@ -35,7 +35,8 @@ final class AdminVerticle extends VerticleBase
     @Override
     public Future<?> start()
     {
-        server = vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port).setTcpNoDelay(true));
+        server = vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port).setTcpNoDelay(true)
+            .setHttp2ClearTextEnabled(false)); // HTTP/1.1 only, as the main port without TLS (GatewayVerticle says why)
         server.requestHandler(request ->
         {
             if (AdminEndpoints.isAdminPath(request.path()))

@@ -56,6 +56,10 @@ final class GatewayVerticle extends VerticleBase
             .setTcpNoDelay(true)
             // curl and others send "Expect: 100-continue" before a large body: answer at once instead of stalling.
             .setHandle100ContinueAutomatically(true)
+            // HTTP/2 only by ALPN over TLS: the JDK's HttpClient (HTTP/2 by default) asks plain connections to upgrade
+            // (h2c) and, on JDK 17, drops what arrives with the 101 past its first 16 KiB read, so a /metrics page
+            // or a long answer on a new connection never completes. Refused upgrades leave such clients on HTTP/1.1.
+            .setHttp2ClearTextEnabled(false)
             .setCompressionSupported(false);
         final TlsFiles tls = routes.operating.tlsOrNull();
         if (tls != null)

@@ -331,6 +331,9 @@ final class ProxyExchange
         {
             response.setChunked(true);
         }
+        // A non-streamed JSON answer's usage, for the access log only: read as it passes, up to the meter's bound.
+        final boolean jsonUsage = !eventStream && routes.operating.accessLogOrNull() != null &&
+            RequestLifecycle.isJson(contentType);
         answer.handler(chunk ->
         {
             if (current.endKind() != RequestLifecycle.OPEN)
@@ -345,6 +348,13 @@ final class ProxyExchange
                 final byte[] bytes = scratch.atLeast(n);
                 chunk.getBytes(0, n, bytes, 0);
                 current.onResponseBytes(bytes, 0, n, nowNs);
+            }
+            else if (jsonUsage)
+            {
+                final int n = chunk.length();
+                final byte[] bytes = scratch.atLeast(n);
+                chunk.getBytes(0, n, bytes, 0);
+                current.meter().onJsonBodyBytes(bytes, 0, n);
             }
             response.write(chunk);
             if (response.writeQueueFull())
@@ -361,6 +371,10 @@ final class ProxyExchange
         {
             cancelTimer();
             cancelDeadline();
+            if (jsonUsage)
+            {
+                current.meter().onJsonBodyEnd();
+            }
             final boolean ended = current.finish(status, retryAfterMs);
             if (ended && !response.ended())
             {
@@ -689,9 +703,21 @@ final class ProxyExchange
             entry.promptTokens = lifecycle.meter().usagePromptTokens();
             entry.completionTokens = lifecycle.meter().usageCompletionTokens();
         }
+        else if (!flow.direct() && selectedWithoutLease(flow.error()))
+        {
+            // A decision's selection that took no lease: shed, ineligible or failed, as its outcome says.
+            entry.outcome = Outcome.label(lifecycle.selection().outcome());
+        }
         final ApiKeys keys = routes.operating.apiKeysOrNull();
         entry.keyId = keys == null || key == ApiKeys.NO_KEY ? null : keys.id(key);
         return entry;
+    }
+
+    /** @return whether a flow error comes from a selection that chose no model (so no lease was taken). */
+    private static boolean selectedWithoutLease(final ServingError errorOrNull)
+    {
+        return errorOrNull == ServingError.OVERLOADED || errorOrNull == ServingError.NO_ELIGIBLE_MODEL ||
+            errorOrNull == ServingError.NO_CANDIDATE;
     }
 
     private void cancelDeadline()

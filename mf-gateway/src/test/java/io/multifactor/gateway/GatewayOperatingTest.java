@@ -284,6 +284,9 @@ class GatewayOperatingTest extends GatewayTestBase
             assertThat(embeddings.statusCode()).isEqualTo(200);
             assertThat(new JsonObject(embeddings.body()).getJsonArray("data")).hasSize(3);
             assertThat(fakes.server("r").completed()).isEqualTo(3);
+            // The gateway counts a request once its response has ended, which the client may see first.
+            GatewayProxyTest.poll("three requests counted", () -> gateway.registry().get("http.server.requests")
+                .tag("status", "2xx").timers().stream().mapToLong(t -> t.count()).sum() == 3);
             final PrometheusText metrics = PrometheusText.parse(gateway.registry().scrape());
             assertThat(metrics.value("http_server_requests_seconds_count", "method", "POST", "status", "2xx", "uri",
                 "/v1/responses")).isEqualTo(2.0);

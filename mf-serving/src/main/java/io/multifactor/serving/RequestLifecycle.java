@@ -54,6 +54,7 @@ public final class RequestLifecycle
     private static final int IDLE = -1;
 
     private static final String EVENT_STREAM = "text/event-stream";
+    private static final String JSON = "application/json";
 
     private static final ThreadLocal<OrcaLoadReportParser> LOAD_REPORTS =
         ThreadLocal.withInitial(OrcaLoadReportParser::new);
@@ -453,6 +454,16 @@ public final class RequestLifecycle
     public static boolean isEventStream(final String contentTypeOrNull)
     {
         return contentTypeOrNull != null && contentTypeOrNull.regionMatches(true, 0, EVENT_STREAM, 0, EVENT_STREAM.length());
+    }
+
+    /**
+     * @param contentTypeOrNull a response's {@code Content-Type}, or {@code null}.
+     * @return whether it is JSON ({@code application/json}, case ignored, parameters allowed): a non-streamed answer whose
+     *     {@code usage} the meter can read ({@link SseStreamMeter#onJsonBodyBytes}).
+     */
+    public static boolean isJson(final String contentTypeOrNull)
+    {
+        return contentTypeOrNull != null && contentTypeOrNull.regionMatches(true, 0, JSON, 0, JSON.length());
     }
 
     /**

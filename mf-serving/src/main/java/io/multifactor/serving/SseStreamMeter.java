@@ -224,6 +224,47 @@ public final class SseStreamMeter
         }
     }
 
+    /**
+     * Reads the next bytes of a non-streamed answer, one JSON object (a chat or text completion, embeddings): kept,
+     * line breaks and all, up to {@link #MAX_LINE_BYTES}; a longer body is not read (it still passes to the client as
+     * it is). Its {@code usage} is read at {@link #onJsonBodyEnd()}. Allocation-free once the buffer has the body's
+     * size.
+     *
+     * @param bytes the bytes.
+     * @param offset where they start.
+     * @param length how many.
+     */
+    public void onJsonBodyBytes(final byte[] bytes, final int offset, final int length)
+    {
+        if (!overflow)
+        {
+            append(bytes, offset, length);
+        }
+    }
+
+    /**
+     * The end of a non-streamed answer: its {@code usage} ({@code prompt_tokens}, {@code completion_tokens}) is read, as
+     * a stream's, into {@link #usagePromptTokens()} and {@link #usageCompletionTokens()}; a body that is not a JSON
+     * object, or was longer than {@link #MAX_LINE_BYTES}, is counted in {@link #skippedLines()} and reports none.
+     */
+    public void onJsonBodyEnd()
+    {
+        if (overflow)
+        {
+            skippedLines++;
+        }
+        else
+        {
+            json.reset(line, 0, lineLength);
+            if (!root())
+            {
+                skippedLines++;
+            }
+        }
+        lineLength = 0;
+        overflow = false;
+    }
+
     // The reader of one data line below walks the structure through the shared strict JSON scanner; each method returns
     // false on the first byte that is not valid JSON (the line is then skipped); what the root object holds after its
     // closing brace is not read.

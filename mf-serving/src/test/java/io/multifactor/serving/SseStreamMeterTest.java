@@ -132,6 +132,52 @@ class SseStreamMeterTest
     }
 
     @Test
+    void shouldReadTheUsageOfANonStreamedBodyWhereverItIsCut()
+    {
+        final byte[] body = ("{\n  \"id\": \"c1\",\n  \"object\": \"chat.completion\",\n  \"choices\": [{\"index\": 0, " +
+            "\"message\": {\"role\": \"assistant\", \"content\": \"data: {\\\"usage\\\": 1}\"}}],\n  \"usage\": " +
+            "{\"prompt_tokens\": 41, \"completion_tokens\": 7, \"total_tokens\": 48}\n}\n")
+            .getBytes(StandardCharsets.UTF_8);
+        for (int cut = 0; cut <= body.length; cut++)
+        {
+            final SseStreamMeter meter = new SseStreamMeter();
+            meter.onJsonBodyBytes(body, 0, cut);
+            meter.onJsonBodyBytes(body, cut, body.length - cut);
+            meter.onJsonBodyEnd();
+            assertThat(meter.usagePromptTokens()).as("cut at %d", cut).isEqualTo(41);
+            assertThat(meter.usageCompletionTokens()).as("cut at %d", cut).isEqualTo(7);
+            assertThat(meter.contentChunks()).as("a whole answer has no content chunks").isZero();
+        }
+    }
+
+    @Test
+    void shouldReportNoUsageForANonStreamedBodyOverTheLimitOrNotJson()
+    {
+        final SseStreamMeter meter = new SseStreamMeter();
+        final byte[] head = "{\"choices\": [{\"text\": \"".getBytes(StandardCharsets.UTF_8);
+        final byte[] tail = "\"}], \"usage\": {\"prompt_tokens\": 3, \"completion_tokens\": 4}}".getBytes(
+            StandardCharsets.UTF_8);
+        final byte[] chunk = new byte[64 * 1024];
+        java.util.Arrays.fill(chunk, (byte)'x');
+        meter.onJsonBodyBytes(head, 0, head.length);
+        for (int i = 0; i < SseStreamMeter.MAX_LINE_BYTES / chunk.length; i++)
+        {
+            meter.onJsonBodyBytes(chunk, 0, chunk.length);
+        }
+        meter.onJsonBodyBytes(tail, 0, tail.length);
+        meter.onJsonBodyEnd();
+        assertThat(meter.usagePromptTokens()).isEqualTo(-1);
+        assertThat(meter.usageCompletionTokens()).isEqualTo(-1);
+        assertThat(meter.skippedLines()).isEqualTo(1);
+        // The buffer is free again: the next body, not JSON, reports none either.
+        final byte[] html = "<html>busy</html>".getBytes(StandardCharsets.UTF_8);
+        meter.onJsonBodyBytes(html, 0, html.length);
+        meter.onJsonBodyEnd();
+        assertThat(meter.usagePromptTokens()).isEqualTo(-1);
+        assertThat(meter.skippedLines()).isEqualTo(2);
+    }
+
+    @Test
     void shouldGiveNoTpotForASingleContentChunkAndSkipGarbage()
     {
         final SseStreamMeter meter = new SseStreamMeter();

@@ -6,6 +6,7 @@ import io.multifactor.api.ConfigProblem;
 import io.multifactor.api.InvalidConfigurationException;
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.config.LoadedConfig;
+import io.multifactor.config.read.Durations;
 import io.multifactor.config.reload.ReloadResult;
 import io.multifactor.envoy.EnvoyMode;
 import io.multifactor.envoy.ExtProcApp;
@@ -27,8 +28,10 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code mf envoy --config CONFIG [--port 50051 | --unix PATH] [--mode vsr|endpoint]}: serves the Envoy external-processing (ext_proc
- * v3) gRPC service until the process is stopped (SIGTERM or SIGINT shut it down gracefully: open streams get the grace
- * period, then every lease still open is ended). One line on stdout when it serves; reloads and problems on stderr.
+ * v3) gRPC service until the process is stopped. SIGTERM or SIGINT drain it as {@code serve} drains: health says
+ * {@code NOT_SERVING} at once, new streams are accepted for the drain delay, then refused while open streams get the
+ * grace period, after which every lease still open is ended; exit 0. One line on stdout when it serves; reloads and
+ * problems on stderr.
  * <p>
  * This class is not threadsafe: one invocation per instance.
  */
@@ -75,6 +78,10 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
             "${DEFAULT-VALUE}).")
     private long graceMs;
 
+    @Option(names = "--drain-delay", paramLabel = "DURATION", defaultValue = "5s",
+        description = "On SIGTERM, how long new streams are still accepted after health says NOT_SERVING (default 5s).")
+    private String drainDelay;
+
     @Override
     public Integer call() throws InterruptedException
     {
@@ -92,7 +99,9 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
         }
         final String invalid = port < 0 || port > 65535 ? "--port " + port + " (0..65535)" :
             metricsPort < -1 || metricsPort > 65535 ? "--metrics-port " + metricsPort + " (0..65535)" :
-            graceMs < 0 ? "--grace-ms " + graceMs + " (a number >= 0)" : null;
+            graceMs < 0 ? "--grace-ms " + graceMs + " (a number >= 0)" :
+            Durations.parseNs(drainDelay) < 0 ? "--drain-delay " + drainDelay + " (a duration such as 0s, 500ms, 5s)" :
+            null;
         if (invalid != null)
         {
             err.println("mf envoy: invalid option " + invalid);
@@ -154,14 +163,19 @@ final class EnvoyCommand implements java.util.concurrent.Callable<Integer>
         }
         final CountDownLatch stopped = new CountDownLatch(1);
         final MetricsEndpoint metricsEndpoint = metrics;
+        final long drainDelayMs = Durations.parseNs(drainDelay) / 1_000_000L;
         final Thread hook = new Thread(() ->
         {
+            // SIGTERM: drain as serve does, then exit 0 (the JVM would exit 143, which process managers read as a crash).
+            app.drain(drainDelayMs);
             if (metricsEndpoint != null)
             {
                 metricsEndpoint.close();
             }
-            app.close();
             stopped.countDown();
+            System.out.flush();
+            System.err.flush();
+            Runtime.getRuntime().halt(ExitCodes.OK);
         }, "mf-envoy-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         out.println("mf envoy: serving ext_proc (mode " + envoyMode.word() + ") on " +

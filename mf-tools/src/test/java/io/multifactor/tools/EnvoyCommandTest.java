@@ -95,7 +95,7 @@ class EnvoyCommandTest
     void shouldServeOnAUnixDomainSocketAndRemoveItAtShutdown() throws Exception
     {
         final Path socket = dir.resolve("ext_proc.sock");
-        final Process process = startEnvoy("--unix", socket.toString(), "--grace-ms", "200");
+        final Process process = startEnvoy("--unix", socket.toString(), "--grace-ms", "200", "--drain-delay", "0s");
         try
         {
             final BufferedReader out = new BufferedReader(
@@ -110,7 +110,8 @@ class EnvoyCommandTest
 
             process.destroy();
             assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            assertThat(process.exitValue()).isEqualTo(143);
+            // SIGTERM: a drain, then exit 0 (as serve; not the JVM's 143).
+            assertThat(process.exitValue()).isZero();
             assertThat(Files.readString(dir.resolve("stderr.txt"))).isEmpty();
             assertThat(socket).doesNotExist();
         }
@@ -124,7 +125,8 @@ class EnvoyCommandTest
     void shouldServeUntilSigtermThenStopGracefully() throws Exception
     {
         final Process process =
-            startEnvoy("--host", "127.0.0.1", "--port", "0", "--metrics-port", "0", "--grace-ms", "200");
+            startEnvoy("--host", "127.0.0.1", "--port", "0", "--metrics-port", "0", "--grace-ms", "200", "--drain-delay",
+                "0s");
         try
         {
             final BufferedReader out = new BufferedReader(
@@ -147,13 +149,59 @@ class EnvoyCommandTest
 
             process.destroy();
             assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            // SIGTERM: the JVM ran the shutdown hook (graceful stop) and exits 128 + 15.
-            assertThat(process.exitValue()).isEqualTo(143);
+            // SIGTERM: the shutdown hook drains, then exits 0 (as serve; not the JVM's 128 + 15).
+            assertThat(process.exitValue()).isZero();
             assertThat(Files.readString(dir.resolve("stderr.txt"))).isEmpty();
         }
         finally
         {
             process.destroyForcibly();
+        }
+    }
+
+    @Test
+    void shouldDrainOnSigtermAcceptingForTheDrainDelayThenExitZero() throws Exception
+    {
+        final int port = ServeDrainTest.freePort();
+        final Process process = startEnvoy("--port", Integer.toString(port), "--drain-delay", "2s", "--grace-ms",
+            "5000");
+        try
+        {
+            final String line = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8)).readLine();
+            assertThat(line).as("stderr: " + Files.readString(dir.resolve("stderr.txt")))
+                .isEqualTo("mf envoy: serving ext_proc (mode vsr) on 127.0.0.1:" + port);
+            process.destroy();
+            final long signalled = System.nanoTime();
+            // Health says NOT_SERVING at once (ExtProcDrainTest), but the port accepts for the drain delay...
+            assertThat(connects(port)).isTrue();
+            assertThat(process.isAlive()).isTrue();
+            // ...then refuses, and the process exits 0 once its streams are done (none is open).
+            while (connects(port))
+            {
+                assertThat(System.nanoTime() - signalled).isLessThan(TimeUnit.SECONDS.toNanos(20));
+                Thread.sleep(20);
+            }
+            assertThat(System.nanoTime() - signalled).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(1_500));
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(process.exitValue()).as(Files.readString(dir.resolve("stderr.txt"))).isZero();
+        }
+        finally
+        {
+            process.destroyForcibly();
+        }
+    }
+
+    private static boolean connects(final int port)
+    {
+        try (Socket socket = new Socket())
+        {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 1_000);
+            return true;
+        }
+        catch (final IOException ex)
+        {
+            return false;
         }
     }
 
@@ -192,12 +240,9 @@ class EnvoyCommandTest
     {
         final Path config = dir.resolve("router.yaml");
         Files.writeString(config, CONFIG);
-        final Path script = Path.of("..", "bin", "mf").toAbsolutePath().normalize();
-        final List<String> command = new ArrayList<>(List.of("bash", script.toString(), "envoy", "--config",
-            config.toString()));
+        final List<String> command = new ArrayList<>(List.of("envoy", "--config", config.toString()));
         command.addAll(List.of(options));
-        final ProcessBuilder builder = new ProcessBuilder(command);
-        builder.environment().put("MF_CLASSPATH", System.getProperty("java.class.path"));
+        final ProcessBuilder builder = ChildMf.builder(command);
         builder.redirectError(dir.resolve("stderr.txt").toFile());
         final Process process = builder.start();
         process.getOutputStream().close();

@@ -79,11 +79,9 @@ class ServeDrainTest
                 "    modelRefs: [{model: m}]\n");
             final Path accessLog = dir.resolve("access.log");
             final int port = freePort();
-            final Path script = Path.of("..", "bin", "mf").toAbsolutePath().normalize();
-            final ProcessBuilder builder = new ProcessBuilder(List.of("bash", script.toString(), "serve", "--config",
-                config.toString(), "--port", Integer.toString(port), "--drain-delay", "1s", "--drain-timeout", "30s",
-                "--access-log", accessLog.toString()));
-            builder.environment().put("MF_CLASSPATH", System.getProperty("java.class.path"));
+            final ProcessBuilder builder = ChildMf.builder(List.of("serve", "--config", config.toString(), "--port",
+                Integer.toString(port), "--drain-delay", "1s", "--drain-timeout", "30s", "--access-log",
+                accessLog.toString()));
             builder.redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile());
             final Process process = builder.start();
             try

@@ -175,8 +175,8 @@ final class EngineState
         return new PeerSignals(clock, ttft, tpot, hashes, plan.peerParameters().requestStatsWindowNs());
     }
 
-    // A decision's signals: each candidate's ejection word is its model's (slot = its in-flight counter id), and the
-    // cap's percent the smallest max_ejection_percent among its candidates with reliability (the default when none).
+    // A decision's signals: each candidate's ejection word is its model's (slot = its in-flight counter id), and its
+    // max_ejection_percent (the cap's p is the smallest among the candidates a request leaves eligible).
     private CandidateSignals candidateSignals(
         final Plans plans,
         final DecisionPlan plan,
@@ -188,7 +188,7 @@ final class EngineState
     {
         final int n = plan.candidateCount();
         final int[] slots = new int[n];
-        int percent = Integer.MAX_VALUE;
+        final int[] percents = new int[n];
         for (int i = 0; i < n; i++)
         {
             final int modelId = plan.candidateModelId(i);
@@ -199,14 +199,9 @@ final class EngineState
             }
             slots[i] = signals.counterId;
             final EjectionPolicy policy = plans.ejectionPolicy(modelId);
-            if (policy != null)
-            {
-                percent = Math.min(percent, policy.maxEjectionPercent());
-            }
+            percents[i] = policy == null ? CandidateSignals.NO_RELIABILITY : policy.maxEjectionPercent();
         }
-        return new CandidateSignals(counterValues, offsets, dropIds, tokenOffsets, ejectionsOrNull, slots,
-            percent == Integer.MAX_VALUE ? EjectionPolicy.DEFAULT_MAX_EJECTION_PERCENT : percent,
-            percent != Integer.MAX_VALUE);
+        return new CandidateSignals(counterValues, offsets, dropIds, tokenOffsets, ejectionsOrNull, slots, percents);
     }
 
     /**

@@ -2,7 +2,6 @@ package io.multifactor.kernel.scoring;
 
 import io.multifactor.api.DropReason;
 import io.multifactor.kernel.plan.DecisionPlan;
-import io.multifactor.kernel.reliability.EjectionPolicy;
 import io.multifactor.kernel.reliability.EjectionTable;
 import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
@@ -46,6 +45,9 @@ import java.lang.invoke.VarHandle;
  */
 public final class CandidateSignals
 {
+    /** {@link #ejectionPercent} of a candidate whose model has no {@code reliability}. */
+    public static final int NO_RELIABILITY = -1;
+
     private static final VarHandle DOUBLES = MethodHandles.arrayElementVarHandle(double[].class);
     private static final VarHandle BYTES = MethodHandles.arrayElementVarHandle(byte[].class);
     private static final VarHandle TURNS;
@@ -75,7 +77,8 @@ public final class CandidateSignals
     final int[] tokenOffsets;
     final EjectionTable ejections;
     final int[] ejectionSlots;
-    final int maxEjectionPercent;
+    /** Per candidate, its model's {@code max_ejection_percent}, {@link #NO_RELIABILITY} without {@code reliability}. */
+    private final int[] ejectionPercents;
     // Whether each source beyond latency and in-flight requests was ever published here: until one was, the kernel
     // reads none of them (every one is missing, 0 or "not ejected"), so a decision without them pays no loads for them;
     // once one was, it reads the sources published (and the tokens of a decision that weighs or bounds them). Plain fields: set once, never cleared; the
@@ -126,7 +129,7 @@ public final class CandidateSignals
     public CandidateSignals(final AtomicBuffer inflightValues, final int[] inflightOffsets, final int[] dropCounterIds)
     {
         this(inflightValues, inflightOffsets, dropCounterIds, null, null, ownEjectionTable(inflightOffsets.length),
-            identity(inflightOffsets.length), EjectionPolicy.DEFAULT_MAX_EJECTION_PERCENT, false);
+            identity(inflightOffsets.length), noReliability(inflightOffsets.length));
     }
 
     /**
@@ -144,7 +147,7 @@ public final class CandidateSignals
     {
         this(inflightValues, inflightOffsets, dropCounterIds, inflightValues, tokenOffsets,
             ownEjectionTable(inflightOffsets.length), identity(inflightOffsets.length),
-            EjectionPolicy.DEFAULT_MAX_EJECTION_PERCENT, false);
+            noReliability(inflightOffsets.length));
     }
 
     /**
@@ -156,10 +159,10 @@ public final class CandidateSignals
      * @param tokenOffsets value offset of each candidate's in-flight tokens counter, in candidate order (copied).
      * @param ejections the table of the models' ejection words.
      * @param ejectionSlots each candidate's slot in that table, in candidate order (copied).
-     * @param maxEjectionPercent p of the decision's ejection cap: the smallest {@code max_ejection_percent} of its
-     *     candidates that have {@code reliability}, {@link EjectionPolicy#DEFAULT_MAX_EJECTION_PERCENT} when none has.
-     * @param ejecting whether a candidate has {@code reliability}: then the kernel reads the extended signals (ejection
-     *     among them) from the start.
+     * @param ejectionPercents per candidate, in candidate order, its model's {@code max_ejection_percent}, or
+     *     {@link #NO_RELIABILITY} when it has no {@code reliability} (copied); the ejection cap takes p over the
+     *     candidates a request neither excludes nor finds ineligible. When one has {@code reliability}, the kernel reads
+     *     the extended signals (ejection among them) from the start.
      * @throws IllegalArgumentException when an array does not have one entry per candidate (per reason) or a slot is
      *     not one of the table's.
      */
@@ -170,11 +173,10 @@ public final class CandidateSignals
         final int[] tokenOffsets,
         final EjectionTable ejections,
         final int[] ejectionSlots,
-        final int maxEjectionPercent,
-        final boolean ejecting)
+        final int[] ejectionPercents)
     {
         this(inflightValues, inflightOffsets, dropCounterIds, inflightValues, tokenOffsets, ejections, ejectionSlots,
-            maxEjectionPercent, ejecting);
+            ejectionPercents);
     }
 
     private CandidateSignals(
@@ -185,8 +187,7 @@ public final class CandidateSignals
         final int[] tokenOffsetsOrNull,
         final EjectionTable ejections,
         final int[] ejectionSlots,
-        final int maxEjectionPercent,
-        final boolean ejecting)
+        final int[] ejectionPercents)
     {
         if (tokenOffsetsOrNull != null && tokenOffsetsOrNull.length != inflightOffsets.length)
         {
@@ -236,7 +237,17 @@ public final class CandidateSignals
         }
         this.ejections = ejections;
         this.ejectionSlots = ejectionSlots.clone();
-        this.maxEjectionPercent = maxEjectionPercent;
+        if (ejectionPercents.length != candidateCount)
+        {
+            throw new IllegalArgumentException("ejection percents: " + ejectionPercents.length + " for " +
+                candidateCount);
+        }
+        this.ejectionPercents = ejectionPercents.clone();
+        boolean ejecting = false;
+        for (final int percent : ejectionPercents)
+        {
+            ejecting |= percent != NO_RELIABILITY;
+        }
         this.ejectionSignals = ejecting;
         this.inflightArray = inflightValues.byteArray();
         this.inflightAddresses = addresses(inflightValues, this.inflightOffsets, "in-flight");
@@ -404,10 +415,20 @@ public final class CandidateSignals
         ejectionSignals = true;
     }
 
-    /** @return p of the decision's ejection cap, its smallest {@code max_ejection_percent}. */
-    public int maxEjectionPercent()
+    /**
+     * @param index candidate position.
+     * @return its model's {@code max_ejection_percent}, or {@link #NO_RELIABILITY} when it has no {@code reliability}.
+     */
+    public int ejectionPercent(final int index)
     {
-        return maxEjectionPercent;
+        return ejectionPercents[index];
+    }
+
+    private static int[] noReliability(final int candidateCount)
+    {
+        final int[] percents = new int[candidateCount];
+        java.util.Arrays.fill(percents, NO_RELIABILITY);
+        return percents;
     }
 
     /**

@@ -28,8 +28,9 @@ final class ScoringSlowPaths
     }
 
     /**
-     * The decision's ejection cap (max_ejection_percent): of its n candidates after the request's exclusions, ejection
-     * drops at most max(1, floor(p / 100 * n)); beyond that, the ejected candidates whose ejection ends soonest (then
+     * The decision's ejection cap (max_ejection_percent): of its n candidates after the request's exclusions (the
+     * ineligible ones come in as excluded), ejection drops at most max(1, floor(p / 100 * n)), p the smallest
+     * {@code max_ejection_percent} among those n that have {@code reliability} (10 when none has); beyond that, the ejected candidates whose ejection ends soonest (then
      * the earlier in modelRefs order) stay candidates, checked against the other ceilings like any other candidate
      * (they keep their time left in the selection). Counts the drops that stand, and rewrites the bounds when a
      * candidate came back.
@@ -46,11 +47,19 @@ final class ScoringSlowPaths
     {
         final int n = plan.candidateCount();
         int candidates = 0;
+        int percent = Integer.MAX_VALUE;
         for (int i = 0; i < n; i++)
         {
-            candidates += out.dropReason(i) == DropReason.EXCLUDED ? 0 : 1;
+            if (out.dropReason(i) != DropReason.EXCLUDED)
+            {
+                candidates++;
+                final int candidatePercent = signals.ejectionPercent(i);
+                percent = candidatePercent != CandidateSignals.NO_RELIABILITY && candidatePercent < percent ?
+                    candidatePercent : percent;
+            }
         }
-        int comeBack = ejectedDrops - EjectionPolicy.maxEjected(candidates, signals.maxEjectionPercent());
+        int comeBack = ejectedDrops - EjectionPolicy.maxEjected(candidates,
+            percent == Integer.MAX_VALUE ? EjectionPolicy.DEFAULT_MAX_EJECTION_PERCENT : percent);
         int back = 0;
         while (comeBack > 0)
         {

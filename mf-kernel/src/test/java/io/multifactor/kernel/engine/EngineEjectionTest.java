@@ -242,6 +242,33 @@ class EngineEjectionTest
     }
 
     @Test
+    void shouldTakeTheCapsPercentOverTheCandidatesTheRequestLeavesIn()
+    {
+        // best 0 %, good and cheap 100 %: p = 0 while best is a candidate, 100 once a request excludes it.
+        engine(0, 100, true);
+        final int d = engine.decisionId("d");
+        final int good = engine.modelId("good");
+        final int cheap = engine.modelId("cheap");
+        engine.end(engine.begin(good), 429, 10_000);
+        engine.end(engine.begin(cheap), 429, 20_000);
+        final Selection out = new Selection();
+        engine.select(d, null, out);
+        // n = 3, p = 0: at most 1 ejected; good, whose ejection ends soonest, is a candidate again.
+        assertThat(out.dropReason(0)).isEqualTo(DropReason.EJECTED);
+        assertThat(out.dropReason(1)).isEqualTo(DropReason.NONE);
+        assertThat(out.selectedModel()).isEqualTo(engine.modelId("best"));
+
+        final Exclusions exclusions = new Exclusions(8);
+        exclusions.add(engine.modelId("best"));
+        engine.select(d, exclusions, out);
+        // n = 2, p = 100 (best's 0 % is not a candidate's any more): both may stay ejected, and do.
+        assertThat(out.dropReason(0)).isEqualTo(DropReason.EJECTED);
+        assertThat(out.dropReason(1)).isEqualTo(DropReason.EJECTED);
+        assertThat(out.dropReason(2)).isEqualTo(DropReason.EXCLUDED);
+        assertThat(out.outcome()).isEqualTo(Outcome.FAILED);
+    }
+
+    @Test
     void shouldLetOneEjectionThroughEvenAtZeroPercentAndCountTheDrops()
     {
         engine(0, 0, true);
