@@ -173,4 +173,14 @@ public record ModelConfig(
             reliability, prefixAffinity, cachedPromptPer1M, window == RequestRules.NO_CONTEXT_WINDOW ? contextWindow : window,
             capabilityMask < 0 ? capabilities : capabilityMask, backendChoice);
     }
+
+    /**
+     * @param choice a {@code backend_choice}.
+     * @return this model choosing among its backends by it.
+     */
+    public ModelConfig withBackendChoice(final BackendChoiceConfig choice)
+    {
+        return new ModelConfig(name, qualityScore, promptPer1M, completionPer1M, providerModelId, backendRefs, server,
+            reliability, prefixAffinity, cachedPromptPer1M, contextWindow, capabilities, choice);
+    }
 }

@@ -2,7 +2,9 @@ package io.multifactor.sim.load;
 
 import io.multifactor.config.LoadedConfig;
 import io.multifactor.config.PlansCompiler;
+import io.multifactor.config.model.BackendChoiceConfig;
 import io.multifactor.config.model.DecisionConfig;
+import io.multifactor.config.model.ModelConfig;
 import io.multifactor.config.model.RouterConfig;
 import io.multifactor.kernel.plan.AlgorithmType;
 
@@ -45,7 +47,8 @@ public final class PolicyComparison
     /**
      * @param base the configuration (its decisions' types are replaced run by run).
      * @param type an {@link AlgorithmType} code.
-     * @return the same configuration with every decision of that type, compiled.
+     * @return the same configuration with every decision of that type and, for a type other than {@code multi_factor},
+     *     every model of two backends or more choosing among them by the same type ({@code backend_choice}), compiled.
      */
     public static LoadedConfig withType(final LoadedConfig base, final int type)
     {
@@ -55,7 +58,16 @@ public final class PolicyComparison
         {
             decisions.add(decision.withAlgorithmType(type));
         }
-        final RouterConfig swapped = new RouterConfig(config.models(), decisions, config.signals(), config.fleet());
+        // A peer or a baseline applies its rule at both levels (as each peer picks among all the endpoints it routes
+        // to): among the decision's candidates, and among each model's backends (backend_choice), with the first
+        // decision's parameters. multi_factor keeps each model's own backend choice.
+        final List<ModelConfig> models = new ArrayList<>();
+        for (final ModelConfig model : config.models())
+        {
+            models.add(type == AlgorithmType.MULTI_FACTOR || model.backendRefs().size() < 2 || decisions.isEmpty() ?
+                model : model.withBackendChoice(new BackendChoiceConfig(type, decisions.get(0).peerParameters())));
+        }
+        final RouterConfig swapped = new RouterConfig(models, decisions, config.signals(), config.fleet());
         return new LoadedConfig(base.file(), swapped, PlansCompiler.compile(swapped, null), List.of(), base.outline());
     }
 
