@@ -91,7 +91,7 @@ public final class AlgorithmType
      */
     public static String label(final int type)
     {
-        if (type < 0 || type >= LABELS.length || LABELS[type] == null)
+        if (type < 0 || type >= LABELS.length)
         {
             throw new IllegalArgumentException("unknown algorithm type code: " + type);
         }
@@ -130,7 +130,7 @@ public final class AlgorithmType
      */
     public static boolean isPeer(final int type)
     {
-        return type >= FIRST_PEER && type < LABELS.length && LABELS[type] != null;
+        return type >= FIRST_PEER && type < LABELS.length;
     }
 
     /** @return one more than the largest code of this class: every code lies in {@code 0..count() - 1}. */
@@ -142,20 +142,6 @@ public final class AlgorithmType
     /** @return every YAML spelling, {@code multi_factor} first, in code order. */
     public static String[] labels()
     {
-        int known = 0;
-        for (final String label : LABELS)
-        {
-            known += label == null ? 0 : 1;
-        }
-        final String[] labels = new String[known];
-        int next = 0;
-        for (final String label : LABELS)
-        {
-            if (label != null)
-            {
-                labels[next++] = label;
-            }
-        }
-        return labels;
+        return LABELS.clone();
     }
 }

@@ -316,9 +316,11 @@ class LlmdRulesTest
         assertThat(AlgorithmType.parse("llmd_sticky")).isEqualTo(AlgorithmType.LLMD_STICKY);
         assertThat(AlgorithmType.isPeer(AlgorithmType.LLMD_WEIGHTED)).isTrue();
         assertThat(AlgorithmType.isPeer(AlgorithmType.LLMD_STICKY)).isTrue();
-        // Codes 8 and 9 are kept for LiteLLM's latency-based-routing and production-stack's session router.
-        assertThat(AlgorithmType.isPeer(8)).isFalse();
-        assertThatThrownBy(() -> AlgorithmType.label(9)).isInstanceOf(IllegalArgumentException.class);
+        // After LiteLLM's latency-based-routing (8) and production-stack's session router (9); nothing after them.
+        assertThat(AlgorithmType.label(8)).isEqualTo("litellm_latency");
+        assertThat(AlgorithmType.label(9)).isEqualTo("prodstack_session");
+        assertThat(AlgorithmType.isPeer(AlgorithmType.count())).isFalse();
+        assertThatThrownBy(() -> AlgorithmType.label(12)).isInstanceOf(IllegalArgumentException.class);
         assertThat(Arrays.asList(AlgorithmType.labels())).doesNotContainNull().endsWith("llmd_weighted", "llmd_sticky");
     }
 }
