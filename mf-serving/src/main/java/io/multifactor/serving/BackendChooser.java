@@ -361,6 +361,17 @@ public final class BackendChooser
     }
 
     /**
+     * @param modelId a model handle.
+     * @return whether the model has a {@code backend_choice} rule, whose choices need an attempt's
+     *     {@link PrefixTicket} (its in-flight count, TTFT and session key) through
+     *     {@link #choose(int, PromptBlocks, long, PrefixTicket)}.
+     */
+    public boolean followsRule(final int modelId)
+    {
+        return modelId >= 0 && modelId < affinities.length && rules.has(modelId);
+    }
+
+    /**
      * Chooses a backend of the model for a request with this prompt: by prefix-cache affinity when the model has
      * {@code prefix_affinity} (see the class comment), else as {@link #choose(int)}. With affinity, the choice is
      * counted on the chosen backend (its result, the prompt's blocks and those its index held) and the ticket is

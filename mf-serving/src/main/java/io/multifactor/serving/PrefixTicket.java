@@ -95,12 +95,13 @@ public final class PrefixTicket
     }
 
     /**
-     * Sets the session key of the attempt about to choose a backend (what {@code prodstack_session} hashes).
+     * Sets the session key of the attempt about to choose a backend (what {@code prodstack_session} hashes); public for
+     * the simulator, which plays {@link RequestLifecycle}'s part.
      *
      * @param hasKey whether the request carries one.
      * @param key the key.
      */
-    void session(final boolean hasKey, final long key)
+    public void session(final boolean hasKey, final long key)
     {
         hasSession = hasKey;
         sessionKey = key;
@@ -131,7 +132,7 @@ public final class PrefixTicket
      *
      * @param micros the TTFT in microseconds.
      */
-    void firstTokenMicros(final long micros)
+    public void firstTokenMicros(final long micros)
     {
         if (ruleState.get() == OPEN)
         {

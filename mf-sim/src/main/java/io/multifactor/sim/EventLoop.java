@@ -73,6 +73,9 @@ final class EventLoop
     private static final int COMPLETION = 1;
     private static final int ERROR_ANSWER = 2;
 
+    // The prompt of a request without one, for a backend_choice rule's choice (it reads no bytes).
+    private final PromptBlocks noPrompt = new PromptBlocks();
+
     /** One request's pending event: its first token, its completion or its error answer. */
     private record Pending(long timeNs, long sequence, int kind, int replica, int modelId, long micros, long lease,
         long tokens, int status, long retryAfterMs, SimulatedServer serverOrNull, PrefixTicket ticketOrNull)
@@ -503,7 +506,14 @@ final class EventLoop
         final long tpotMicros = Math.max(1L, Math.round(tpotMs * 1000.0));
         final FailureBehaviour failures = behaviour.failures();
         final boolean affinity = pool != null && prompt != null && chooser.followsPrefixes(modelId);
-        final PrefixTicket ticket = affinity ? new PrefixTicket() : null;
+        // A backend_choice rule counts its backends' attempts, TTFTs and sessions through the attempt's ticket.
+        final boolean rule = pool != null && chooser.followsRule(modelId);
+        final PrefixTicket ticket = affinity || rule ? new PrefixTicket() : null;
+        if (rule)
+        {
+            ticket.session(request.hasSession(), request.sessionKey());
+        }
+        final PromptBlocks promptOrEmpty = prompt != null ? prompt : noPrompt;
         if (failures.fails())
         {
             final double recoveredS = failures.failingUntilS();
@@ -517,10 +527,10 @@ final class EventLoop
                 // Answered with an error after its time to first token: no token, no sample, SLO not met.
                 backendErrors++;
                 steady.error(nowNs);
-                if (affinity)
+                if (affinity || rule)
                 {
                     // The backend chosen answers with an error: its ticket is abandoned then, nothing enters its index.
-                    chooser.choose(modelId, prompt, promptTokens, ticket);
+                    chooser.choose(modelId, promptOrEmpty, promptTokens, ticket);
                 }
                 pending.add(new Pending(nowNs + ttftMicros * 1000L, sequence++, ERROR_ANSWER, replica, modelId, 0L,
                     lease, requestTokens, status,
@@ -532,7 +542,7 @@ final class EventLoop
         {
             // mf-serving's backend choice picks the server; the prompt's block hashes are at hand for it here.
             // With prefix_affinity, the ticket's prompt enters the backend's index at the request's first token.
-            final Backend backend = affinity ? chooser.choose(modelId, prompt, promptTokens, ticket) :
+            final Backend backend = affinity || rule ? chooser.choose(modelId, promptOrEmpty, promptTokens, ticket) :
                 chooser.choose(modelId);
             final long[] hashes = turn == null ? new long[0] : turn.blockHashes(pool[0].shape.blockTokens());
             final SimulatedServer server = pool[indexOf(pool, backend)];
@@ -593,7 +603,8 @@ final class EventLoop
         pending.add(new Pending(firstTokenNs, sequence++, FIRST_TOKEN, queued.replica(), queued.modelId(), ttftMicros,
             InflightTracker.NO_LEASE, 0L, FailureBehaviour.OK, 0L, null, queued.ticketOrNull()));
         pending.add(new Pending(completionNs, sequence++, COMPLETION, queued.replica(), queued.modelId(),
-            queued.tpotMicros(), queued.lease(), queued.requestTokens(), FailureBehaviour.OK, 0L, server, null));
+            queued.tpotMicros(), queued.lease(), queued.requestTokens(), FailureBehaviour.OK, 0L, server,
+            queued.ticketOrNull()));
         final DecisionPlan target = queued.target();
         final boolean met = meets(target.maxTtftMs(), ttftMicros) && meets(target.maxTpotMs(), queued.tpotMicros());
         if (met)
@@ -646,14 +657,17 @@ final class EventLoop
         final int model = modelIndexById[event.modelId];
         if (event.ticketOrNull != null)
         {
-            // As RequestLifecycle: the first token answers the ticket (the blocks enter the index), an error abandons it.
+            // As RequestLifecycle: the first token answers the ticket (the blocks enter the index, the TTFT joins a
+            // rule's samples), an error abandons it; an error or the completion ends the attempt on its backend.
             if (event.kind == FIRST_TOKEN)
             {
+                event.ticketOrNull.firstTokenMicros(event.micros);
                 event.ticketOrNull.answered();
             }
             else
             {
                 event.ticketOrNull.abandoned();
+                event.ticketOrNull.ended();
             }
         }
         if (event.kind == ERROR_ANSWER)
