@@ -1,21 +1,11 @@
 package io.multifactor.gateway;
 
 import io.multifactor.kernel.engine.MultiFactorEngine;
-import io.vertx.core.Vertx;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,40 +18,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  * drops the slow model; bad header values are 400s.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class GatewayEligibilityTest
+class GatewayEligibilityTest extends GatewayTestBase
 {
-    static Vertx upstreams;
     static TestUpstream smallServer;
     static TestUpstream bigServer;
-
-    @TempDir
-    Path dir;
-
-    Gateway gateway;
-    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(5)).build();
 
     @BeforeAll
     static void startUpstreams() throws Exception
     {
-        upstreams = Vertx.vertx();
         smallServer = new TestUpstream(upstreams, TestUpstream.Mode.JSON, 0, 0);
         bigServer = new TestUpstream(upstreams, TestUpstream.Mode.JSON, 0, 0);
-    }
-
-    @AfterAll
-    static void stopUpstreams() throws Exception
-    {
-        upstreams.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
-
-    @AfterEach
-    void stopGateway()
-    {
-        if (gateway != null)
-        {
-            gateway.close();
-        }
     }
 
     private Gateway start() throws Exception
@@ -87,22 +53,12 @@ class GatewayEligibilityTest
             "    algorithm: {type: multi_factor, multi_factor: {weights: {quality: 1.0}, slo: {max_inflight: 2},",
             "      admission: {sheddable_above: 0.5}}}",
             "");
-        final Path file = dir.resolve("gateway.yaml");
-        Files.writeString(file, yaml);
-        gateway = Gateway.start(file, GatewayOptions.defaults().withPort(0), result -> { });
-        return gateway;
+        return start(yaml, GatewayOptions.defaults());
     }
 
     private HttpResponse<String> post(final String body, final String... headers) throws Exception
     {
-        final HttpRequest.Builder builder = HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + gateway.port() + "/v1/chat/completions"))
-            .timeout(Duration.ofSeconds(20)).POST(HttpRequest.BodyPublishers.ofString(body));
-        if (headers.length > 0)
-        {
-            builder.headers(headers);
-        }
-        return http.send(builder.build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(request("/v1/chat/completions", body, headers), HttpResponse.BodyHandlers.ofString());
     }
 
     private static String chat(final String decision, final String content, final String extra)

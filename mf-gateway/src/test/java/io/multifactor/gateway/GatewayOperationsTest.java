@@ -2,14 +2,10 @@ package io.multifactor.gateway;
 
 import io.multifactor.config.ConfigLoader;
 import io.multifactor.kernel.engine.MultiFactorEngine;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.net.ConnectException;
 import java.net.URI;
@@ -36,42 +32,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * forwarded), the admin port, the JSON access log with {@code x-request-id}, and the drain of a graceful shutdown.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class GatewayOperationsTest
+class GatewayOperationsTest extends GatewayTestBase
 {
-    static Vertx upstreams;
     static TestUpstream stream;
     static TestUpstream slow;
     static TestUpstream hanging;
 
-    @TempDir
-    Path dir;
-
-    Gateway gateway;
-    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(5)).build();
-
     @BeforeAll
     static void startUpstreams() throws Exception
     {
-        upstreams = Vertx.vertx();
         stream = new TestUpstream(upstreams, TestUpstream.Mode.STREAM, 5, 2);
         slow = new TestUpstream(upstreams, TestUpstream.Mode.STREAM, 40, 20);
         hanging = new TestUpstream(upstreams, TestUpstream.Mode.HANG_MID_STREAM, 5, 2);
-    }
-
-    @AfterAll
-    static void stopUpstreams() throws Exception
-    {
-        upstreams.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
-
-    @AfterEach
-    void stopGateway()
-    {
-        if (gateway != null)
-        {
-            gateway.close();
-        }
     }
 
     static String config()
