@@ -133,12 +133,6 @@ public final class AlgorithmType
         return type >= FIRST_PEER && type < LABELS.length;
     }
 
-    /** @return one more than the largest code of this class: every code lies in {@code 0..count() - 1}. */
-    public static int count()
-    {
-        return LABELS.length;
-    }
-
     /** @return every YAML spelling, {@code multi_factor} first, in code order. */
     public static String[] labels()
     {

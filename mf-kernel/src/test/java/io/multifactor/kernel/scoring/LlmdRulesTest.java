@@ -319,7 +319,7 @@ class LlmdRulesTest
         // After LiteLLM's latency-based-routing (8) and production-stack's session router (9); nothing after them.
         assertThat(AlgorithmType.label(8)).isEqualTo("litellm_latency");
         assertThat(AlgorithmType.label(9)).isEqualTo("prodstack_session");
-        assertThat(AlgorithmType.isPeer(AlgorithmType.count())).isFalse();
+        assertThat(AlgorithmType.isPeer(AlgorithmType.labels().length)).isFalse();
         assertThatThrownBy(() -> AlgorithmType.label(12)).isInstanceOf(IllegalArgumentException.class);
         assertThat(Arrays.asList(AlgorithmType.labels())).doesNotContainNull().endsWith("llmd_weighted", "llmd_sticky");
     }
