@@ -11,25 +11,33 @@
 # /proc/PID/stat, nginx's master and worker together), CPU milliseconds per request, and p50/p99 TTFT as the load
 # generator measured it. Figures taken on a busy machine decide nothing: run it with nothing else running.
 #
-# Usage: mf-bench/proxy-vs-nginx.sh [--duration SECONDS] [--rate STREAMS_PER_S]
+# Each proxy first carries an unmeasured warm-up load (--warmup seconds of the same arrivals): a gateway runs for hours,
+# so what counts is its steady state, not the JIT compiling its first requests (nginx has no JIT; it gets the same
+# warm-up, and the fake server and the load generator are warm for both).
+#
+# Usage: mf-bench/proxy-vs-nginx.sh [--duration SECONDS] [--rate STREAMS_PER_S] [--warmup SECONDS]
 #   --duration  seconds of arrivals per proxy (default 20, the examples' own)
 #   --rate      arrivals per second (default 180: about 200 streams open at once with streams of about 1.1 s)
+#   --warmup    seconds of unmeasured arrivals through each proxy before its measured load (default 10; 0: none)
 # Skips with a message (exit 0) when nginx is not installed: `apt-get install -y nginx-light` (Debian, Ubuntu).
 # Ports: the fake server 18201, nginx 18290, the gateway 18280 (all loopback).
 set -euo pipefail
 
 duration=20
 rate=180
+warmup=10
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --duration) duration="$2"; shift 2 ;;
     --rate) rate="$2"; shift 2 ;;
-    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
-    *) echo "proxy-vs-nginx: unknown option $1 (--duration SECONDS, --rate STREAMS_PER_S)" >&2; exit 2 ;;
+    --warmup) warmup="$2"; shift 2 ;;
+    -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
+    *) echo "proxy-vs-nginx: unknown option $1 (--duration SECONDS, --rate STREAMS_PER_S, --warmup SECONDS)" >&2; exit 2 ;;
   esac
 done
 [[ "$duration" =~ ^[0-9]+$ && "$duration" -gt 0 ]] || { echo "proxy-vs-nginx: --duration $duration: a whole number of seconds > 0" >&2; exit 2; }
 [[ "$rate" =~ ^[0-9]+$ && "$rate" -gt 0 ]] || { echo "proxy-vs-nginx: --rate $rate: a whole number > 0" >&2; exit 2; }
+[[ "$warmup" =~ ^[0-9]+$ ]] || { echo "proxy-vs-nginx: --warmup $warmup: a whole number of seconds >= 0" >&2; exit 2; }
 
 nginx_bin="$(command -v nginx || true)"
 if [[ -z "$nginx_bin" && -x /usr/sbin/nginx ]]; then nginx_bin=/usr/sbin/nginx; fi
@@ -80,6 +88,8 @@ profile() { # SOURCE DEST
 }
 profile overhead-direct.yaml direct.yaml
 profile overhead-load.yaml gateway.yaml
+sed -e "s/^duration_s: .*/duration_s: $warmup/" "$tmp/direct.yaml" >"$tmp/direct-warmup.yaml"
+sed -e "s/^duration_s: .*/duration_s: $warmup/" "$tmp/gateway.yaml" >"$tmp/gateway-warmup.yaml"
 
 cat >"$tmp/nginx.conf" <<EOF
 worker_processes 1;
@@ -113,7 +123,7 @@ EOF
 
 # Build the tool first if it needs it (bin/mf builds on first use), so the servers below start at once.
 "$mf" --version >/dev/null
-echo "proxy-vs-nginx: $duration s of $rate streams/s through each proxy ($(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg))"
+echo "proxy-vs-nginx: $duration s of $rate streams/s through each proxy, after $warmup s of warm-up ($(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg))"
 "$mf" backends --profile "$root/examples/overhead-backends.yaml" >"$tmp/backends.out" 2>&1 &
 pids+=($!)
 "$nginx_bin" -p "$tmp" -c "$tmp/nginx.conf" >"$tmp/nginx.out" 2>&1 &
@@ -134,6 +144,13 @@ measure() {
   local label="$1" url="$2" load="$3"
   shift 3
   local before after csv="$tmp/$label.csv"
+  if [[ "$warmup" -gt 0 ]]; then
+    "$mf" load --target "$url" --profile "${load%.yaml}-warmup.yaml" >"$tmp/$label-warmup.out" 2>&1 || {
+      echo "proxy-vs-nginx: the warm-up load through $label failed:" >&2
+      tail -n 20 "$tmp/$label-warmup.out" >&2
+      exit 1
+    }
+  fi
   before="$(cpu_ticks "$@")"
   "$mf" load --target "$url" --profile "$load" --csv "$csv" >"$tmp/$label.out" 2>&1 || {
     echo "proxy-vs-nginx: bin/mf load through $label failed:" >&2

@@ -60,7 +60,11 @@ final class GatewayVerticle extends VerticleBase
             // (h2c) and, on JDK 17, drops what arrives with the 101 past its first 16 KiB read, so a /metrics page
             // or a long answer on a new connection never completes. Refused upgrades leave such clients on HTTP/1.1.
             .setHttp2ClearTextEnabled(false)
-            .setCompressionSupported(false);
+            .setCompressionSupported(false)
+            // No WebSockets here: without either compression the server leaves Netty's WebSocket extension handler out
+            // of every connection's pipeline, one handler less for each chunk written.
+            .setPerMessageWebSocketCompressionSupported(false)
+            .setPerFrameWebSocketCompressionSupported(false);
         final TlsFiles tls = routes.operating.tlsOrNull();
         if (tls != null)
         {

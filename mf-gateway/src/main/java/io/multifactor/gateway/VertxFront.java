@@ -38,7 +38,11 @@ final class VertxFront
         final BooleanSupplier ready, final int adminPort) throws IOException
     {
         final int eventLoops = routes.options.eventLoops();
-        final VertxFront front = new VertxFront(Vertx.vertx(new VertxOptions().setEventLoopPoolSize(eventLoops)));
+        // Netty's native epoll transport where it loads (Linux on x86_64 and aarch64): fewer system calls and less
+        // garbage per chunk than the JDK's selector. Elsewhere Vert.x falls back to NIO.
+        final VertxOptions vertxOptions = new VertxOptions().setEventLoopPoolSize(eventLoops)
+            .setPreferNativeTransport(true);
+        final VertxFront front = new VertxFront(Vertx.vertx(vertxOptions));
         try
         {
             await(front.vertx.deployVerticle(() -> new GatewayVerticle(routes, registry, ready),
