@@ -24,8 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The access log's {@code prompt_tokens} and {@code completion_tokens} of non-streamed answers, read from the body's
- * {@code usage} as it passes through the gateway (chat and text completions from the fake model servers; the bound
- * and a body without usage are SseStreamMeterTest's).
+ * {@code usage} as it passes through the gateway (chat, text completions and responses from the fake model servers;
+ * the bound and a body without usage are SseStreamMeterTest's).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class GatewayAccessLogUsageTest
@@ -53,22 +53,27 @@ class GatewayAccessLogUsageTest
                 new OperatingOptions(null, OperatingOptions.NO_ADMIN_PORT, null, log, 0, 0), result -> { });
             final JsonObject chat;
             final JsonObject text;
+            final JsonObject responses;
             try
             {
                 chat = answer(http, gateway, "/v1/chat/completions", "{\"model\":\"chat\",\"max_tokens\":6," +
                     "\"messages\":[{\"role\":\"user\",\"content\":\"a prompt of some forty bytes, give or take\"}]}");
                 text = answer(http, gateway, "/v1/completions",
                     "{\"model\":\"chat\",\"max_tokens\":3,\"prompt\":\"hello there\"}");
-                GatewayProxyTest.poll("two lines written", () -> log.written() == 2);
+                responses = answer(http, gateway, "/v1/responses",
+                    "{\"model\":\"chat\",\"max_output_tokens\":4,\"input\":\"hello over there\"}");
+                GatewayProxyTest.poll("three lines written", () -> log.written() == 3);
             }
             finally
             {
                 gateway.close();
             }
             final List<String> lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
-            assertThat(lines).hasSize(2);
-            assertUsageLogged(new JsonObject(lines.get(0)), chat);
-            assertUsageLogged(new JsonObject(lines.get(1)), text);
+            assertThat(lines).hasSize(3);
+            assertUsageLogged(new JsonObject(lines.get(0)), chat, "prompt_tokens", "completion_tokens");
+            assertUsageLogged(new JsonObject(lines.get(1)), text, "prompt_tokens", "completion_tokens");
+            // The Responses API names them input_tokens and output_tokens; the log keeps its own two names.
+            assertUsageLogged(new JsonObject(lines.get(2)), responses, "input_tokens", "output_tokens");
         }
     }
 
@@ -85,14 +90,15 @@ class GatewayAccessLogUsageTest
         return new JsonObject(answer.body());
     }
 
-    private static void assertUsageLogged(final JsonObject line, final JsonObject answer)
+    private static void assertUsageLogged(final JsonObject line, final JsonObject answer, final String promptName,
+        final String completionName)
     {
         final JsonObject usage = answer.getJsonObject("usage");
-        assertThat(usage.getLong("prompt_tokens")).isPositive();
-        assertThat(usage.getLong("completion_tokens")).isPositive();
+        assertThat(usage.getLong(promptName)).as(answer.encode()).isPositive();
+        assertThat(usage.getLong(completionName)).as(answer.encode()).isPositive();
         assertThat(line.getInteger("status")).isEqualTo(200);
-        assertThat(line.getLong("prompt_tokens")).as(line.encode()).isEqualTo(usage.getLong("prompt_tokens"));
-        assertThat(line.getLong("completion_tokens")).as(line.encode()).isEqualTo(usage.getLong("completion_tokens"));
+        assertThat(line.getLong("prompt_tokens")).as(line.encode()).isEqualTo(usage.getLong(promptName));
+        assertThat(line.getLong("completion_tokens")).as(line.encode()).isEqualTo(usage.getLong(completionName));
         assertThat(line.getValue("ttft_ms")).as("a non-streamed answer has no TTFT").isNull();
     }
 }

@@ -39,6 +39,9 @@ public final class SseStreamMeter
     private static final byte[] COMPLETION_TOKENS = ascii("completion_tokens");
     private static final byte[] PROMPT_TOKENS = ascii("prompt_tokens");
     private static final byte[] OUTPUT_TOKENS = ascii("output_tokens");
+    /** A {@code usage} object's counts: the completion's two names (Chat/Completions, Responses), then the prompt's. */
+    private static final byte[][] USAGE_COUNTS =
+        { COMPLETION_TOKENS, OUTPUT_TOKENS, PROMPT_TOKENS, ascii("input_tokens") };
     private static final byte[] OUTPUT_TEXT_DELTA = ascii("response.output_text.delta");
     private static final byte[][] ROOT_NAMES = {CHOICES, USAGE, ascii("type"), DELTA, ascii("response")};
 
@@ -450,7 +453,7 @@ public final class SseStreamMeter
 
     /**
      * {@code usage}: its {@code completion_tokens} (or the Responses API's {@code output_tokens}) and its
-     * {@code prompt_tokens}, when integers that fit a long, are kept.
+     * {@code prompt_tokens} (or the Responses API's {@code input_tokens}), when integers that fit a long, are kept.
      */
     private boolean usage()
     {
@@ -464,7 +467,7 @@ public final class SseStreamMeter
         }
         while (true)
         {
-            final int name = json.name(COMPLETION_TOKENS, OUTPUT_TOKENS, PROMPT_TOKENS);
+            final int name = json.nameAmong(USAGE_COUNTS);
             if (name < 0 || !json.colon())
             {
                 return false;
@@ -515,7 +518,7 @@ public final class SseStreamMeter
         return contentChunks;
     }
 
-    /** @return the last {@code usage.prompt_tokens} the stream reported, or -1. */
+    /** @return the last {@code usage.prompt_tokens} (or {@code input_tokens}) the stream reported, or -1. */
     public long usagePromptTokens()
     {
         return usagePromptTokens;

@@ -51,6 +51,7 @@ class SseStreamMeterTest
         assertThat(meter.firstContentNs()).isEqualTo(4_000);
         assertThat(meter.lastContentNs()).isEqualTo(5_000);
         assertThat(meter.usageCompletionTokens()).isEqualTo(5);
+        assertThat(meter.usagePromptTokens()).as("the Responses API's input_tokens").isEqualTo(3);
         assertThat(meter.tpotNs()).as("1,000 ns over 5 - 1 tokens").isEqualTo(250);
     }
 
