@@ -37,6 +37,8 @@ public final class PerThreadCounterBlocks
     private final AtomicBuffer values;
     private final int counterCapacity;
     private final ThreadLocal<SingleWriterCounterBlock> byThread;
+    /** What a block holds to say it is one of these (it must not hold these blocks: see SingleWriterCounterBlock). */
+    private final Object familyToken = new Object();
     private final Object lock = new Object();
 
     // Guarded by lock.
@@ -93,7 +95,7 @@ public final class PerThreadCounterBlocks
         if (cachedOrNull instanceof SingleWriterCounterBlock)
         {
             final SingleWriterCounterBlock cached = (SingleWriterCounterBlock)cachedOrNull;
-            if (cached.writer == Thread.currentThread() && cached.family == this)
+            if (cached.writer == Thread.currentThread() && cached.family == familyToken)
             {
                 return cached;
             }
@@ -193,7 +195,7 @@ public final class PerThreadCounterBlocks
             }
             if (block == null)
             {
-                block = new SingleWriterCounterBlock(this, idLimit);
+                block = new SingleWriterCounterBlock(familyToken, idLimit);
                 blocksCreated++;
                 addLive(block);
             }

@@ -51,14 +51,17 @@ public final class SingleWriterCounterBlock
     // (PerThreadCounterBlocks#forCurrentThread(Object)): only it can have written itself here, so a racy read never
     // makes another thread the writer.
     Thread writer;
-    // The blocks this one belongs to.
-    final PerThreadCounterBlocks family;
+    // The identity of the blocks this one belongs to (PerThreadCounterBlocks#familyToken), not the blocks themselves:
+    // a block is its thread's ThreadLocal value, and a value that reached its ThreadLocal (the blocks hold it) would
+    // keep the entry, and with it the engine's counters, alive for as long as the thread lives, after the engine closed.
+    final Object family;
     long[] folded;
 
     /**
+     * @param family the identity of the blocks it belongs to.
      * @param idLimit counter ids the block holds before it first grows.
      */
-    SingleWriterCounterBlock(final PerThreadCounterBlocks family, final int idLimit)
+    SingleWriterCounterBlock(final Object family, final int idLimit)
     {
         this.family = family;
         values = new long[PADDING + Math.max(1, idLimit) + PADDING];

@@ -3,6 +3,7 @@ package io.multifactor.kernel.metrics;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.lang.ref.WeakReference;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -217,5 +218,28 @@ class PerThreadCounterBlocksTest
         assertThat(shared(second)).isEqualTo(burst);
         assertThat(blocks.liveBlocks()).isZero();
         assertThat(blocks.freeBlocks()).isEqualTo(PerThreadCounterBlocks.FREE_BLOCKS_KEPT);
+    }
+
+    @Test
+    void shouldNotKeepTheBlocksAliveThroughTheThreadsOwnBlockOnceTheyAreDropped()
+    {
+        // An engine's blocks (and through them its counters' direct memory) must be collectable once the engine is
+        // closed and dropped, although every thread that selected keeps its block as a ThreadLocal value: the value
+        // must not reach its ThreadLocal, or the entry lives as long as the thread (which was 5 MB per engine).
+        final WeakReference<PerThreadCounterBlocks> dropped = countOnceAndDrop();
+        for (int i = 0; i < 50 && dropped.get() != null; i++)
+        {
+            System.gc();
+        }
+        assertThat(dropped.get()).as("the blocks, dropped by their only holder, collected").isNull();
+    }
+
+    private static WeakReference<PerThreadCounterBlocks> countOnceAndDrop()
+    {
+        final CounterBuffers own = CounterBuffers.inMemory(16);
+        final PerThreadCounterBlocks family = new PerThreadCounterBlocks(own.values());
+        family.forCurrentThread().increment(own.allocate("mf.selected{x}", CounterTypes.SELECTED));
+        family.aggregate();
+        return new WeakReference<>(family);
     }
 }
