@@ -8,8 +8,10 @@
 # directory. The gateway runs with its defaults and `--access-log off` (nginx logs nothing either).
 #
 # Prints, for each proxy: requests, errors, the proxy's CPU seconds during its load (user + system, from
-# /proc/PID/stat, nginx's master and worker together), CPU milliseconds per request, and p50/p99 TTFT as the load
-# generator measured it. Figures taken on a busy machine decide nothing: run it with nothing else running.
+# /proc/PID/stat, nginx's master and worker together), CPU milliseconds per request, p50/p99 TTFT as the load
+# generator measured it, the CPU seconds the load generator and the fake server took in the same span ("others"), and
+# how busy all three kept the machine's cores ("busy": a TTFT tail grows as this nears 100%, whoever spends it).
+# Figures taken on a busy machine decide nothing: run it with nothing else running.
 #
 # Each proxy first carries an unmeasured warm-up load (--warmup seconds of the same arrivals): a gateway runs for hours,
 # so what counts is its steady state, not the JIT compiling its first requests (nginx has no JIT; it gets the same
@@ -125,7 +127,8 @@ EOF
 "$mf" --version >/dev/null
 echo "proxy-vs-nginx: $duration s of $rate streams/s through each proxy, after $warmup s of warm-up ($(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg))"
 "$mf" backends --profile "$root/examples/overhead-backends.yaml" >"$tmp/backends.out" 2>&1 &
-pids+=($!)
+backends_pid=$!
+pids+=("$backends_pid")
 "$nginx_bin" -p "$tmp" -c "$tmp/nginx.conf" >"$tmp/nginx.out" 2>&1 &
 nginx_master=$!
 pids+=("$nginx_master")
@@ -151,28 +154,39 @@ measure() {
       exit 1
     }
   fi
+  local backends_before backends_after started ended load_cpu TIMEFORMAT='%U %S'
   before="$(cpu_ticks "$@")"
-  "$mf" load --target "$url" --profile "$load" --csv "$csv" >"$tmp/$label.out" 2>&1 || {
+  backends_before="$(cpu_ticks "$backends_pid")"
+  started="$(date +%s.%N)"
+  { time "$mf" load --target "$url" --profile "$load" --csv "$csv" >"$tmp/$label.out" 2>&1; } 2>"$tmp/$label.time" || {
     echo "proxy-vs-nginx: bin/mf load through $label failed:" >&2
     tail -n 20 "$tmp/$label.out" >&2
     exit 1
   }
+  ended="$(date +%s.%N)"
   after="$(cpu_ticks "$@")"
-  results+=("$(awk -F, -v label="$label" -v ticks="$((after - before))" -v hz="$(getconf CLK_TCK)" '
+  backends_after="$(cpu_ticks "$backends_pid")"
+  # The load generator's and the fake server's CPU in the same span: with the proxy's, how busy the machine was.
+  load_cpu="$(awk '{ print $1 + $2 }' "$tmp/$label.time")"
+  results+=("$(awk -F, -v label="$label" -v ticks="$((after - before))" -v hz="$(getconf CLK_TCK)" \
+    -v others="$(awk -v l="$load_cpu" -v b="$((backends_after - backends_before))" -v hz="$(getconf CLK_TCK)" \
+      'BEGIN { printf "%.2f", l + b / hz }')" \
+    -v busy="$(awk -v s="$started" -v e="$ended" -v c="$(nproc)" -v l="$load_cpu" -v b="$((backends_after - backends_before))" \
+      -v p="$((after - before))" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.0f", 100 * (l + (b + p) / hz) / ((e - s) * c) }')" '
     NR == 1 { next }
     { n++ }
     $3 != 200 || $8 != "true" { errors++ }
     $5 != "" { ttft[++t] = $5 + 0 }
     END {
       # percentiles of the TTFTs: a heap sort by hand (mawk has no asort)
-      if (t == 0) { printf "%-8s %9d %7d %9.2f %12.3f %10s %10s\n", label, n, errors, ticks / hz, 0, "-", "-"; exit }
+      if (t == 0) { printf "%-8s %9d %7d %9.2f %12.3f %10s %10s %9s %5s%%\n", label, n, errors, ticks / hz, 0, "-", "-", others, busy; exit }
       m = t; for (i = 1; i <= m; i++) a[i] = ttft[i]
       # heap sort, ascending
       for (i = int(m / 2); i >= 1; i--) sift(a, i, m)
       for (e = m; e > 1; e--) { x = a[1]; a[1] = a[e]; a[e] = x; sift(a, 1, e - 1) }
       p50 = a[int(0.50 * (m - 1)) + 1]; p99 = a[int(0.99 * (m - 1)) + 1]
-      printf "%-8s %9d %7d %9.2f %12.3f %8.1f ms %7.1f ms\n", label, n, errors + 0, ticks / hz,
-        n ? 1000 * ticks / hz / n : 0, p50, p99
+      printf "%-8s %9d %7d %9.2f %12.3f %8.1f ms %7.1f ms %9s %5s%%\n", label, n, errors + 0, ticks / hz,
+        n ? 1000 * ticks / hz / n : 0, p50, p99, others, busy
     }
     function sift(a, i, m,   c, x) {
       while ((c = 2 * i) <= m) {
@@ -186,6 +200,7 @@ measure() {
 measure nginx "http://127.0.0.1:$nginx_port" "$tmp/direct.yaml" "${nginx_pids[@]}"
 measure gateway "http://127.0.0.1:$gateway_port" "$tmp/gateway.yaml" "$gateway_pid"
 
-printf "%-8s %9s %7s %9s %12s %11s %10s\n" proxy requests errors "CPU s" "CPU ms/req" "TTFT p50" "TTFT p99"
+printf "%-8s %9s %7s %9s %12s %11s %10s %9s %6s\n" proxy requests errors "CPU s" "CPU ms/req" "TTFT p50" "TTFT p99" \
+  "others s" busy
 for line in "${results[@]}"; do echo "$line"; done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (figures taken above 1.5 are busy and decide nothing)"
