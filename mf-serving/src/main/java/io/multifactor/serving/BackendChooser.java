@@ -36,8 +36,8 @@ import java.util.function.LongSupplier;
  * where the prompt's prefix is likely cached instead: wait(b) = the uncached prompt tokens of this process's requests
  * sent to b that have no first chunk yet / {@code prefill_tokens_per_s}; C = the backend with the smallest wait (ties:
  * the weighted pick among the tied); the warm set holds the backends whose index holds at least {@code min_match} of
- * the prompt's leading blocks, W its best (largest match; ties: smaller wait, then C when it is among them, else file
- * order); W when wait(W) - wait(C)
+ * the prompt's leading blocks, W its best (largest match; ties: smaller wait, then C when it is among them, else the
+ * weighted pick among them); W when wait(W) - wait(C)
  * {@code <=} {@code max_ttft_penalty}, else C (the release); no warm backend: C. A model without {@code prefix_affinity} keeps
  * the choice above exactly. No clock and no I/O: a simulator can drive it.
  * <p>
@@ -506,11 +506,15 @@ public final class BackendChooser
         final BackendPrefix[] prefixes = prefixOf[modelId];
         final PrefixAffinityConfig affinity = affinities[modelId];
         final double minMatch = affinity.minMatch();
+        final double[] weight = weights[modelId];
         long smallest = Long.MAX_VALUE;
         int firstSmallest = 0;
         int warm = -1;
         int warmMatched = -1;
         long warmPending = 0;
+        // The weight of the warm backends that tie with W on match and wait (W's included), and how many there are.
+        double warmTiedWeight = 0;
+        int warmTied = 0;
         for (int i = 0; i < prefixes.length; i++)
         {
             final long pending = Math.max(0, prefixes[i].pendingTokens());
@@ -521,14 +525,23 @@ public final class BackendChooser
             }
             final int matched = n == 0 ? 0 : prefixes[i].index().matchedBlocks(hashes, n);
             final double share = n == 0 ? 0.0 : (double)matched / n;
-            if (share >= minMatch && (matched > warmMatched || matched == warmMatched && pending < warmPending))
+            if (share >= minMatch)
             {
-                warm = i;
-                warmMatched = matched;
-                warmPending = pending;
+                if (matched > warmMatched || matched == warmMatched && pending < warmPending)
+                {
+                    warm = i;
+                    warmMatched = matched;
+                    warmPending = pending;
+                    warmTiedWeight = weight[i];
+                    warmTied = 1;
+                }
+                else if (matched == warmMatched && pending == warmPending)
+                {
+                    warmTiedWeight += weight[i];
+                    warmTied++;
+                }
             }
         }
-        final double[] weight = weights[modelId];
         double tiedWeight = 0;
         for (int i = 0; i < prefixes.length; i++)
         {
@@ -559,13 +572,21 @@ public final class BackendChooser
         {
             return pack(cold, PrefixTicket.COLD, n == 0 ? 0 : prefixes[cold].index().matchedBlocks(hashes, n));
         }
-        if (warm != cold && warmPending == smallest)
+        if (warm != cold && warmTied > 1)
         {
-            // W's last tie: a warm backend with W's match and wait is as good as W; C is the weighted pick among such.
-            final int coldMatched = n == 0 ? 0 : prefixes[cold].index().matchedBlocks(hashes, n);
+            // W's last tie: a warm backend with W's match and wait is as good as W. When C is one of them it is taken
+            // (C is the weighted pick among the smallest waits), else the weighted pick among them, so that a hot
+            // prefix cached on several backends spreads over them instead of piling onto the first in file order.
+            final int coldMatched = warmPending != smallest ? -1 :
+                n == 0 ? 0 : prefixes[cold].index().matchedBlocks(hashes, n);
             if (coldMatched == warmMatched)
             {
                 warm = cold;
+            }
+            else if (warmTiedWeight > 0)
+            {
+                warm = weightedWarmTie(prefixes, weight, hashes, n, warm, warmMatched, warmPending,
+                    warmTiedWeight, pickNumber);
             }
         }
         final double penaltyTokens = affinity.maxTtftPenaltyNs() * 1e-9 * affinity.prefillTokensPerS();
@@ -574,6 +595,30 @@ public final class BackendChooser
             return pack(warm, PrefixTicket.WARM, warmMatched);
         }
         return pack(cold, PrefixTicket.RELEASE, n == 0 ? 0 : prefixes[cold].index().matchedBlocks(hashes, n));
+    }
+
+    // The weighted pick among the warm backends that tie with W (from W on: none before it ties), drawn from the
+    // pick number's other half so that it does not follow C's draw. Reads the indexes again; a backend whose match or
+    // wait moved meanwhile leaves the set, and W stays when the draw finds none.
+    private static int weightedWarmTie(final BackendPrefix[] prefixes, final double[] weight, final long[] hashes,
+        final int n, final int warm, final int warmMatched, final long warmPending, final double tiedWeight,
+        final long pickNumber)
+    {
+        final double target = ((Long.rotateLeft(pickNumber * GOLDEN_GAMMA, 32) >>> 11) * 0x1.0p-53) * tiedWeight;
+        double sum = 0;
+        for (int i = warm; i < prefixes.length; i++)
+        {
+            if (Math.max(0, prefixes[i].pendingTokens()) == warmPending &&
+                (n == 0 ? 0 : prefixes[i].index().matchedBlocks(hashes, n)) == warmMatched)
+            {
+                sum += weight[i];
+                if (target < sum)
+                {
+                    return i;
+                }
+            }
+        }
+        return warm;
     }
 
     private static long pack(final int index, final int result, final int matched)

@@ -136,9 +136,18 @@ class PrefixChoiceTest
         assertThat(ticket.result()).isEqualTo(PrefixTicket.WARM);
         ticket.abandoned();
         prefixes.get(2).addPending(200);
-        // Equal matches and equal waits: the first in file order.
-        assertThat(indexOf(chooser.choose(a, p, 1000, ticket))).isEqualTo(1);
-        ticket.abandoned();
+        // Equal matches and equal waits (300 pending tokens each, above C's 0): the weighted pick among the two, each
+        // about half the time with equal weights, never the cold backend 0 (its match is smaller).
+        final int[] counts = new int[3];
+        for (int i = 0; i < 200; i++)
+        {
+            counts[indexOf(chooser.choose(a, p, 1000, ticket))]++;
+            assertThat(ticket.result()).isEqualTo(PrefixTicket.WARM);
+            ticket.abandoned();
+        }
+        assertThat(counts[0]).isZero();
+        assertThat(counts[1]).isBetween(80, 120);
+        assertThat(counts[2]).isBetween(80, 120);
         // The largest match wins over a smaller wait within the penalty.
         hold(0, p, 4);
         assertThat(indexOf(chooser.choose(a, p, 1000, ticket))).isEqualTo(0);
@@ -157,10 +166,12 @@ class PrefixChoiceTest
             assertThat(ticket.result()).isEqualTo(PrefixTicket.WARM);
             ticket.abandoned();
         }
-        // The cold pick lands on each backend a third of the time; on a warm one that ties with W, it is taken.
+        // The cold pick lands on each backend a third of the time; on a warm one that ties with W, it is taken; on the
+        // cold one, the weighted pick among the two warm ones decides: each takes about half, not the first 2/3.
         assertThat(counts[1]).isZero();
-        assertThat(counts[0]).isBetween(55, 65);
-        assertThat(counts[2]).isBetween(25, 35);
+        assertThat(counts[0]).isBetween(35, 55);
+        assertThat(counts[2]).isBetween(35, 55);
+        assertThat(counts[0] + counts[2]).isEqualTo(90);
     }
 
     @Test
