@@ -81,9 +81,11 @@ final class Selector
         if (decision.sessionsOrNull != null && requestOrNull != null && requestOrNull.hasSession())
         {
             final long nowNs = clock.nanoTime();
-            final int rule = SessionRules.apply(decision.sessionPolicyOrNull, out,
-                lookup(decision, requestOrNull.sessionKey(), nowNs));
-            remember(decision, requestOrNull.sessionKey(), out, rule, nowNs, counts);
+            final long key = requestOrNull.sessionKey();
+            // The key's set, hashed once for the lookup and the update.
+            final int set = decision.sessionsOrNull.setOf(key);
+            final int rule = SessionRules.apply(decision.sessionPolicyOrNull, out, lookup(decision, set, key, nowNs));
+            remember(decision, set, key, out, rule, nowNs, counts);
         }
         if (counts != null)
         {
@@ -118,8 +120,10 @@ final class Selector
         run(decision, exclusionsOrNull, requestOrNull, out, counts);
         final boolean session = decision.sessionsOrNull != null && requestOrNull != null && requestOrNull.hasSession();
         final long nowNs = session ? clock.nanoTime() : 0L;
+        final long key = session ? requestOrNull.sessionKey() : 0L;
+        final int set = session ? decision.sessionsOrNull.setOf(key) : 0;
         final int rule = session ? SessionRules.apply(decision.sessionPolicyOrNull, out,
-            lookup(decision, requestOrNull.sessionKey(), nowNs)) : SessionRule.OFF;
+            lookup(decision, set, key, nowNs)) : SessionRule.OFF;
         final long lease = out.hasSelection() ?
             reserver.reserve(s, decision, out, counts, reserver.weight(requestOrNull)) : InflightTracker.NO_LEASE;
         SelectionWriter.lease(out, lease);
@@ -127,7 +131,7 @@ final class Selector
         if (session)
         {
             // The session's choice is the model that got the lease: P not reserved was handed off.
-            remember(decision, requestOrNull.sessionKey(), out, SessionRules.afterReserve(out, rule), nowNs, counts);
+            remember(decision, set, key, out, SessionRules.afterReserve(out, rule), nowNs, counts);
         }
         if (counts != null)
         {
@@ -191,17 +195,19 @@ final class Selector
     static long liveEntry(final EngineState s, final int decisionId, final long key, final long nowNs)
     {
         final LiveDecision decision = s.decision(decisionId);
-        return decision == null || decision.sessionsOrNull == null ? SessionTable.NO_ENTRY : lookup(decision, key, nowNs);
+        return decision == null || decision.sessionsOrNull == null ? SessionTable.NO_ENTRY :
+            lookup(decision, decision.sessionsOrNull.setOf(key), key, nowNs);
     }
 
-    private static long lookup(final LiveDecision decision, final long key, final long nowNs)
+    private static long lookup(final LiveDecision decision, final int set, final long key, final long nowNs)
     {
-        return decision.sessionsOrNull.lookup(key, nowNs, decision.sessionPolicyOrNull.idleTimeoutNs());
+        return decision.sessionsOrNull.lookup(set, key, nowNs, decision.sessionPolicyOrNull.idleTimeoutNs());
     }
 
     // Once the choice is final: the entry holds it (unless the rule was none), and the rule and any eviction count.
     private static void remember(
         final LiveDecision decision,
+        final int set,
         final long key,
         final Selection out,
         final int rule,
@@ -213,7 +219,7 @@ final class Selector
             return;
         }
         final int result = decision.sessionsOrNull.update(
-            key, out.selectedModel(), nowNs, decision.sessionPolicyOrNull.idleTimeoutNs());
+            set, key, out.selectedModel(), nowNs, decision.sessionPolicyOrNull.idleTimeoutNs());
         if (countsOrNull != null)
         {
             countsOrNull.increment(decision.sessionCounterIds[rule]);

@@ -7,7 +7,9 @@ package io.multifactor.kernel.plan;
  * absent.
  * <p>
  * Computed as {@code (a/(a+b))*P + (b/(a+b))*K}, which cannot overflow for finite prices and gives {@code P} exactly
- * for the default mix {@code {prompt: 1, completion: 0}}.
+ * for the default mix {@code {prompt: 1, completion: 0}}; a loop over candidates works the weights {@code a/(a+b)} and
+ * {@code b/(a+b)} out once ({@link #promptWeight}, {@link #completionWeight}) and blends each with
+ * {@link #blendByWeights}, to the same bit.
  * <p>
  * This class is stateless and threadsafe; {@link #blend} allocates nothing.
  */
@@ -18,6 +20,9 @@ public final class CostMix
 
     /** Completion share of the default mix. */
     public static final double DEFAULT_COMPLETION = 0.0;
+
+    /** {@link #promptWeight} and {@link #completionWeight} of a share of 0: that price does not count. */
+    public static final double NO_WEIGHT = -1.0;
 
     private CostMix()
     {
@@ -33,15 +38,56 @@ public final class CostMix
     public static double blend(
         final double promptShare, final double completionShare, final double promptPer1M, final double completionPer1M)
     {
-        final double total = promptShare + completionShare;
+        return blendByWeights(promptWeight(promptShare, completionShare), completionWeight(promptShare, completionShare),
+            promptPer1M, completionPer1M);
+    }
+
+    /**
+     * The prompt price's weight in {@link #blendByWeights}, worked out once for a mix rather than once per candidate.
+     *
+     * @param promptShare a, as {@link #blend}'s.
+     * @param completionShare b, as {@link #blend}'s.
+     * @return {@code a / (a + b)}, or {@link #NO_WEIGHT} when {@code a} is 0 (the prompt price does not count).
+     */
+    public static double promptWeight(final double promptShare, final double completionShare)
+    {
+        return promptShare > 0.0 ? promptShare / (promptShare + completionShare) : NO_WEIGHT;
+    }
+
+    /**
+     * The completion price's weight in {@link #blendByWeights}, as {@link #promptWeight}.
+     *
+     * @param promptShare a, as {@link #blend}'s.
+     * @param completionShare b, as {@link #blend}'s.
+     * @return {@code b / (a + b)}, or {@link #NO_WEIGHT} when {@code b} is 0.
+     */
+    public static double completionWeight(final double promptShare, final double completionShare)
+    {
+        return completionShare > 0.0 ? completionShare / (promptShare + completionShare) : NO_WEIGHT;
+    }
+
+    /**
+     * {@link #blend} with the mix's weights worked out already: {@code (a/(a+b))*P + (b/(a+b))*K}, each price counted
+     * when its weight is not {@link #NO_WEIGHT}, to the same bit as {@link #blend}.
+     *
+     * @param promptWeight {@link #promptWeight} of the mix.
+     * @param completionWeight {@link #completionWeight} of the mix.
+     * @param promptPer1M P, NaN when absent.
+     * @param completionPer1M K, NaN when absent.
+     * @return the cost per 1M tokens, NaN when a price that counts is absent.
+     */
+    public static double blendByWeights(
+        final double promptWeight, final double completionWeight, final double promptPer1M, final double completionPer1M)
+    {
         double cost = 0.0;
-        if (promptShare > 0.0)
+        // A weight of a share above 0 is >= 0 even where the division underflows; NO_WEIGHT is below 0.
+        if (promptWeight >= 0.0)
         {
-            cost += promptShare / total * promptPer1M;
+            cost += promptWeight * promptPer1M;
         }
-        if (completionShare > 0.0)
+        if (completionWeight >= 0.0)
         {
-            cost += completionShare / total * completionPer1M;
+            cost += completionWeight * completionPer1M;
         }
         return cost;
     }

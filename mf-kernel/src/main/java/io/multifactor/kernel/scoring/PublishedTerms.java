@@ -16,7 +16,7 @@ import java.lang.invoke.VarHandle;
  * queue, KV-cache, stale), the published latencies, queue and KV-cache use, and the sum of the terms of quality,
  * latency and cost (and, apart, the sum of the queue's and the KV-cache's) under the bounds over the candidates those
  * ceilings keep. A selection then reads live only what depends on the request or changes between publications (exclusions, a
- * request's own cost, in-flight requests and tokens): while none of them drops a candidate that holds one of those
+ * request's own latency ceilings, cached prompt shares and cost, in-flight requests and tokens): while none of them drops a candidate that holds one of those
  * bounds, the bounds stand and each score is that sum plus the live terms ({@link ScoringKernel}). The sums are computed with the kernel's own expressions in the kernel's order, so a score
  * built from them is the one the full loops compute, to the bit.
  * <p>
@@ -347,8 +347,9 @@ final class PublishedTerms
         return true;
     }
 
-    // Whether every factor the plan weighs is one the seal works out or a sealed selection reads live: a factor added
-    // to the table since (a per-request value, say) is scored by the full loops, so its decisions are never sealed.
+    // Whether every factor the plan weighs is one the seal works out or a sealed selection reads live (the load, and
+    // the request's cached prompt share): a factor added to the table since is scored by the full loops, so its
+    // decisions are never sealed.
     private static boolean weighsOnlyKnownFactors(final DecisionPlan plan)
     {
         for (int f = 0; f < Factor.COUNT; f++)
@@ -371,6 +372,7 @@ final class PublishedTerms
             case Factor.LOAD:
             case Factor.QUEUE:
             case Factor.KV_CACHE:
+            case Factor.PREFIX:
                 return true;
             default:
                 return false;

@@ -27,8 +27,9 @@ import io.multifactor.kernel.plan.RequestRules;
  *   <li>The kernel, on the eligible candidates only (the ineligible ones are passed to it as excluded, so that the
  *       ejection cap, normalization and fallbacks see only the eligible ones; their reasons are written back after it),
  *       with the request's own TTFT and TPOT ceilings where they are tighter than the decision's
- *       ({@link #maxTpotMs}, {@link #maxTtftMs}). When every candidate is eligible and the request has no ceiling of
- *       its own, the selection is that of a request without limits, on sealed signals when they are sealed.</li>
+ *       ({@link #maxTpotMs}, {@link #maxTtftMs}), on sealed signals when they are sealed (the request's ceilings are
+ *       then checked live, as its exclusions are). When every candidate is eligible, the selection is that of a
+ *       request without eligibility limits.</li>
  * </ol>
  * The kernel runs here without counting; the drops are counted once the reasons are final, in one pass.
  * {@link #noCandidates} is where {@code on_no_candidates: shed} turns a selection with no survivor into
@@ -129,18 +130,15 @@ public final class RequestScreen
             countDrops(signals, out, n, dropCountsOrNull);
             return;
         }
-        if (scratch == null && (requestOrNull == null || !requestOrNull.hasLatencyCeilings()))
+        if (scratch == null)
         {
-            // Every candidate eligible and the decision's own ceilings: the selection of a request without limits,
-            // sealed signals included, which counts its own drops.
+            // Every candidate eligible: the selection of a request without eligibility limits (with its own latency
+            // ceilings, if any), sealed signals included, which counts its own drops.
             ScoringKernel.selectPublished(plan, signals, effective, requestOrNull, out, dropCountsOrNull, p2cBits);
             return;
         }
-        ScoringKernel.selectUnsealed(plan, signals, effective, requestOrNull, out, null, p2cBits);
-        if (scratch != null)
-        {
-            writeBack(scratch, out, n);
-        }
+        ScoringKernel.selectPublished(plan, signals, effective, requestOrNull, out, null, p2cBits);
+        writeBack(scratch, out, n);
         countDrops(signals, out, n, dropCountsOrNull);
     }
 

@@ -34,8 +34,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *       published (the tokens when the decision weighs or bounds them), and applies the ejection cap. A request that
  *       supplies cached prompt shares ({@link Request#prefixMatch(int, double)}) takes {@link #gatherAll} too, which
  *       reads each candidate's share (the {@code prefix} factor) and, where the candidate has a cached prompt price,
- *       prices its prompt at {@code (1 - P) * prompt + P * cached} under the request's or the decision's mix. After the loop,
- *       one increment per drop noted.</li>
+ *       prices its prompt at {@code (1 - P) * prompt + P * cached} under the request's or the decision's mix
+ *       ({@link #cost}). After the loop, one increment per drop noted.</li>
  *   <li>No survivor: the plan's policy ({@code cheapest}, {@code first}, {@code fail}), off the common path; every
  *       candidate excluded fails.</li>
  *   <li><b>Rank</b> (one loop over the candidates): each survivor's score, the sum of its factors' terms (the seed
@@ -57,11 +57,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * what a selection owes to configuration and to published values alone - the drops of the ceilings on them, the
  * bounds over the candidates they keep, each candidate's terms of quality, latency, cost, queue and KV-cache
  * ({@link PublishedTerms}) - is worked out once per publication. A selection on sealed signals, while no model of the
- * decision is ejected and the request supplies no cached prompt share, makes the same two loops with less in them
- * ({@link SealedScoring}): the first reads live the exclusions, the request's own cost (when its token counts price
- * the candidates) and the in-flight requests and tokens, applies them, stores what the full loop stores and bounds
- * what is live; the second adds each survivor's live
- * terms to its sealed ones, in the order the full loop sums them, so to the same bit. In a decision of 32 candidates
+ * decision is ejected, makes the same two loops with less in them ({@link SealedScoring}): the first reads live the
+ * exclusions, the request's own latency ceilings, its cached prompt shares and its own cost (when its token counts or
+ * its shares price the candidates) and the in-flight requests and tokens, applies them, stores what the full loop
+ * stores and bounds what is live; the second adds each survivor's live terms (load, and the request's cached share)
+ * to its sealed ones, in the order the full loop sums them, so to the same bit. In a decision of 32 candidates
  * or more, the published values the first loop would store are copied before it, in passes of their own (two: the
  * latencies, and with server signals the queue and KV-cache use). A live drop of a candidate that held a sealed bound
  * scores with the terms without it, kept by the seal for a decision of at most 16 candidates, when it is the only one;
@@ -184,10 +184,7 @@ public final class ScoringKernel
         // Sealed signals (CandidateSignals#seal): what the selection owes to configuration and to published values is
         // worked out already; only exclusions, the request's own cost and the in-flight counts are read live.
         final PublishedTerms terms = signals.sealedTerms();
-        // A request that supplies cached prompt shares (prefix) is read by the full loops: the seal knows no per-request
-        // factor, and the shares may price the candidates (cached_prompt_per_1m).
-        final boolean prefixes = requestOrNull != null && requestOrNull.hasPrefixMatches();
-        if (terms != null && !prefixes)
+        if (terms != null)
         {
             if (SealedScoring.select(plan, signals, terms, exclusions, requestOrNull, out, dropCountsOrNull, p2cBits))
             {
@@ -262,8 +259,11 @@ public final class ScoringKernel
         final boolean qualityFloor = plan.hasQualityFloor();
         final double minQuality = plan.minQuality();
         final boolean requestMix = requestOrNull != null && requestOrNull.hasTokens();
-        final double promptShare = requestMix ? requestOrNull.promptShare() : 0.0;
-        final double completionShare = requestMix ? requestOrNull.completionShare() : 0.0;
+        // The request's mix weights, divided once per call.
+        final double promptWeight = requestMix ?
+            CostMix.promptWeight(requestOrNull.promptShare(), requestOrNull.completionShare()) : 0.0;
+        final double completionWeight = requestMix ?
+            CostMix.completionWeight(requestOrNull.promptShare(), requestOrNull.completionShare()) : 0.0;
         final double maxTpotMs = RequestScreen.maxTpotMs(plan, requestOrNull);
         final double maxTtftMs = RequestScreen.maxTtftMs(plan, requestOrNull);
         final double maxCost = plan.effectiveMaxCostPer1M();
@@ -289,7 +289,7 @@ public final class ScoringKernel
             final double tpot = signals.tpotMs(i);
             final double ttft = signals.ttftMs(i);
             final double cost = requestMix ?
-                CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i)) :
+                CostMix.blendByWeights(promptWeight, completionWeight, plan.promptPer1M(i), plan.completionPer1M(i)) :
                 plan.costPer1M(i);
             final long inflight = signals.inflight(i);
             final double latency = latencyMetric == LatencyMetric.AUTO ? (tpot == tpot ? tpot : ttft) :
@@ -358,8 +358,6 @@ public final class ScoringKernel
         final boolean qualityFloor = plan.hasQualityFloor();
         final double minQuality = plan.minQuality();
         final boolean requestMix = requestOrNull != null && requestOrNull.hasTokens();
-        final double promptShare = requestMix ? requestOrNull.promptShare() : 0.0;
-        final double completionShare = requestMix ? requestOrNull.completionShare() : 0.0;
         final double maxTpotMs = RequestScreen.maxTpotMs(plan, requestOrNull);
         final double maxTtftMs = RequestScreen.maxTtftMs(plan, requestOrNull);
         final double maxCost = plan.effectiveMaxCostPer1M();
@@ -375,8 +373,11 @@ public final class ScoringKernel
         // prefix: the request's cached share per model; with cached_prompt_per_1m it prices the prompt as well.
         final boolean prefixes = requestOrNull != null && requestOrNull.hasPrefixMatches();
         final boolean cachedPrices = prefixes && plan.pricesCachedPrompt();
-        final double mixPrompt = requestMix ? promptShare : plan.costMixPrompt();
-        final double mixCompletion = requestMix ? completionShare : plan.costMixCompletion();
+        final double mixPrompt = requestMix ? requestOrNull.promptShare() : plan.costMixPrompt();
+        final double mixCompletion = requestMix ? requestOrNull.completionShare() : plan.costMixCompletion();
+        // The mix's weights, divided once per call.
+        final double promptWeight = CostMix.promptWeight(mixPrompt, mixCompletion);
+        final double completionWeight = CostMix.completionWeight(mixPrompt, mixCompletion);
         SelectionWriter.sources(out, tokens, ejecting);
         if (servers)
         {
@@ -423,14 +424,7 @@ public final class ScoringKernel
             final double tpot = signals.tpotMs(i);
             final double ttft = signals.ttftMs(i);
             final double prefix = prefixes ? requestOrNull.prefixMatch(plan.candidateModelId(i)) : Double.NaN;
-            final double cachedPrice = cachedPrices ? plan.cachedPromptPer1M(i) : Double.NaN;
-            // The cache-aware prompt price where the request supplies the share and the model a cached price.
-            final double cost = prefix == prefix && cachedPrice == cachedPrice ?
-                CostMix.blend(mixPrompt, mixCompletion, CostMix.cachedPrompt(plan.promptPer1M(i), cachedPrice, prefix),
-                    plan.completionPer1M(i)) :
-                requestMix ?
-                CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i)) :
-                plan.costPer1M(i);
+            final double cost = cost(plan, i, requestMix, promptWeight, completionWeight, cachedPrices, prefix);
             final long inflight = signals.inflight(i);
             // A source never published is not read (a loop-invariant test): no tokens, missing, not ejected.
             final long inflightTokens = tokens ? signals.inflightTokens(i) : 0L;
@@ -525,6 +519,40 @@ public final class ScoringKernel
                 requestOrNull);
         }
         return survivors;
+    }
+
+    /**
+     * A candidate's cost for one selection: the cache-aware prompt price ({@code (1 - P) * prompt + P * cached}) under
+     * the mix where the request supplies the candidate's cached share P and the model a cached prompt price, else its
+     * cost under the request's token counts when it has them, else its cost at the decision's {@code cost_mix}. The
+     * one expression of the full loops and the sealed ones ({@link SealedScoring}).
+     *
+     * @param plan the decision's plan.
+     * @param i candidate position.
+     * @param requestMix whether the request's token counts price the candidates.
+     * @param promptWeight {@link CostMix#promptWeight} of the mix: the request's when it prices the candidates, else
+     *     the decision's.
+     * @param completionWeight {@link CostMix#completionWeight} of the same mix.
+     * @param cachedPrices whether the request supplies cached shares and the decision has a cached prompt price.
+     * @param prefix the request's cached share of the candidate's model, NaN when not supplied.
+     * @return the cost per 1M tokens, NaN when missing.
+     */
+    static double cost(
+        final DecisionPlan plan,
+        final int i,
+        final boolean requestMix,
+        final double promptWeight,
+        final double completionWeight,
+        final boolean cachedPrices,
+        final double prefix)
+    {
+        final double cachedPrice = cachedPrices ? plan.cachedPromptPer1M(i) : Double.NaN;
+        return prefix == prefix && cachedPrice == cachedPrice ?
+            CostMix.blendByWeights(promptWeight, completionWeight,
+                CostMix.cachedPrompt(plan.promptPer1M(i), cachedPrice, prefix), plan.completionPer1M(i)) :
+            requestMix ? CostMix.blendByWeights(promptWeight, completionWeight, plan.promptPer1M(i),
+                plan.completionPer1M(i)) :
+            plan.costPer1M(i);
     }
 
     /**

@@ -14,7 +14,8 @@ import io.multifactor.kernel.plan.Pick;
 /**
  * The {@link ScoringKernel}'s two loops on sealed signals ({@link CandidateSignals#seal}, {@link PublishedTerms}):
  * what a selection owes to configuration and to published values is read from the terms, and only the exclusions, the
- * request's own cost and the in-flight requests and tokens are read live; the result is the full loops', to the bit.
+ * request's own latency ceilings, cached prompt shares and cost and the in-flight requests and tokens are read live;
+ * the result is the full loops', to the bit.
  * A decision of {@value #COPY_PASS_MIN_CANDIDATES} candidates or more first copies the published values into the
  * selection in passes of their own (one for the latencies, one for the queue and KV-cache use when it has them).
  * <p>
@@ -36,11 +37,12 @@ final class SealedScoring
     /**
      * Selects over sealed signals ({@link PublishedTerms}): in a decision of {@value #COPY_PASS_MIN_CANDIDATES}
      * candidates or more, the published values copied into {@code out} first; then one loop that reads live each
-     * candidate's in-flight requests and tokens, whether the request excludes it and, for a request with token counts,
-     * its cost, the rest from the terms; applies what is live (exclusion, {@code max_cost} on the request's cost,
-     * {@code max_inflight}, {@code max_inflight_tokens}) and the drops worked out at the seal, stores what the full
-     * gather loop stores, and bounds what is live. Then, while no live drop moved a bound of the terms, one loop that
-     * scores each survivor as its sealed terms plus its live terms: those of the part, or, when one live drop took a
+     * candidate's in-flight requests and tokens, whether the request excludes it, the request's cached share of it
+     * ({@code prefix}) and, for a request with token counts or shares that price it, its cost, the rest from the terms;
+     * applies what is live (exclusion, the request's own TPOT and TTFT ceilings, {@code max_cost} on the request's
+     * cost, {@code max_inflight}, {@code max_inflight_tokens}) and the drops worked out at the seal, stores what the
+     * full gather loop stores, and bounds what is live. Then, while no live drop moved a bound of the terms, one loop
+     * that scores each survivor as its sealed terms plus its live terms: those of the part, or, when one live drop took a
      * candidate that held a bound, those of the part's alternate without it ({@link PublishedTerms.Part#alternateFor});
      * else the bounds are worked out over the survivors and the full ranking runs. Drops are counted once the terms are
      * known to have stayed one publication throughout.
@@ -59,7 +61,12 @@ final class SealedScoring
         final long p2cBits)
     {
         final long version = terms.beginRead();
-        final boolean costLive = requestOrNull != null && requestOrNull.hasTokens();
+        final boolean requestMix = requestOrNull != null && requestOrNull.hasTokens();
+        // prefix: the request's cached share per model, read live; with cached_prompt_per_1m it prices the prompt too,
+        // so the cost is then the request's own as well.
+        final boolean prefixes = requestOrNull != null && requestOrNull.hasPrefixMatches();
+        final boolean cachedPrices = prefixes && plan.pricesCachedPrompt();
+        final boolean costLive = requestMix || cachedPrices;
         final PublishedTerms.Part part = costLive ? terms.perRequestCost : terms.atCostMix;
         if (version == PublishedTerms.BEING_WRITTEN || terms.plan != plan || !part.usable)
         {
@@ -69,8 +76,14 @@ final class SealedScoring
         final long maxInflight = plan.effectiveMaxInflight();
         final long maxInflightTokens = plan.effectiveMaxInflightTokens();
         final double maxCost = plan.effectiveMaxCostPer1M();
-        final double promptShare = costLive ? requestOrNull.promptShare() : 0.0;
-        final double completionShare = costLive ? requestOrNull.completionShare() : 0.0;
+        // The request's own latency ceilings where tighter than the decision's (which the seal applied), read live.
+        final double maxTpotMs = RequestScreen.maxTpotMs(plan, requestOrNull);
+        final double maxTtftMs = RequestScreen.maxTtftMs(plan, requestOrNull);
+        final double mixPrompt = requestMix ? requestOrNull.promptShare() : plan.costMixPrompt();
+        final double mixCompletion = requestMix ? requestOrNull.completionShare() : plan.costMixCompletion();
+        // The mix's weights, divided once per call.
+        final double promptWeight = CostMix.promptWeight(mixPrompt, mixCompletion);
+        final double completionWeight = CostMix.completionWeight(mixPrompt, mixCompletion);
         final boolean tokenLoad = plan.tokenLoad();
         final boolean servers = terms.servers;
         final boolean tokens = plan.readsTokens() || signals.hasTokenSignals();
@@ -82,6 +95,14 @@ final class SealedScoring
         if (tokens)
         {
             SelectionWriter.sources(out, true, false);
+        }
+        if (prefixes)
+        {
+            SelectionWriter.gathered(out, Factor.PREFIX);
+        }
+        if (cachedPrices)
+        {
+            SelectionWriter.gathered(out, Factor.COST);
         }
         final int[] sealedDrops = part.dropReasons;
         final boolean[] holdsBound = part.holdsBound;
@@ -96,6 +117,7 @@ final class SealedScoring
         final double[] costColumn = SelectionWriter.ownColumn(out, Factor.COST);
         final double[] queueColumn = SelectionWriter.ownColumn(out, Factor.QUEUE);
         final double[] kvCacheColumn = SelectionWriter.ownColumn(out, Factor.KV_CACHE);
+        final double[] prefixColumn = SelectionWriter.ownColumn(out, Factor.PREFIX);
         // The published values: in passes of their own in a large decision, else in the loop.
         final boolean copied = n >= COPY_PASS_MIN_CANDIDATES;
         if (copied)
@@ -110,6 +132,8 @@ final class SealedScoring
         double cMax = Double.NEGATIVE_INFINITY;
         double nMin = Double.POSITIVE_INFINITY;
         double nMax = Double.NEGATIVE_INFINITY;
+        double pMin = Double.POSITIVE_INFINITY;
+        double pMax = Double.NEGATIVE_INFINITY;
         int survivors = 0;
         long dropped = 0L;
         boolean boundsMoved = false;
@@ -118,8 +142,9 @@ final class SealedScoring
             final long inflight = signals.inflight(i);
             final long inflightTokens = tokens ? signals.inflightTokens(i) : 0L;
             final double load = tokenLoad ? inflightTokens : inflight;
+            final double prefix = prefixes ? requestOrNull.prefixMatch(plan.candidateModelId(i)) : Double.NaN;
             final double cost = costLive ?
-                CostMix.blend(promptShare, completionShare, plan.promptPer1M(i), plan.completionPer1M(i)) : Double.NaN;
+                ScoringKernel.cost(plan, i, requestMix, promptWeight, completionWeight, cachedPrices, prefix) : Double.NaN;
             if (!copied)
             {
                 SelectionWriter.publishedValues(out, i, tpot[i], ttft[i]);
@@ -135,20 +160,28 @@ final class SealedScoring
             {
                 costColumn[i] = cost;
             }
+            if (prefixes)
+            {
+                prefixColumn[i] = prefix;
+            }
             if (tokens)
             {
                 SelectionWriter.inflightTokens(out, i, inflightTokens);
             }
             final int sealedReason = sealedDrops[i];
             final boolean excluded = exclusionsOrNull != null && exclusionsOrNull.contains(plan.candidateModelId(i));
+            // The request's latency ceilings (the decision's where it has none: then a break is a sealed drop too).
+            final boolean overTpot = tpot[i] > maxTpotMs;
+            final boolean overTtft = ttft[i] > maxTtftMs;
             final boolean overCost = cost > maxCost;
             final boolean overInflight = inflight > maxInflight;
             final boolean overTokens = inflightTokens > maxInflightTokens;
-            if (sealedReason != DropReason.NONE | excluded | overCost | overInflight | overTokens)
+            if (sealedReason != DropReason.NONE | excluded | overTpot | overTtft | overCost | overInflight | overTokens)
             {
-                // The first reason in their order. The live ones: excluded first, the request's cost between TTFT and
-                // in-flight requests, then in-flight requests and tokens, all before the queue.
-                final int liveReason = excluded ? DropReason.EXCLUDED : overCost ? DropReason.COST :
+                // The first reason in their order. The live ones: excluded first, the request's TPOT and TTFT ceilings
+                // and its cost after the quality floor, then in-flight requests and tokens, all before the queue.
+                final int liveReason = excluded ? DropReason.EXCLUDED : overTpot ? DropReason.TPOT :
+                    overTtft ? DropReason.TTFT : overCost ? DropReason.COST :
                     overInflight ? DropReason.INFLIGHT : overTokens ? DropReason.INFLIGHT_TOKENS : DropReason.NONE;
                 final int reason = liveReason != DropReason.NONE &&
                     (sealedReason == DropReason.NONE || sealedReason > liveReason) ? liveReason : sealedReason;
@@ -163,6 +196,8 @@ final class SealedScoring
             cMax = cost > cMax ? cost : cMax;
             nMin = load < nMin ? load : nMin;
             nMax = load > nMax ? load : nMax;
+            pMin = prefix < pMin ? prefix : pMin;
+            pMax = prefix > pMax ? prefix : pMax;
         }
         // The sealed bounds stand unless a live drop took a candidate that held one; in a small decision, when one
         // such candidate dropped, the alternate without it holds the survivors' bounds and terms. With those, the
@@ -178,13 +213,16 @@ final class SealedScoring
         final double cSlope = ScoringKernel.slope(cWeight, cMin, cMax, Factor.COST);
         final double nWeight = plan.weight(Factor.LOAD);
         final double nSlope = ScoringKernel.slope(nWeight, nMin, nMax, Factor.LOAD);
-        if (!sealedBoundsStand || Math.abs(cSlope) + Math.abs(nSlope) == Double.POSITIVE_INFINITY)
+        final double pWeight = plan.weight(Factor.PREFIX);
+        final double pSlope = ScoringKernel.slope(pWeight, pMin, pMax, Factor.PREFIX);
+        if (!sealedBoundsStand ||
+            Math.abs(cSlope) + Math.abs(nSlope) + Math.abs(pSlope) == Double.POSITIVE_INFINITY)
         {
             // The full ranking over the selection's columns (with no survivor, the decision's policy), once the
             // bounds are those of the survivors.
             if (sealedBoundsStand)
             {
-                writeBounds(out, scored, cMin, cMax, nMin, nMax);
+                writeBounds(out, scored, cMin, cMax, nMin, nMax, pMin, pMax);
             }
             else
             {
@@ -205,10 +243,15 @@ final class SealedScoring
             }
             return true;
         }
-        writeBounds(out, scored, cMin, cMax, nMin, nMax);
-        final int best = scoreSealed(scored, out, n, plan.scoresBeyondSeed(), costLive,
+        writeBounds(out, scored, cMin, cMax, nMin, nMax, pMin, pMax);
+        // The servers' terms are added where the decision weighs them; elsewhere they are 0, whose sum changes no score
+        // (a sum of terms is never -0: each starts from a base of +0 or above).
+        final boolean serversScored = plan.weight(Factor.QUEUE) > 0.0 || plan.weight(Factor.KV_CACHE) > 0.0;
+        final int best = scoreSealed(scored, out, n, serversScored, costLive,
             ScoringKernel.scoredColumn(cWeight, out, Factor.COST), ScoringKernel.base(cWeight, cMin, cMax, Factor.COST),
-            cSlope, cMin, ScoringKernel.base(nWeight, nMin, nMax, Factor.LOAD), nSlope, nMin);
+            cSlope, cMin, ScoringKernel.base(nWeight, nMin, nMax, Factor.LOAD), nSlope, nMin, pWeight > 0.0,
+            ScoringKernel.scoredColumn(pWeight, out, Factor.PREFIX), ScoringKernel.base(pWeight, pMin, pMax, Factor.PREFIX),
+            pSlope, pMin);
         if (!terms.stillReads(version))
         {
             return false;
@@ -226,7 +269,8 @@ final class SealedScoring
      * {@link ScoringKernel}'s scoring loops do, so to the same bit: the sealed quality and latency
      * terms (and cost, at the decision's {@code cost_mix}), the request's cost term when it prices the candidates
      * itself (from {@code cost}: its column, or the all-missing one for a cost of weight 0, as in the full loops), the
-     * load's term, then for a decision that weighs them the sealed sum of the queue and KV-cache terms.
+     * load's term, then for a decision that weighs them the sealed sum of the queue and KV-cache terms, then for a
+     * decision that weighs {@code prefix} the term of the request's cached share (from {@code prefix}, as the cost).
      *
      * @return the first survivor of the highest score.
      */
@@ -234,7 +278,7 @@ final class SealedScoring
         final PublishedTerms.Part part,
         final Selection out,
         final int n,
-        final boolean beyondSeed,
+        final boolean serversScored,
         final boolean costLive,
         final double[] cost,
         final double cBase,
@@ -242,7 +286,12 @@ final class SealedScoring
         final double cMin,
         final double nBase,
         final double nSlope,
-        final double nMin)
+        final double nMin,
+        final boolean prefixScored,
+        final double[] prefix,
+        final double pBase,
+        final double pSlope,
+        final double pMin)
     {
         final double[] seedTerms = part.seedTerms;
         final double[] serverTerms = part.serverTerms;
@@ -265,9 +314,15 @@ final class SealedScoring
             }
             // A load is a count, never missing.
             sum = sum + (nBase + nSlope * (load[i] - nMin));
-            if (beyondSeed)
+            if (serversScored)
             {
                 sum = sum + serverTerms[i];
+            }
+            if (prefixScored)
+            {
+                // The request's cached share: live, as the load.
+                final double p = prefix[i];
+                sum = sum + (p == p ? pBase + pSlope * (p - pMin) : 0.0);
             }
             final double score = ScoringKernel.clampScore(sum);
             scores[i] = score;
@@ -286,7 +341,7 @@ final class SealedScoring
      */
     private static void writeBounds(
         final Selection out, final PublishedTerms.Part part, final double cMin, final double cMax, final double nMin,
-        final double nMax)
+        final double nMax, final double pMin, final double pMax)
     {
         final double[] bMin = part.boundMin;
         final double[] bMax = part.boundMax;
@@ -298,6 +353,8 @@ final class SealedScoring
         {
             SelectionWriter.bounds(out, f, bMin[f], bMax[f]);
         }
+        // The request's cached shares are never sealed: their bounds are live (none without shares, as the seal's).
+        SelectionWriter.bounds(out, Factor.PREFIX, pMin, pMax);
     }
 
     /** Stores the queue and KV-cache use of the first {@code n} candidates in a pass of their own. */

@@ -129,7 +129,21 @@ public final class SessionTable
      */
     public long lookup(final long key, final long nowNs, final long idleTimeoutNs)
     {
-        final int set = setOf(key);
+        return lookup(setOf(key), key, nowNs, idleTimeoutNs);
+    }
+
+    /**
+     * As {@link #lookup(long, long, long)}, in the key's set as worked out already: for a caller that looks a key up
+     * and then updates it ({@link #update(int, long, int, long, long)}), so that the key is hashed once.
+     *
+     * @param set {@link #setOf} of the key (another set would hold the key a second time).
+     * @param key a session key.
+     * @param nowNs the engine clock's time.
+     * @param idleTimeoutNs an entry seen this long ago or longer is not live.
+     * @return the entry's value word ({@link #modelId}, {@link #turns}), or {@link #NO_ENTRY}.
+     */
+    public long lookup(final int set, final long key, final long nowNs, final long idleTimeoutNs)
+    {
         final int base = set * STRIDE;
         final int ways = waysOf(set);
         final long[] words = this.words;
@@ -176,7 +190,22 @@ public final class SessionTable
      */
     public int update(final long key, final int modelId, final long nowNs, final long idleTimeoutNs)
     {
-        final int set = setOf(key);
+        return update(setOf(key), key, modelId, nowNs, idleTimeoutNs);
+    }
+
+    /**
+     * As {@link #update(long, int, long, long)}, in the key's set as worked out already
+     * ({@link #lookup(int, long, long, long)}).
+     *
+     * @param set {@link #setOf} of the key (another set would hold the key a second time).
+     * @param key a session key.
+     * @param modelId handle of the chosen model, >= 0.
+     * @param nowNs the engine clock's time.
+     * @param idleTimeoutNs an entry seen this long ago or longer is not live.
+     * @return {@link #UPDATED}, {@link #EVICTED} or {@link #SKIPPED}.
+     */
+    public int update(final int set, final long key, final int modelId, final long nowNs, final long idleTimeoutNs)
+    {
         final int base = set * STRIDE;
         final long[] words = this.words;
         long sequence = 0L;

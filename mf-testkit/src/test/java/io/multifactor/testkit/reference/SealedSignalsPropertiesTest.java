@@ -35,6 +35,10 @@ class SealedSignalsPropertiesTest
     private static final AtomicLong TOKEN_DROPS = new AtomicLong();
     private static final AtomicLong EXCLUDING = new AtomicLong();
     private static final AtomicLong PRICED = new AtomicLong();
+    private static final AtomicLong PREFIX_SCORED = new AtomicLong();
+    private static final AtomicLong CACHE_PRICED = new AtomicLong();
+    private static final AtomicLong REQUEST_CEILING_DROPS = new AtomicLong();
+    private static final AtomicLong INELIGIBLE_LEFT_OUT = new AtomicLong();
 
     @AfterAll
     static void reportTotal()
@@ -42,7 +46,10 @@ class SealedSignalsPropertiesTest
         System.out.println("SealedSignalsPropertiesTest: " + TOTAL.get() + " generated cases (seed " + SEED + "), " +
             SEALABLE.get() + " of them selectable from the seal (" + EXCLUDING.get() + " with exclusions, " + PRICED.get() +
             " priced by the request's tokens); " + LIVE_DROPS.get() + " in-flight and " + TOKEN_DROPS.get() +
-            " token drops after a seal");
+            " token drops after a seal; " + PREFIX_SCORED.get() + " weighing the request's cached shares, " +
+            CACHE_PRICED.get() + " pricing with them; " + REQUEST_CEILING_DROPS.get() +
+            " dropping by the request's own latency ceiling, " + INELIGIBLE_LEFT_OUT.get() +
+            " leaving ineligible candidates out");
     }
 
     private static <T> void check(final String property, final Gen<T> gen, final Consumer<T> body)
@@ -131,6 +138,75 @@ class SealedSignalsPropertiesTest
         });
         assertThat(LIVE_DROPS.get()).as("in-flight drops after a seal").isGreaterThan(CASES / 10);
         assertThat(TOKEN_DROPS.get()).as("token drops after a seal").isGreaterThan(CASES / 20);
+    }
+
+    @Test
+    void sealedSignalsShouldSelectAsTheFullLoopsAndTheReferenceWithCachedPromptShares()
+    {
+        // The request's cached shares are read live beside the seal (the prefix factor's value, bounds and term, and the
+        // cache-aware prompt price, which makes the cost the request's own).
+        check("prefix", ScoringGenerators.prefixCases(), c ->
+        {
+            final Selection full = KernelAdapter.selection(c, false);
+            final Selection sealed = KernelAdapter.selection(c, true);
+            assertIdentical(sealed, full);
+            final ReferenceRanking expected = ReferenceScorer.rank(c);
+            ExtensionPropertiesTest.assertAgree(KernelAdapter.sealedResult(c), expected.result(),
+                expected.boundaryMargin());
+            if (full.objective() != Objective.LEXICOGRAPHIC && !Double.isNaN(full.boundMin(Factor.PREFIX)) &&
+                full.boundMin(Factor.PREFIX) != Double.POSITIVE_INFINITY)
+            {
+                PREFIX_SCORED.addAndGet(c.decision().weight(Factor.PREFIX) > 0.0 ? 1 : 0);
+                CACHE_PRICED.addAndGet(cachePriced(c) ? 1 : 0);
+            }
+        });
+        assertThat(PREFIX_SCORED.get()).as("sealable cases weighing the shares").isGreaterThan(CASES / 10);
+        assertThat(CACHE_PRICED.get()).as("sealable cases priced by the shares").isGreaterThan(CASES / 10);
+    }
+
+    @Test
+    void sealedSignalsShouldSelectAsTheFullLoopsWithEligibilityAndTheRequestsOwnCeilings()
+    {
+        // The request's own TPOT and TTFT ceilings are checked live beside the seal's, and the candidates it cannot use
+        // are left out as exclusions are, their reasons written back.
+        check("eligibility", ScoringGenerators.eligibilityCases(), c ->
+        {
+            final Selection full = KernelAdapter.selection(c, false);
+            final Selection sealed = KernelAdapter.selection(c, true);
+            assertIdentical(sealed, full);
+            if (full.objective() == Objective.LEXICOGRAPHIC)
+            {
+                return;
+            }
+            boolean ceilingDrop = false;
+            boolean ineligible = false;
+            for (int i = 0; i < full.candidateCount(); i++)
+            {
+                final int reason = full.dropReason(i);
+                ceilingDrop |= reason == DropReason.TTFT && c.eligibility().maxTtftMs() > 0.0 ||
+                    reason == DropReason.TPOT && c.eligibility().maxTpotMs() > 0.0;
+                ineligible |= reason == DropReason.CONTEXT || reason == DropReason.CAPABILITY;
+            }
+            REQUEST_CEILING_DROPS.addAndGet(ceilingDrop ? 1 : 0);
+            INELIGIBLE_LEFT_OUT.addAndGet(ineligible && full.hasSelection() ? 1 : 0);
+        });
+        assertThat(REQUEST_CEILING_DROPS.get()).as("cases dropping by the request's ceiling").isGreaterThan(CASES / 20);
+        assertThat(INELIGIBLE_LEFT_OUT.get()).as("cases selecting among the eligible").isGreaterThan(CASES / 20);
+    }
+
+    // Whether a candidate has a share above 0 and a cached prompt price other than its prompt price.
+    private static boolean cachePriced(final ReferenceCase c)
+    {
+        for (final ReferenceModel model : c.decision().candidates())
+        {
+            final Double share = c.request().observation(model.name()).prefix();
+            if (share != null && share > 0.0 && model.cachedPromptPer1M() != null && model.promptPer1M() != null &&
+                !model.cachedPromptPer1M().equals(model.promptPer1M()))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Every field a reader of a selection sees, to the bit. */
