@@ -5,7 +5,8 @@
 # model server of bin/mf backends, examples/overhead-*.yaml) goes first through nginx, then through `bin/mf serve`.
 # nginx runs as it is compared in the project's figures: one worker process, `proxy_buffering off`, HTTP/1.1 with
 # keep-alive connections to the upstream, no access log; its configuration is written by this script to a temporary
-# directory. The gateway runs with its defaults and `--access-log off` (nginx logs nothing either).
+# directory. The gateway runs with one event loop (`--event-loops 1`, as nginx has one worker process; change it with
+# --event-loops) and `--access-log off` (nginx logs nothing either), its other settings at their defaults.
 #
 # Prints, for each proxy: requests, errors, the proxy's CPU seconds during its load (user + system, from
 # /proc/PID/stat, nginx's master and worker together), CPU milliseconds per request, p50/p99 TTFT as the load
@@ -17,10 +18,11 @@
 # so what counts is its steady state, not the JIT compiling its first requests (nginx has no JIT; it gets the same
 # warm-up, and the fake server and the load generator are warm for both).
 #
-# Usage: mf-bench/proxy-vs-nginx.sh [--duration SECONDS] [--rate STREAMS_PER_S] [--warmup SECONDS]
+# Usage: mf-bench/proxy-vs-nginx.sh [--duration SECONDS] [--rate STREAMS_PER_S] [--warmup SECONDS] [--event-loops N]
 #   --duration  seconds of arrivals per proxy (default 20, the examples' own)
 #   --rate      arrivals per second (default 180: about 200 streams open at once with streams of about 1.1 s)
 #   --warmup    seconds of unmeasured arrivals through each proxy before its measured load (default 10; 0: none)
+#   --event-loops  the gateway's event loops (default 1, as nginx's one worker)
 # Skips with a message (exit 0) when nginx is not installed: `apt-get install -y nginx-light` (Debian, Ubuntu).
 # Ports: the fake server 18201, nginx 18290, the gateway 18280 (all loopback).
 set -euo pipefail
@@ -28,18 +30,21 @@ set -euo pipefail
 duration=20
 rate=180
 warmup=10
+event_loops=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --duration) duration="$2"; shift 2 ;;
     --rate) rate="$2"; shift 2 ;;
     --warmup) warmup="$2"; shift 2 ;;
-    -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
-    *) echo "proxy-vs-nginx: unknown option $1 (--duration SECONDS, --rate STREAMS_PER_S, --warmup SECONDS)" >&2; exit 2 ;;
+    --event-loops) event_loops="$2"; shift 2 ;;
+    -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+    *) echo "proxy-vs-nginx: unknown option $1 (--duration S, --rate N, --warmup S, --event-loops N)" >&2; exit 2 ;;
   esac
 done
 [[ "$duration" =~ ^[0-9]+$ && "$duration" -gt 0 ]] || { echo "proxy-vs-nginx: --duration $duration: a whole number of seconds > 0" >&2; exit 2; }
 [[ "$rate" =~ ^[0-9]+$ && "$rate" -gt 0 ]] || { echo "proxy-vs-nginx: --rate $rate: a whole number > 0" >&2; exit 2; }
 [[ "$warmup" =~ ^[0-9]+$ ]] || { echo "proxy-vs-nginx: --warmup $warmup: a whole number of seconds >= 0" >&2; exit 2; }
+[[ "$event_loops" =~ ^[0-9]+$ && "$event_loops" -gt 0 ]] || { echo "proxy-vs-nginx: --event-loops $event_loops: a whole number > 0" >&2; exit 2; }
 
 nginx_bin="$(command -v nginx || true)"
 if [[ -z "$nginx_bin" && -x /usr/sbin/nginx ]]; then nginx_bin=/usr/sbin/nginx; fi
@@ -125,14 +130,14 @@ EOF
 
 # Build the tool first if it needs it (bin/mf builds on first use), so the servers below start at once.
 "$mf" --version >/dev/null
-echo "proxy-vs-nginx: $duration s of $rate streams/s through each proxy, after $warmup s of warm-up ($(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg))"
+echo "proxy-vs-nginx: $duration s of $rate streams/s through each proxy, after $warmup s of warm-up, the gateway on $event_loops event loop(s) ($(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg))"
 "$mf" backends --profile "$root/examples/overhead-backends.yaml" >"$tmp/backends.out" 2>&1 &
 backends_pid=$!
 pids+=("$backends_pid")
 "$nginx_bin" -p "$tmp" -c "$tmp/nginx.conf" >"$tmp/nginx.out" 2>&1 &
 nginx_master=$!
 pids+=("$nginx_master")
-"$mf" serve --config "$root/examples/overhead-gateway.yaml" --port "$gateway_port" --access-log off \
+"$mf" serve --config "$root/examples/overhead-gateway.yaml" --port "$gateway_port" --access-log off --event-loops "$event_loops" \
   >"$tmp/serve.out" 2>&1 &
 gateway_pid=$!
 pids+=("$gateway_pid")
