@@ -37,7 +37,7 @@ while [[ $# -gt 0 ]]; do
     --rate) rate="$2"; shift 2 ;;
     --warmup) warmup="$2"; shift 2 ;;
     --event-loops) event_loops="$2"; shift 2 ;;
-    -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "proxy-vs-nginx: unknown option $1 (--duration S, --rate N, --warmup S, --event-loops N)" >&2; exit 2 ;;
   esac
 done
