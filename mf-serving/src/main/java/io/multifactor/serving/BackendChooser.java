@@ -169,6 +169,24 @@ public final class BackendChooser
             engine.clock()::nanoTime, prefixBackends);
     }
 
+    /**
+     * As {@link #following(LoadedConfig, MultiFactorEngine, PrefixBackends)} with API keys looked up in
+     * {@code environment}: what a simulator drives, over an engine on its simulated clock whose server signals its
+     * simulated scrapes feed.
+     *
+     * @param loaded a validated configuration and its plans.
+     * @param environment where {@code api_key_env} variables are looked up.
+     * @param engine the engine whose server signals it reads, on that engine's clock.
+     * @param prefixBackends the per-backend prefix state.
+     * @return a chooser for the plans' model handles.
+     */
+    public static BackendChooser following(final LoadedConfig loaded, final Map<String, String> environment,
+        final MultiFactorEngine engine, final PrefixBackends prefixBackends)
+    {
+        return of(loaded.plans(), loaded.config().models(), environment::get, engine.serverSignals(),
+            engine.clock()::nanoTime, prefixBackends);
+    }
+
     private static BackendChooser of(
         final Plans plans, final List<ModelConfig> models, final Function<String, String> environment,
         final ServerSignals serverSignalsOrNull, final LongSupplier clockNsOrNull, final PrefixBackends prefixBackends)

@@ -5,6 +5,7 @@ import io.multifactor.api.InflightTracker;
 import io.multifactor.api.Outcome;
 import io.multifactor.api.Request;
 import io.multifactor.api.Selection;
+import io.multifactor.config.LoadedConfig;
 import io.multifactor.kernel.clock.ManualClock;
 import io.multifactor.kernel.engine.MultiFactorEngine;
 import io.multifactor.kernel.fleet.FleetAgent;
@@ -14,8 +15,10 @@ import io.multifactor.kernel.signal.ServerBackend;
 import io.multifactor.kernel.signal.ServerMetricsSettings;
 import io.multifactor.serving.Backend;
 import io.multifactor.serving.BackendChooser;
+import io.multifactor.serving.PrefixBackends;
 import io.multifactor.serving.PrefixTicket;
 import io.multifactor.serving.PromptBlocks;
+import io.multifactor.serving.RequestLifecycle;
 import io.multifactor.sim.fleet.InMemoryFleet;
 import io.multifactor.sim.prompt.PromptSchedule;
 import io.multifactor.sim.prompt.PromptTurn;
@@ -26,6 +29,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 
@@ -94,8 +98,12 @@ final class EventLoop
     {
     }
 
-    /** A scrape's answer on its way: the server's gauges of one model, read at {@code timeNs - SCRAPE_DELAY_NS}. */
-    private record ScrapeAnswer(long timeNs, int model, double waiting, double running, double kvUse)
+    /**
+     * A scrape's answer on its way: the gauges of one model's server, read at {@code timeNs - SCRAPE_DELAY_NS}, for
+     * the backend {@code keyOrNull} (a model simulated server by server) or for every backend of the model (null).
+     */
+    private record ScrapeAnswer(long timeNs, int model, String keyOrNull, double waiting, double running,
+        double kvUse)
     {
     }
 
@@ -112,6 +120,9 @@ final class EventLoop
     private final List<ServerBackend> serverBackends;
     private final Path countersFileOrNull;
     private final SimulationListener listener;
+    /** The configuration whose backend choice follows the scraped servers' signals, or null for the shape's. */
+    LoadedConfig followingOrNull;
+    private BackendChooser chooser;
 
     private final ManualClock clock = new ManualClock();
     private final List<MultiFactorEngine> engines = new ArrayList<>();
@@ -191,6 +202,7 @@ final class EventLoop
         this.serverBackends = serverMetricsOrNull == null ? List.of() : List.copyOf(serverBackends);
         this.countersFileOrNull = countersFileOrNull;
         this.listener = listener;
+        this.chooser = shape.chooserOrNull;
 
         models = modelNames.size();
         selection = new Selection(Math.max(1, plans.maxCandidateCount()));
@@ -246,7 +258,8 @@ final class EventLoop
                 servers[i] = new SimulatedServer[backends.size()];
                 for (int b = 0; b < backends.size(); b++)
                 {
-                    servers[i][b] = new SimulatedServer(backends.get(b).name(), shapeOfServers);
+                    servers[i][b] = new SimulatedServer(backends.get(b).name(),
+                        RequestLifecycle.backendKey(backends.get(b)), shapeOfServers);
                 }
             }
         }
@@ -296,6 +309,11 @@ final class EventLoop
                 {
                     agents.add(new FleetAgent(engine, store.join("replica-" + (r + 1)), clock, modelCapacity));
                 }
+            }
+            if (followingOrNull != null && scrapedModels.length > 0 && chooser != null)
+            {
+                // Every replica's engine gets the same scrapes: the backend choice reads the first one's.
+                chooser = BackendChooser.following(followingOrNull, Map.of(), engines.get(0), new PrefixBackends());
             }
             loop();
         }
@@ -395,16 +413,30 @@ final class EventLoop
         return bursts.wallNs(onTimeArrivalNs);
     }
 
-    // Reads every scraped server's gauges now; the answers reach the engines SCRAPE_DELAY_NS later.
+    // Reads every scraped server's gauges now; the answers reach the engines SCRAPE_DELAY_NS later. A model simulated
+    // server by server has each backend's own gauges; otherwise its one shared server's go to all its backends.
     private void scrape(final long nowNs)
     {
+        final long answerNs = nowNs + FleetSimulator.SCRAPE_DELAY_NS;
         for (final int model : scrapedModels)
         {
-            final long inflight = serverInflight[model];
-            final int capacity = behaviours[model].capacity();
-            answers.addLast(new ScrapeAnswer(nowNs + FleetSimulator.SCRAPE_DELAY_NS, model,
-                Math.max(0L, inflight - capacity), Math.min(inflight, capacity),
-                Math.min(1.0, inflight / (capacity * FleetSimulator.KV_HEADROOM))));
+            if (servers[model] == null)
+            {
+                final long inflight = serverInflight[model];
+                final int capacity = behaviours[model].capacity();
+                answers.addLast(new ScrapeAnswer(answerNs, model, null, Math.max(0L, inflight - capacity),
+                    Math.min(inflight, capacity), Math.min(1.0, inflight / (capacity * FleetSimulator.KV_HEADROOM))));
+                continue;
+            }
+            for (final SimulatedServer server : servers[model])
+            {
+                if (Arrays.asList(backendKeysByModel[model]).contains(server.key))
+                {
+                    final int waiting = server.waiting.size();
+                    answers.addLast(new ScrapeAnswer(answerNs, model, server.key, waiting, server.running,
+                        Math.min(1.0, (waiting + server.running) / (server.shape.batch() * FleetSimulator.KV_HEADROOM))));
+                }
+            }
         }
     }
 
@@ -413,6 +445,11 @@ final class EventLoop
         final int modelId = plans.modelId(modelNames.get(answer.model));
         for (final MultiFactorEngine engine : engines)
         {
+            if (answer.keyOrNull != null)
+            {
+                engine.reportServerLoad(modelId, answer.keyOrNull, answer.waiting, answer.running, answer.kvUse);
+                continue;
+            }
             for (final String key : backendKeysByModel[answer.model])
             {
                 engine.reportServerLoad(modelId, key, answer.waiting, answer.running, answer.kvUse);
@@ -450,7 +487,6 @@ final class EventLoop
             request.promptTokens(promptTokens).maxOutputTokens(drawnOutputTokens);
         }
         // Prefix-cache affinity (4.7), as the gateway: the prompt's bytes once per request, and each candidate's P(m).
-        final BackendChooser chooser = shape.chooserOrNull;
         final PromptBlocks prompt = turn != null && chooser != null && chooser.followsPrefixes() ?
             turn.appendChatBytes(new PromptBlocks(), promptText) : null;
         if (prompt != null && plans.decision(decisionId).candidateCount() > 1)

@@ -1,5 +1,6 @@
 package io.multifactor.sim;
 
+import io.multifactor.config.LoadedConfig;
 import io.multifactor.kernel.engine.SignalSettings;
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
@@ -22,7 +23,11 @@ import java.util.List;
  * queue, and its KV-cache use is {@code min(1, in flight / (capacity * }{@value #KV_HEADROOM}{@code ))}. Every scrape
  * period ({@code signals.server_metrics.every}) its gauges are read and reach every replica's engine
  * {@link #SCRAPE_DELAY_NS} later (a scrape's answer trails the server, as vLLM's gauges do), as a scrape of each of
- * the model's backends; a backend is then fresh for {@code stale_after} from that arrival.
+ * the model's backends; a backend is then fresh for {@code stale_after} from that arrival. A model the profile simulates
+ * server by server ({@link BackendServers}) is scraped backend by backend instead: each backend's own waiting and
+ * running requests, and its KV-cache use {@code min(1, (waiting + running) / (batch * }{@value #KV_HEADROOM}{@code ))};
+ * with {@link #followingServers}, the backend choice reads these values as the gateway's does (a model's fewest
+ * waiting, {@code llmd_weighted}'s queue and KV-cache scorers).
  * <p>
  * The run is the simulator's one event loop (the one {@link Simulator} runs with one replica): arrivals, routing and
  * latencies come from the profile's seed, split per purpose, so a fleet run and an isolated run of the same seed see
@@ -41,6 +46,7 @@ public final class FleetSimulator
     private final Simulator shape;
     private ServerMetricsSettings serverMetrics;
     private List<ServerBackend> serverBackends = List.of();
+    private LoadedConfig followingOrNull;
 
     /** How long a simulated scrape's answer takes to reach the engines after the server's gauges were read: 100 ms. */
     public static final long SCRAPE_DELAY_NS = 100_000_000L;
@@ -108,6 +114,21 @@ public final class FleetSimulator
         return this;
     }
 
+    /**
+     * Makes the backend choice read the scraped servers' signals ({@link BackendChooser#following}), as a gateway
+     * that scrapes its servers chooses: built at the start of each run from this configuration, over the first
+     * replica's engine (every replica's engine gets the same scrapes), in place of the chooser given to the
+     * constructor. Without scrapes ({@link #withServers}) it changes nothing.
+     *
+     * @param config the configuration of the plans and chooser this simulator was built with.
+     * @return this simulator.
+     */
+    public FleetSimulator followingServers(final LoadedConfig config)
+    {
+        this.followingOrNull = config;
+        return this;
+    }
+
     /** @return the models of the run, in handle order. */
     public List<String> modelNames()
     {
@@ -128,6 +149,7 @@ public final class FleetSimulator
     {
         final EventLoop loop = new EventLoop(shape, replicas, fleet, exchangeEveryNs, serverMetrics, serverBackends, null,
             SimulationListener.NONE);
+        loop.followingOrNull = followingOrNull;
         loop.steady = new SteadyFigures(warmupS, profile.durationS());
         if (sloPlansOrNull != null)
         {
@@ -142,6 +164,7 @@ public final class FleetSimulator
     {
         final EventLoop loop = new EventLoop(shape, replicas, fleet, exchangeEveryNs, serverMetrics, serverBackends, null,
             SimulationListener.NONE);
+        loop.followingOrNull = followingOrNull;
         loop.run();
         final List<String> names = shape.modelNames();
         final long[] maxInflight = new long[names.size()];

@@ -14,6 +14,8 @@ import java.util.Map;
 final class SimulatedServer
 {
     final String name;
+    /** Its backend's origin ({@code http://host:port}), the key of its scraped signals. */
+    final String key;
     final BackendServers shape;
     final ArrayDeque<EventLoop.Queued> waiting = new ArrayDeque<>();
     final SampleBuffer ttft = new SampleBuffer();
@@ -29,9 +31,10 @@ final class SimulatedServer
     long hitTokens;
     private final LinkedHashMap<Long, Boolean> blocks;
 
-    SimulatedServer(final String name, final BackendServers shape)
+    SimulatedServer(final String name, final String key, final BackendServers shape)
     {
         this.name = name;
+        this.key = key;
         this.shape = shape;
         final int capacity = shape.gpuBlocks();
         this.blocks = new LinkedHashMap<>(16, 0.75f, true)

@@ -196,7 +196,7 @@ public final class ComparisonSuite
         final long exchangeEveryNs = config.config().fleet().exchangeEveryNs();
         return new FleetSimulator(config.plans(), config.signalSettings(), profile, scenario.replicas(),
             scenario.replicas() > 1, exchangeEveryNs, chooser)
-            .withServers(config.serverMetrics(), config.serverBackends())
+            .withServers(config.serverMetrics(), config.serverBackends()).followingServers(config)
             .runMeasured(warmupS, scenario.config().plans());
     }
 
