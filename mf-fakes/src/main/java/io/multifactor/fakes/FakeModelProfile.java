@@ -9,7 +9,8 @@ import java.util.List;
  * arrival order, so their TTFT grows with the queue. A running request's first content chunk comes after its TTFT,
  * drawn from a lognormal distribution of mean {@code ttftMs} and shape {@code sigma} (multiplied by the degradation
  * windows that cover that instant), then one chunk per TPOT (drawn once per request the same way) up to
- * {@code outputTokens} chunks (fewer when the request's {@code max_tokens} says so).
+ * {@code outputTokens} chunks (fewer when the request's {@code max_tokens} says so). A request that arrives in a
+ * failing window is answered 500 at once, as one drawn by {@code errorRate}.
  * <p>
  * Instances are immutable and threadsafe.
  *
@@ -27,6 +28,7 @@ import java.util.List;
  * @param rateLimited 429 windows.
  * @param prefixCachingOrNull how it caches prompt prefixes (TTFT then also grows with the uncached prompt tokens, and
  *     {@code /metrics} reports vLLM's prefix-cache counters and cache configuration), or {@code null} for no cache.
+ * @param failing windows in which every request is answered 500 (a replica that is down).
  */
 public record FakeModelProfile(
     String name,
@@ -40,7 +42,8 @@ public record FakeModelProfile(
     double kvPerRequest,
     List<TimeWindow> degraded,
     List<TimeWindow> rateLimited,
-    PrefixCaching prefixCachingOrNull)
+    PrefixCaching prefixCachingOrNull,
+    List<TimeWindow> failing)
 {
     /**
      * @param name model name.
@@ -55,11 +58,37 @@ public record FakeModelProfile(
      * @param degraded degradation windows; copied.
      * @param rateLimited 429 windows; copied.
      * @param prefixCachingOrNull prefix caching, or null for none.
+     * @param failing failing windows; copied.
      */
     public FakeModelProfile
     {
         degraded = List.copyOf(degraded);
         rateLimited = List.copyOf(rateLimited);
+        failing = List.copyOf(failing);
+    }
+
+    /**
+     * A server that never fails for a window of time.
+     *
+     * @param name model name.
+     * @param port port, 0 for any.
+     * @param ttftMs mean TTFT.
+     * @param tpotMs mean TPOT.
+     * @param sigma lognormal shape.
+     * @param batch batch size.
+     * @param outputTokens chunks per response.
+     * @param errorRate share answered 500.
+     * @param kvPerRequest KV-cache share per running request.
+     * @param degraded degradation windows; copied.
+     * @param rateLimited 429 windows; copied.
+     * @param prefixCachingOrNull prefix caching, or null for none.
+     */
+    public FakeModelProfile(final String name, final int port, final double ttftMs, final double tpotMs,
+        final double sigma, final int batch, final int outputTokens, final double errorRate, final double kvPerRequest,
+        final List<TimeWindow> degraded, final List<TimeWindow> rateLimited, final PrefixCaching prefixCachingOrNull)
+    {
+        this(name, port, ttftMs, tpotMs, sigma, batch, outputTokens, errorRate, kvPerRequest, degraded, rateLimited,
+            prefixCachingOrNull, List.of());
     }
 
     /**
@@ -109,7 +138,7 @@ public record FakeModelProfile(
     public FakeModelProfile withDegraded(final List<TimeWindow> windows)
     {
         return new FakeModelProfile(name, port, ttftMs, tpotMs, sigma, batch, outputTokens, errorRate, kvPerRequest,
-            windows, rateLimited, prefixCachingOrNull);
+            windows, rateLimited, prefixCachingOrNull, failing);
     }
 
     /**
@@ -119,7 +148,7 @@ public record FakeModelProfile(
     public FakeModelProfile withRateLimited(final List<TimeWindow> windows)
     {
         return new FakeModelProfile(name, port, ttftMs, tpotMs, sigma, batch, outputTokens, errorRate, kvPerRequest,
-            degraded, windows, prefixCachingOrNull);
+            degraded, windows, prefixCachingOrNull, failing);
     }
 
     /**
@@ -129,7 +158,7 @@ public record FakeModelProfile(
     public FakeModelProfile withErrorRate(final double share)
     {
         return new FakeModelProfile(name, port, ttftMs, tpotMs, sigma, batch, outputTokens, share, kvPerRequest,
-            degraded, rateLimited, prefixCachingOrNull);
+            degraded, rateLimited, prefixCachingOrNull, failing);
     }
 
     /**
@@ -139,7 +168,7 @@ public record FakeModelProfile(
     public FakeModelProfile withSigma(final double sigmaShape)
     {
         return new FakeModelProfile(name, port, ttftMs, tpotMs, sigmaShape, batch, outputTokens, errorRate,
-            kvPerRequest, degraded, rateLimited, prefixCachingOrNull);
+            kvPerRequest, degraded, rateLimited, prefixCachingOrNull, failing);
     }
 
     /**
@@ -149,6 +178,16 @@ public record FakeModelProfile(
     public FakeModelProfile withPrefixCaching(final PrefixCaching caching)
     {
         return new FakeModelProfile(name, port, ttftMs, tpotMs, sigma, batch, outputTokens, errorRate, kvPerRequest,
-            degraded, rateLimited, caching);
+            degraded, rateLimited, caching, failing);
+    }
+
+    /**
+     * @param windows failing windows: every request arriving in one is answered 500.
+     * @return this profile with them.
+     */
+    public FakeModelProfile withFailing(final List<TimeWindow> windows)
+    {
+        return new FakeModelProfile(name, port, ttftMs, tpotMs, sigma, batch, outputTokens, errorRate, kvPerRequest,
+            degraded, rateLimited, prefixCachingOrNull, windows);
     }
 }

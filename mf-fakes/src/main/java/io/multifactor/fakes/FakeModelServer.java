@@ -169,7 +169,7 @@ public final class FakeModelServer
         return rateLimited.get();
     }
 
-    /** @return requests answered 500 by the error rate. */
+    /** @return requests answered 500 by the error rate or in a failing window. */
     public long failed()
     {
         return failed.get();
@@ -272,7 +272,7 @@ public final class FakeModelServer
                 return;
             }
         }
-        if (errorDraw < profile.errorRate())
+        if (errorDraw < profile.errorRate() || failingAt(now))
         {
             failed.incrementAndGet();
             error(request.response(), 500, "server_error", "injected error");
@@ -297,6 +297,18 @@ public final class FakeModelServer
             waiting.addLast(job);
             waitingCount = waiting.size();
         }
+    }
+
+    private boolean failingAt(final double elapsedS)
+    {
+        for (final TimeWindow window : profile.failing())
+        {
+            if (window.covers(elapsedS))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private double lognormal(final double mean, final double u1, final double u2)

@@ -2,7 +2,7 @@ package io.multifactor.fakes;
 
 /**
  * A span of time counted from the start of a fake server, with what happens during it: latencies multiplied
- * (degradation) or requests answered 429 (rate limiting).
+ * (degradation), requests answered 429 (rate limiting) or requests answered 500 (failing: factors 1, no retry).
  * <p>
  * Instances are immutable and threadsafe.
  *

@@ -259,6 +259,33 @@ class FakeModelServerTest
     }
 
     @Test
+    void shouldAnswer500InsideAFailingWindowOnly() throws Exception
+    {
+        // Two servers started together: one inside its failing window from its start, one whose window starts in an
+        // hour.
+        final FakeModelProfile down = FakeModelProfile.steady("down", 5, 1, 4, 2)
+            .withFailing(List.of(new TimeWindow(0.0, 3600.0, 1.0, 1.0, 0L, 1.0)));
+        final FakeModelProfile later = FakeModelProfile.steady("later", 5, 1, 4, 2)
+            .withFailing(List.of(new TimeWindow(3600.0, 7200.0, 1.0, 1.0, 0L, 1.0)));
+        try (FakeBackends backends = FakeBackends.start(new BackendsProfile(3, List.of(down, later))))
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                final HttpResponse<String> failed = http.send(post(backends, "down", "/v1/chat/completions",
+                    "{\"stream\":true}"), HttpResponse.BodyHandlers.ofString());
+                assertThat(failed.statusCode()).isEqualTo(500);
+                final HttpResponse<String> served = http.send(post(backends, "later", "/v1/chat/completions",
+                    "{\"stream\":true}"), HttpResponse.BodyHandlers.ofString());
+                assertThat(served.statusCode()).isEqualTo(200);
+            }
+            assertThat(backends.server("down").failed()).isEqualTo(3);
+            assertThat(backends.server("down").completed()).isZero();
+            assertThat(backends.server("later").failed()).isZero();
+            assertThat(backends.server("later").completed()).isEqualTo(3);
+        }
+    }
+
+    @Test
     void shouldQueueBeyondTheBatchAndReportTheRealQueueInMetrics() throws Exception
     {
         // One request at a time, each holding its place for about 300 + 2 x 100 ms.

@@ -2,6 +2,7 @@ package io.multifactor.sim;
 
 import io.multifactor.kernel.plan.DecisionPlan;
 import io.multifactor.kernel.plan.Plans;
+import io.multifactor.sim.load.LoadResults;
 
 /**
  * What one run measured after its warm-up, the figures of the policy comparison's tables: every request that arrived
@@ -44,6 +45,58 @@ public final class SteadyFigures
         }
         this.measuredFromNs = Math.round(measuredFromS * 1e9);
         this.measuredS = durationS - measuredFromS;
+    }
+
+    /**
+     * The figures of a load sent through real sockets ({@code bin/mf compare --suite DIR --through-gateway}), read as
+     * a simulated run's: the requests sent at or after {@code measuredFromS} count, the earlier ones are the warm-up; a
+     * request that did not end with a complete 200 (an error answer, one cut at the end of the drain) is an error and
+     * misses the SLO; TTFT and TPOT percentiles and input tokens are those of the complete 200s (a TPOT only where
+     * the stream had two content chunks or more); the prefix hit rate is the servers' own counters over the measured
+     * part.
+     *
+     * @param results every request of the run.
+     * @param measuredFromS seconds from the start of the run before which arrivals are the warm-up, >= 0.
+     * @param durationS seconds of arrivals, > {@code measuredFromS}.
+     * @param maxTtftMs the SLO's TTFT ceiling, milliseconds, 0 = none.
+     * @param maxTpotMs the SLO's TPOT ceiling, milliseconds, 0 = none.
+     * @param queriedTokens prompt tokens the servers looked up in their prefix caches over the measured part (0
+     *     without a cache: the hit rate is then NaN).
+     * @param hitTokens of them, the tokens found.
+     * @return the figures.
+     * @throws IllegalArgumentException when the measured part is empty.
+     */
+    public static SteadyFigures ofLoad(final LoadResults results, final double measuredFromS, final double durationS,
+        final double maxTtftMs, final double maxTpotMs, final long queriedTokens, final long hitTokens)
+    {
+        final SteadyFigures figures = new SteadyFigures(measuredFromS, durationS);
+        for (int i = 0; i < results.count(); i++)
+        {
+            final long arrivalNs = results.startNs(i);
+            if (!figures.measured(arrivalNs))
+            {
+                continue;
+            }
+            figures.requests++;
+            if (!results.ok(i))
+            {
+                figures.errors++;
+                continue;
+            }
+            figures.sloMet += results.attained(i, maxTtftMs, maxTpotMs) ? 1 : 0;
+            figures.inputTokens += results.promptTokens(i);
+            if (results.ttftMicros(i) >= 0)
+            {
+                figures.ttft.add(results.ttftMicros(i));
+            }
+            if (results.tpotMicros(i) >= 0)
+            {
+                figures.tpot.add(results.tpotMicros(i));
+            }
+        }
+        figures.queriedTokens = queriedTokens;
+        figures.hitTokens = hitTokens;
+        return figures;
     }
 
     /**

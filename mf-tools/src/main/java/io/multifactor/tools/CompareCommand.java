@@ -11,6 +11,7 @@ import io.multifactor.sim.load.PolicyComparison;
 import io.multifactor.sim.suite.ComparisonSuite;
 import io.multifactor.sim.suite.Scenario;
 import io.multifactor.sim.suite.ScenarioResult;
+import io.multifactor.tools.report.GatewaySuiteReport;
 import io.multifactor.tools.report.LoadChartReport;
 import io.multifactor.tools.report.SuiteChartReport;
 import io.multifactor.tools.report.SuiteTextReport;
@@ -33,7 +34,9 @@ import java.util.concurrent.Callable;
  * backends of a backends profile and an in-process gateway on loopback ports serving the configuration with every
  * decision's type swapped, sends the same seeded load, and prints one table (attainment, p50/p99 TTFT and TPOT,
  * errors, which models served) and a verdict line; optionally a chart. The ceilings are those of the load profile's
- * decision in the configuration, unless the profile sets its own.
+ * decision in the configuration, unless the profile sets its own. With {@code --suite DIR}, the comparison suite in the
+ * simulator ({@link ComparisonSuite}), then with {@code --through-gateway} some of its scenarios through the gateway
+ * and fake servers ({@link GatewaySuite}).
  * <p>
  * Exit codes ({@link ExitCodes}): 0 done (whatever the verdict), 2 invalid input (a refused file, a port taken, an
  * output file that cannot be created), 1 an output file that failed while being written.
@@ -46,7 +49,8 @@ import java.util.concurrent.Callable;
     versionProvider = MfVersion.class,
     description = {
         "Compare multi_factor with the baseline policies under the same seeded load through the gateway;",
-        "with --suite, every policy on the scenarios of a folder in the simulator, each at its load knee.",
+        "with --suite, every policy on the scenarios of a folder in the simulator, each at its load knee;",
+        "with --suite and --through-gateway, then scenarios 1, 2 and 5 through the gateway and fake servers too.",
         "Defaults: examples/gateway.yaml, examples/backends.yaml, examples/load.yaml." })
 public final class CompareCommand implements Callable<Integer>
 {
@@ -71,7 +75,7 @@ public final class CompareCommand implements Callable<Integer>
     List<String> policies;
 
     @Option(names = "--warmup", paramLabel = "SECONDS", description = "seconds of a first, discarded run that warms " +
-        "the JIT up (default: 3; 0: none)")
+        "the JIT up, also before the runs of --through-gateway (default: 3; 0: none)")
     double warmupS = 3.0;
 
     @Option(names = "--plot", paramLabel = "FILE.png", description = "draw attainment and p95 TTFT per policy over " +
@@ -101,6 +105,24 @@ public final class CompareCommand implements Callable<Integer>
     @Option(names = "--threads", paramLabel = "N", description = "with --suite: simulations run at once (default: " +
         "the number of processors)")
     int threads = Runtime.getRuntime().availableProcessors();
+
+    @Option(names = "--through-gateway", description = "with --suite: then run scenarios 1, 2 and 5 (--gateway-" +
+        "scenarios) through bin/mf serve's gateway, in this process, and fake model servers on loopback ports: every " +
+        "policy, seed 1, at the knee the simulator found; prints a table per scenario")
+    boolean throughGateway;
+
+    @Option(names = "--gateway-seconds", paramLabel = "S", description = "with --through-gateway: seconds of load " +
+        "per policy and scenario (default: 60)")
+    double gatewayS = GatewaySuite.RUN_S;
+
+    @Option(names = "--gateway-rate", paramLabel = "R", description = "with --through-gateway: arrivals per second " +
+        "of every run (default: each scenario's knee in the simulator)")
+    double gatewayRatePerS = Double.NaN;
+
+    @Option(names = "--gateway-scenarios", paramLabel = "LIST", split = ",", description = "with --through-gateway: " +
+        "the scenarios run through the gateway (default: those of " +
+        "1-degrading,2-chat-sessions,5-failing-model the folder has)")
+    List<String> gatewayScenarios;
 
     @Spec
     CommandSpec spec;
@@ -256,6 +278,11 @@ public final class CompareCommand implements Callable<Integer>
             err.println("compare: " + ex.getMessage());
             return ExitCodes.INVALID_INPUT;
         }
+        final List<Scenario> viaGateway = throughGateway ? gatewayScenarios(scenarios, err) : List.of();
+        if (viaGateway == null)
+        {
+            return ExitCodes.INVALID_INPUT;
+        }
         final long startNs = System.nanoTime();
         final List<ScenarioResult> results;
         try
@@ -304,6 +331,110 @@ public final class CompareCommand implements Callable<Integer>
             err.println("compare: writing a chart failed: " + ex.getMessage());
             return ExitCodes.INTERNAL_ERROR;
         }
+        return viaGateway.isEmpty() ? ExitCodes.OK : runThroughGateway(results, viaGateway, stdout, err);
+    }
+
+    // --through-gateway: which scenarios; null (after saying why on stderr) when the selection is refused.
+    private List<Scenario> gatewayScenarios(final List<Scenario> scenarios, final PrintWriter err)
+    {
+        if (!(gatewayS >= 1.0 && gatewayS <= 86_400.0))
+        {
+            err.println("--gateway-seconds: must be in [1, 86400], got " + gatewayS);
+            return null;
+        }
+        if (!(warmupS >= 0.0 && warmupS <= 3600.0))
+        {
+            err.println("--warmup: must be in [0, 3600] seconds, got " + warmupS);
+            return null;
+        }
+        if (!Double.isNaN(gatewayRatePerS) && !(gatewayRatePerS >= 0.1 && gatewayRatePerS <= 2000.0))
+        {
+            err.println("--gateway-rate: must be in [0.1, 2000] requests/s, got " + gatewayRatePerS);
+            return null;
+        }
+        final List<String> names = new ArrayList<>();
+        for (final String name : gatewayScenarios != null ? gatewayScenarios : GatewaySuite.SCENARIOS)
+        {
+            names.add(name.trim());
+        }
+        final List<Scenario> chosen = new ArrayList<>();
+        for (final String name : names)
+        {
+            Scenario found = null;
+            for (final Scenario scenario : scenarios)
+            {
+                found = scenario.name().equals(name) ? scenario : found;
+            }
+            if (found == null && gatewayScenarios != null)
+            {
+                final List<String> have = new ArrayList<>();
+                for (final Scenario scenario : scenarios)
+                {
+                    have.add(scenario.name());
+                }
+                err.println("--gateway-scenarios: no scenario \"" + name + "\" in " + suite + " (it has " +
+                    String.join(", ", have) + ')');
+                return null;
+            }
+            final String why = found == null ? null : ScenarioServers.unsupported(found);
+            if (why != null)
+            {
+                err.println("--gateway-scenarios: scenario " + name + " cannot run through the gateway: " + why);
+                return null;
+            }
+            if (found != null)
+            {
+                chosen.add(found);
+            }
+        }
+        if (chosen.isEmpty())
+        {
+            err.println("--through-gateway: " + suite + " has none of the scenarios " + String.join(", ", names) +
+                ": name those to run with --gateway-scenarios");
+            return null;
+        }
+        return chosen;
+    }
+
+    private int runThroughGateway(final List<ScenarioResult> simulated, final List<Scenario> viaGateway,
+        final PrintWriter stdout, final PrintWriter err)
+    {
+        final long startNs = System.nanoTime();
+        int rows = 0;
+        double jitWarmupS = warmupS;
+        for (final ScenarioResult result : simulated)
+        {
+            if (!viaGateway.contains(result.scenario()))
+            {
+                continue;
+            }
+            final GatewaySuite.Result run;
+            try
+            {
+                run = GatewaySuite.run(result, gatewayRatePerS, gatewayS, suiteWarmupS, jitWarmupS, line ->
+                {
+                    synchronized (err)
+                    {
+                        err.println(line);
+                        err.flush();
+                    }
+                });
+            }
+            catch (final IOException | IllegalStateException ex)
+            {
+                err.println("compare: through the gateway: " + ex.getMessage());
+                return ExitCodes.INVALID_INPUT;
+            }
+            jitWarmupS = 0.0;
+            rows += run.table().policies().size();
+            stdout.println(GatewaySuiteReport.render(run.table(), run.simulated(), run.ratePerS(), run.runS(),
+                run.measuredFromS(), run.sent(), run.measured(), run.inflightAfter()));
+            stdout.flush();
+        }
+        stdout.println(String.format(Locale.ROOT, "%d scenarios x their policies (%d runs) through the gateway, seed 1, " +
+            "%.0f s of load each, in %.0f s; %s marks the best of a column", viaGateway.size(), rows, gatewayS,
+            (System.nanoTime() - startNs) / 1e9, SuiteTextReport.BEST));
+        stdout.flush();
         return ExitCodes.OK;
     }
 

@@ -36,6 +36,16 @@ public final class SuiteTextReport
             "measured%s%n", result.scenario().name(), knee.ratePerS(),
             knee.bound() == LoadKnee.FOUND ? "" : ", " + knee.boundNote(), seeds, seeds == 1 ? "" : "s", measuredS,
             result.scenario().replicas() > 1 ? ", " + result.scenario().replicas() + " router replicas" : ""));
+        return out.append(table(result)).toString();
+    }
+
+    /**
+     * @param result one scenario's result (of the simulator, or of the runs through the gateway).
+     * @return its table without a heading: one row per policy, lines ending with a newline.
+     */
+    public static String table(final ScenarioResult result)
+    {
+        final StringBuilder out = new StringBuilder();
         final SuiteColumn[] columns = SuiteColumn.values();
         final String[][] cells = new String[result.policies().size()][columns.length];
         final int[] widths = new int[columns.length];
