@@ -17,12 +17,14 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpClosedException;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
 
+import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -70,6 +72,8 @@ final class ProxyExchange
     private long lastChunkNs;
     private final ChunkScratch scratch;
     private Backend upstreamBackend;
+    /** Whether this attempt already asked for a fresh connection after the pool handed it one that had closed. */
+    private boolean freshConnectionAsked;
     /** The client key's index in the running {@link ApiKeys}, {@link ApiKeys#NO_KEY} without keys. */
     private int key = ApiKeys.NO_KEY;
     private String requestId;
@@ -209,11 +213,18 @@ final class ProxyExchange
             .setConnectTimeout(Math.max(1, msLeft()));
         final RequestLifecycle current = lifecycle;
         upstreamBackend = backend;
-        client.request(options).onComplete(ar -> onConnected(ar, current, backend, Buffer.buffer(rewritten)));
+        freshConnectionAsked = false;
+        connect(options, current, backend, Buffer.buffer(rewritten));
     }
 
-    private void onConnected(final AsyncResult<HttpClientRequest> ar, final RequestLifecycle current,
-        final Backend backend, final Buffer rewritten)
+    private void connect(final RequestOptions options, final RequestLifecycle current, final Backend backend,
+        final Buffer rewritten)
+    {
+        client.request(options).onComplete(ar -> onConnected(ar, options, current, backend, rewritten));
+    }
+
+    private void onConnected(final AsyncResult<HttpClientRequest> ar, final RequestOptions options,
+        final RequestLifecycle current, final Backend backend, final Buffer rewritten)
     {
         if (current.endKind() != RequestLifecycle.OPEN)
         {
@@ -225,6 +236,14 @@ final class ProxyExchange
         }
         if (ar.failed())
         {
+            if (!freshConnectionAsked && closedBeforeUse(ar.cause()))
+            {
+                // A kept-alive connection closed (by the backend or a hang-up's reset) as the pool handed it out:
+                // nothing was sent, so the same backend is asked once more, on a connection of its own.
+                freshConnectionAsked = true;
+                connect(options, current, backend, rewritten);
+                return;
+            }
             if (current.fail(0, 0))
             {
                 routes.meters.connectErrors.increment();
@@ -763,6 +782,12 @@ final class ProxyExchange
     {
         final String name = routes.engine.plans().modelName(modelId);
         return name == null ? "#" + modelId : name;
+    }
+
+    /** Whether a connection failed as it was handed out, having closed while idle in the pool: nothing was sent. */
+    private static boolean closedBeforeUse(final Throwable cause)
+    {
+        return cause instanceof ClosedChannelException || cause instanceof HttpClosedException;
     }
 
     private static boolean tooLarge(final String contentLength)

@@ -24,6 +24,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -118,6 +119,7 @@ class GatewayFaultsTest
             final AtomicInteger shedSeen = new AtomicInteger();
             final AtomicInteger sheddableServed = new AtomicInteger();
             final AtomicInteger sheddableWrong = new AtomicInteger();
+            final AtomicReference<String> firstWrong = new AtomicReference<>();
             final CountDownLatch done = new CountDownLatch(total);
             final Runnable[] issue = new Runnable[1];
             issue[0] = () ->
@@ -156,20 +158,27 @@ class GatewayFaultsTest
                         {
                             if (expectWhole)
                             {
-                                (response.statusCode() == 200 && b.toString().equals(whole) ? healthyWhole :
-                                    healthyWrong).incrementAndGet();
-                            }
-                            else if (sheddable && response.statusCode() == 429)
-                            {
-                                (b.toString().contains("\"code\":\"overloaded\"") &&
-                                    "1".equals(response.getHeader("retry-after")) &&
-                                    response.getHeader("x-mf-attempts") == null ? shedSeen : sheddableWrong)
-                                    .incrementAndGet();
+                                final boolean right = response.statusCode() == 200 && b.toString().equals(whole);
+                                (right ? healthyWhole : healthyWrong).incrementAndGet();
+                                if (!right)
+                                {
+                                    firstWrong.compareAndSet(null, "request " + i + " (" + decisions[decisionOf[i]] +
+                                        ", " + PRIORITIES[priorityOf[i]] + "): " + response.statusCode() + " " + b);
+                                }
                             }
                             else if (sheddable)
                             {
-                                (response.statusCode() == 200 && b.toString().equals(whole) ? sheddableServed :
-                                    sheddableWrong).incrementAndGet();
+                                final boolean shed = response.statusCode() == 429;
+                                final boolean right = shed ? b.toString().contains("\"code\":\"overloaded\"") &&
+                                    "1".equals(response.getHeader("retry-after")) &&
+                                    response.getHeader("x-mf-attempts") == null :
+                                    response.statusCode() == 200 && b.toString().equals(whole);
+                                (right ? shed ? shedSeen : sheddableServed : sheddableWrong).incrementAndGet();
+                                if (!right)
+                                {
+                                    firstWrong.compareAndSet(null, "sheddable request " + i + ": " +
+                                        response.statusCode() + " " + response.headers() + b);
+                                }
                             }
                             return null;
                         });
@@ -179,6 +188,8 @@ class GatewayFaultsTest
                     if (ar.failed() && expectWhole)
                     {
                         healthyWrong.incrementAndGet();
+                        firstWrong.compareAndSet(null, "request " + i + " (" + decisions[decisionOf[i]] + "): " +
+                            ar.cause());
                     }
                     done.countDown();
                     issue[0].run();
@@ -204,12 +215,12 @@ class GatewayFaultsTest
                     1 : 0;
                 sheddableRead += cancelOf[i] == 0 && sheddable ? 1 : 0;
             }
-            assertThat(healthyWrong.get()).isZero();
+            assertThat(healthyWrong.get()).as(firstWrong.get()).isZero();
             assertThat(healthyWhole.get()).isEqualTo(expectedWhole).isGreaterThan(300);
             assertThat(erroring.requests.get()).isPositive();
             assertThat(dying.requests.get()).isPositive();
             // Every sheddable request read to its end was served whole or shed as such, and some were shed.
-            assertThat(sheddableWrong.get()).isZero();
+            assertThat(sheddableWrong.get()).as(firstWrong.get()).isZero();
             assertThat(shedSeen.get() + sheddableServed.get()).isEqualTo(sheddableRead);
             assertThat(shedSeen.get()).isPositive();
             assertShedCountsAgree(gateway, log, shedSeen.get());
