@@ -37,8 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  *   <li>a key's turns never exceed the updates attempted with it (no increment is invented or applied twice), and, on
  *       keys that never compete for a way (no eviction), equal exactly the updates that were not given up
  *       ({@link SessionTable#SKIPPED}): no increment is lost;</li>
- *   <li>{@code select} with sessions allocates nothing after warm-up, measured with each thread's allocated bytes, and
- *       every session selection is counted under exactly one rule.</li>
+ *   <li>{@code select} with sessions allocates nothing after warm-up (the fewest of three rounds per thread),
+ *       measured with its allocated bytes, and every session selection is counted under exactly one rule.</li>
  * </ul>
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -185,7 +185,7 @@ class SessionTableStressTest
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
         final int warmUp = 20_000;
-        final int measured = 20_000;
+        final int measured = 30_000;
         try (MultiFactorEngine engine = MultiFactorEngine.builder(plans).clock(clock).build())
         {
             final int decision = engine.requireDecisionId("d");
@@ -201,17 +201,24 @@ class SessionTableStressTest
                     final Request request = new Request().decision(decision).seed(thread);
                     final Selection selection = new Selection();
                     final SplittableRandom random = new SplittableRandom(thread);
+                    // The fewest bytes of three measured rounds after the warm-up: steady-state allocation shows in
+                    // every round, while a method deoptimized once (its scalar-replaced objects rematerialized on the
+                    // heap, 1,528 bytes seen once on a busy machine) shows in one.
+                    long fewest = Long.MAX_VALUE;
                     long before = 0;
                     for (int i = 0; i < warmUp + measured; i++)
                     {
-                        if (i == warmUp)
+                        if (i >= warmUp && (i - warmUp) % (measured / 3) == 0)
                         {
-                            before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+                            final long now = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+                            fewest = i == warmUp ? fewest : Math.min(fewest, now - before);
+                            before = now;
                         }
                         // 4,096 keys over a table of 256: the table evicts all along.
                         engine.end(engine.selectAndBegin(request.session(random.nextInt(4_096)), selection));
                     }
-                    allocated[thread] = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+                    allocated[thread] = Math.min(fewest,
+                        threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before);
                 }));
             }
             go.countDown();
